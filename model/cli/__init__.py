@@ -1,0 +1,58 @@
+"""The ``pinchpoint`` command: a thin layer that parses arguments, calls the models and formats.
+
+Each subcommand lives in its own module with an ``add_parser(subparsers)`` function that
+registers it and sets ``run`` as the parser default.  Command modules import only argparse at
+module level; the models (and pint, networkx, scipy, sympy behind them) are imported inside
+``run`` so that ``pinchpoint --version`` and ``--help`` start fast.
+
+Every :class:`~pinchpoint.errors.PinchpointError` becomes one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import PinchpointError
+
+#: Subcommand modules, in the order ``--help`` lists them.  Add a module here to add commands.
+COMMAND_MODULES = [
+    "pinchpoint.cli.profile_cmds",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pinchpoint",
+        description="Analytical performance modelling and bottleneck prediction.",
+    )
+    parser.add_argument("--version", action="version", version=f"pinchpoint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # the fast path: no subcommand modules imported
+        print(f"pinchpoint {__version__}")
+        return 0
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except PinchpointError as exc:
+        print(f"pinchpoint: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pinchpoint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `pinchpoint ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Shared output helpers for the CLI: JSON printing and plain-text tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def print_json(obj) -> None:
+    """Print an object (usually a ``to_dict()``) as indented JSON on stdout."""
+    json.dump(obj, sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def table(rows: list[list[str]], header: list[str], *, align: str | None = None) -> str:
+    """Render rows as a fixed-width text table; ``align`` holds 'l' or 'r' per column."""
+    cells = [header] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    align = align or "l" * len(header)
+
+    def line(row):
+        return "  ".join(c.rjust(w) if a == "r" else c.ljust(w)
+                         for c, w, a in zip(row, widths, align)).rstrip()
+
+    out = [line(header), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in cells[1:]]
+    return "\n".join(out)

@@ -1,0 +1,71 @@
+"""The exception hierarchy.
+
+Every error a user can cause derives from :class:`PinchpointError`; the CLI turns it into one
+line on stderr and exit code 2.  The concrete classes also subclass the matching builtin (as
+pint's ``DefinitionError(ValueError, PintError)`` does) so callers can catch either.
+"""
+
+from __future__ import annotations
+
+
+class PinchpointError(Exception):
+    """Root of all pinchpoint errors."""
+
+
+class LocatedError(PinchpointError):
+    """An error that can name the file, the key path and the line it comes from.
+
+    The message reads ``FILE: KEY.PATH: what is wrong`` (line appended where known), so a
+    user can go straight to the offending value.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None,
+                 line: int | None = None):
+        self.message = message
+        self.file = None if file is None else str(file)
+        self.key = key
+        self.line = line
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file + (f" (line {self.line})" if self.line else ""))
+        if self.key:
+            where.append(self.key)
+        return ": ".join(where + [self.message])
+
+    def located(self, *, file: str | None = None, key_prefix: str | None = None) -> "LocatedError":
+        """Return a copy with a file and/or a key prefix filled in (used when re-raising)."""
+        key = self.key
+        if key_prefix:
+            key = f"{key_prefix}.{key}" if key else key_prefix
+        return type(self)(self.message, file=self.file or file, key=key, line=self.line)
+
+
+class ProfileError(LocatedError, ValueError):
+    """A machine profile (or component file) is malformed or inconsistent."""
+
+
+class UnitError(LocatedError, ValueError):
+    """A quantity could not be parsed, or has the wrong dimension."""
+
+
+class SignatureError(LocatedError, ValueError):
+    """A signature file is malformed, or lacks what a computation needs."""
+
+
+class WorkloadError(LocatedError, ValueError):
+    """A workload file is malformed, or asks for something the signature cannot answer."""
+
+
+class InputError(LocatedError, ValueError):
+    """A command-line input or an imported tool output (iperf3, fio, hwloc ...) is unusable."""
+
+
+class MeasurementError(PinchpointError, RuntimeError):
+    """A kernel failed, timed out, or produced output that cannot be trusted."""
+
+
+class CompileError(PinchpointError, RuntimeError):
+    """A kernel could not be compiled (no compiler, or the compiler rejected the source)."""

@@ -1,0 +1,178 @@
+"""Units at the edges: parse "133 MHz", "64 bit", "6.4 GB/s", "4 MiB", "44.5 ms"; format results.
+
+Inside pinchpoint every number is a plain float in SI base units (seconds, bytes, bytes per
+second, hertz).  Only this module talks to pint, and only when a string has to be parsed or a
+figure formatted.
+
+pint's stock definitions make ``bit`` dimensionless and ``cycle`` an angle (2 pi rad), which
+would let "133 Mbit/s" pass for a frequency and turn "3 cycle" into 18.85.  We therefore load a
+patched copy of pint's own definition file in which ``bit`` is a unit of ``[information]``
+(``byte = 8 bit`` follows) and ``cycle`` is a plain count, and add ``transfer`` (dimensionless,
+so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file and pint's parse
+cache live in the per-user cache folder, so a warm start costs about 0.2 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tokenize
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import UnitError
+from .paths import atomic_write, cache_dir
+
+#: pint definition lines replaced in pint's default file (old line -> new line).
+_PATCHES = {
+    "bit = []": "bit = [information]",
+    "turn = 2 * π * radian = _ = revolution = cycle = circle":
+        "turn = 2 * π * radian = _ = revolution = circle",
+}
+
+#: Our own definitions, appended to pint's.
+_EXTRA = """
+cycle = 1 = cyc = cycles
+transfer = 1 = _ = transfers
+flop = [flop] = _ = flops
+"""
+
+#: The dimensions a profile value may be asked for, with an example for error messages.
+DIMENSIONS = {
+    "frequency": ("1 / [time]", "'133 MHz'"),
+    "size": ("[information]", "'4 MiB' or '64 bit'"),
+    "bandwidth": ("[information] / [time]", "'6.4 GB/s' or '10 Gbit/s'"),
+    "time": ("[time]", "'44.5 ms'"),
+    "flop_rate": ("[flop] / [time]", "'2.6 Gflop/s'"),
+    "dimensionless": ("", "a plain number such as '2'"),
+}
+
+#: SI base unit of each dimension, as the float we keep inside.
+BASE_UNITS = {
+    "frequency": "Hz",
+    "size": "B",
+    "bandwidth": "B/s",
+    "time": "s",
+    "flop_rate": "flop/s",
+    "dimensionless": "",
+}
+
+_TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
+
+
+def _definitions_file() -> Path:
+    import pint
+
+    stock = Path(pint.__file__).parent
+    text = (stock / "default_en.txt").read_text(encoding="utf-8")
+    for old, new in _PATCHES.items():
+        if old not in text:  # pint changed its file: better to fail loudly than mis-parse
+            raise RuntimeError(f"pint's default_en.txt no longer contains {old!r}")
+        text = text.replace(old, new)
+    text += _EXTRA
+    digest = hashlib.sha256((pint.__version__ + text).encode()).hexdigest()[:16]
+    folder = cache_dir() / "units" / digest
+    target = folder / "default_en.txt"
+    if not target.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("constants_en.txt",):
+            with atomic_write(folder / name) as out:
+                out.write((stock / name).read_text(encoding="utf-8"))
+        with atomic_write(target) as out:
+            out.write(text)
+    return target
+
+
+@lru_cache(maxsize=1)
+def registry():
+    """The package's one pint UnitRegistry (built on first use, cached on disk by pint)."""
+    import pint
+
+    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=str(cache_dir() / "pint"))
+    ureg.formatter.default_format = "~P"
+    return ureg
+
+
+def _normalise(text: str) -> str:
+    # "2.5 GT/s" would parse as gigatesla per second: spell transfers out.
+    return _TRANSFERS.sub(lambda m: f"{m.group(1)}transfer/s", text.strip())
+
+
+def quantity(text, *, file=None, key=None):
+    """Parse a string (or number) into a pint Quantity; errors name the file and key."""
+    import pint
+
+    ureg = registry()
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise UnitError(f"expected a quantity such as '133 MHz', got {text!r}", file=file, key=key)
+    if isinstance(text, (int, float)):
+        return ureg.Quantity(float(text), "")
+    try:
+        return ureg.Quantity(_normalise(text))
+    except pint.errors.UndefinedUnitError as exc:
+        names = ", ".join(repr(n) for n in exc.unit_names) if getattr(exc, "unit_names", None) else ""
+        raise UnitError(f"{text!r} has an unknown unit {names}".rstrip(), file=file, key=key) from None
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError,
+            tokenize.TokenError) as exc:  # pint's tokenizer raises TokenError on "((1"
+        raise UnitError(f"{text!r} is not a quantity ({exc})", file=file, key=key) from None
+
+
+def parse(text, dimension: str, *, file=None, key=None) -> float:
+    """Parse ``text`` as a ``dimension`` (a key of :data:`DIMENSIONS`) and return SI base units.
+
+    Sizes and bandwidths come back in bytes and bytes per second ("64 bit" -> 8.0), frequencies
+    in hertz, times in seconds.  A bare number is accepted only for ``dimensionless``.
+    """
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}")
+    expected, example = DIMENSIONS[dimension]
+    if dimension == "dimensionless" and isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text)
+    q = quantity(text, file=file, key=key)
+    ureg = registry()
+    want = ureg.Quantity(1, BASE_UNITS[dimension] or "")
+    if q.dimensionality != want.dimensionality:
+        if dimension != "dimensionless" and q.dimensionless:
+            raise UnitError(f"{text!r} has no unit: expected a {dimension} such as {example}",
+                            file=file, key=key)
+        raise UnitError(f"{text!r} is not a {dimension} (expected a {dimension} such as {example})",
+                        file=file, key=key)
+    return float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+
+
+# --- formatting -------------------------------------------------------------------------------
+
+_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def _scaled(value: float) -> tuple[float, str]:
+    # Decimal prefixes only: output never mixes GB with GiB.  (pint's to_compact would pick
+    # the same prefixes but costs the registry import on paths that only print.)
+    for factor, prefix in _PREFIXES:
+        if abs(value) >= factor:
+            return value / factor, prefix
+    return value, ""
+
+
+def format_rate(bytes_per_s: float, convention: str = "network", digits: int = 4) -> str:
+    """Format a rate: network figures in bit/s ("8.533 Gbit/s"), memory figures in B/s ("6.4 GB/s")."""
+    if convention == "network":
+        v, p = _scaled(bytes_per_s * 8.0)
+        return f"{v:.{digits}g} {p}bit/s"
+    v, p = _scaled(bytes_per_s)
+    return f"{v:.{digits}g} {p}B/s"
+
+
+def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
+    """Format an SI float of a known dimension with a decimal prefix ("133.3 MHz", "4.194 MB")."""
+    unit = {"frequency": "Hz", "size": "B", "bandwidth": "B/s", "time": "s",
+            "flop_rate": "flop/s", "dimensionless": ""}[dimension]
+    if dimension == "time":
+        for factor, prefix in ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
+            if abs(value) >= factor:
+                return f"{value / factor:.{digits}g} {prefix}s"
+        return f"{value:.{digits}g} s"
+    if dimension == "dimensionless":
+        return f"{value:.{digits}g}"
+    v, p = _scaled(value)
+    return f"{v:.{digits}g} {p}{unit}"
