@@ -1,0 +1,402 @@
+"""Theoretical ceilings of flows: max-flow / min-cut, or a linear program with duals.
+
+A flow with one leg and no pass overrides is a single-commodity max-flow problem: networkx's
+preflow-push gives the ceiling, and the saturated cuts next to the source and the sink give the
+binding links (both, so that ties are reported, not hidden).  Flows with several legs (a TCP
+receive with one copy crosses memory three times), pass overrides, or several flows sharing the
+links at once (a scenario) are solved as a linear program with scipy's HiGHS: one variable per
+leg and edge, flow conservation per leg, one capacity row per resource.  Its dual values say how
+much the ceiling gains per byte/s of extra capacity of each binding resource.
+
+For every ceiling we also report how far the binding links would have to grow before something
+else binds (``growth``): the ceiling is recomputed with the binding links unbounded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from . import graph as graphmod
+from .errors import ProfileError
+from .profile import Flow, Profile
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The ceiling of one flow (or of one flow inside a scenario)."""
+
+    name: str
+    ceiling_bytes_per_s: float
+    binding: tuple[str, ...]  # link ids
+    binding_resources: tuple[str, ...]  # resource ids (direction of full-duplex links)
+    path: tuple[str, ...]
+    usage: dict[str, float]  # resource id -> bytes crossing it per payload byte
+    method: str  # "max-flow" or "lp"
+    formula: str
+    effective_bytes_per_s: float | None = None
+    effective_binding: tuple[str, ...] = ()
+    next_ceiling_bytes_per_s: float | None = None  # with the binding links unbounded
+    next_binding: tuple[str, ...] = ()
+    duals: dict[str, float] = field(default_factory=dict)  # resource -> d(ceiling)/d(capacity)
+    description: str | None = None
+
+    @property
+    def growth(self) -> float | None:
+        """Factor by which the binding links must grow before the bottleneck moves."""
+        if self.next_ceiling_bytes_per_s is None:
+            return None
+        return self.next_ceiling_bytes_per_s / self.ceiling_bytes_per_s
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "ceiling_bytes_per_s": self.ceiling_bytes_per_s,
+            "binding": list(self.binding),
+            "binding_resources": list(self.binding_resources),
+            "path": list(self.path),
+            "usage": self.usage,
+            "method": self.method,
+            "formula": self.formula,
+            "effective_ceiling_bytes_per_s": self.effective_bytes_per_s,
+            "effective_binding": list(self.effective_binding),
+            "next_ceiling_bytes_per_s": self.next_ceiling_bytes_per_s,
+            "next_binding": list(self.next_binding),
+            "growth_to_move_bottleneck": self.growth,
+            "duals": self.duals,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class _Solution:
+    value: float
+    usage: dict[str, float]
+    binding_resources: tuple[str, ...]
+    path: tuple[str, ...]
+    duals: dict[str, float]
+    method: str
+
+    def __post_init__(self):
+        # Plain floats, rounded off solver noise: usage counts are small rationals.
+        object.__setattr__(self, "value", float(self.value))
+        object.__setattr__(self, "usage", {r: round(float(u), 9) for r, u in self.usage.items()})
+        object.__setattr__(self, "duals", {r: round(float(u), 6) for r, u in self.duals.items()})
+
+
+# --- max-flow --------------------------------------------------------------------------------
+
+def _reachable(residual, start, forward: bool) -> set:
+    seen, todo = {start}, [start]
+    while todo:
+        n = todo.pop()
+        edges = residual.out_edges(n, data=True) if forward else residual.in_edges(n, data=True)
+        for u, v, d in edges:
+            nxt = v if forward else u
+            if nxt not in seen and d["capacity"] - d["flow"] > _EPS * max(1.0, d["capacity"]):
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _follow(flows: dict, source: str, sink: str) -> list[str]:
+    """The heaviest path of a flow decomposition, for display."""
+    path, node, seen = [source], source, {source}
+    while node != sink:
+        options = [(f, v) for v, f in flows.get(node, {}).items() if f > _EPS and v not in seen]
+        if not options:
+            break
+        node = max(options)[1]
+        seen.add(node)
+        path.append(node)
+    return path
+
+
+def _max_flow(g, source: str, sink: str) -> _Solution | None:
+    from networkx.algorithms.flow import preflow_push
+
+    residual = preflow_push(g, source, sink, capacity="capacity")
+    value = residual.graph["flow_value"]
+    if value <= 0:
+        return None
+    flows: dict[str, dict[str, float]] = {}
+    usage: dict[str, float] = {}
+    for u, v, d in residual.edges(data=True):
+        f = d["flow"]
+        if f > _EPS and g.has_edge(u, v):
+            flows.setdefault(u, {})[v] = f
+            rid = g.edges[u, v]["resource"]
+            usage[rid] = usage.get(rid, 0.0) + f / value
+    # A half-duplex link used both ways breaks the max-flow model (each direction got the full
+    # capacity): let the LP, which shares the capacity, answer instead.
+    caps = {d["resource"]: d.get("capacity", math.inf) for _, _, d in g.edges(data=True)}
+    if any(used * value > caps[rid] * (1 + 1e-7) for rid, used in usage.items()):
+        return None
+    src_side = _reachable(residual, source, forward=True)
+    sink_side = _reachable(residual, sink, forward=False)
+    binding = set()
+    for u, v, d in g.edges(data=True):
+        if (u in src_side and v not in src_side) or (v in sink_side and u not in sink_side):
+            if usage.get(d["resource"], 0) > 0:
+                binding.add(d["resource"])
+    path = tuple(n for n in _follow(flows, source, sink) if not n.startswith("~"))
+    return _Solution(value, usage, tuple(sorted(binding)), path, {}, "max-flow")
+
+
+# --- fixed routes (forests) -----------------------------------------------------------------
+
+def is_forest(g) -> bool:
+    """True when every pair of components is joined by at most one chain of links.
+
+    Then every leg has exactly one route, and the linear program collapses to a closed form:
+    the ceiling is min over resources of capacity / (bytes crossing it per unit of rate).
+    """
+    import networkx as nx
+
+    return nx.is_forest(g.to_undirected(as_view=True))
+
+
+def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
+    """The LP of :func:`_lp` solved in closed form for graphs where routes are unique."""
+    import networkx as nx
+
+    caps = {d["resource"]: d.get("capacity", math.inf) for _, _, d in g.edges(data=True)}
+    usages, paths = [], []
+    for f in flows:
+        usage: dict[str, float] = {}
+        path: list[str] = []
+        for src, dst in f.legs:
+            nodes = nx.shortest_path(g, src, dst)
+            for u, v in zip(nodes, nodes[1:]):
+                d = g.edges[u, v]
+                if d["link"] not in f.passes:
+                    usage[d["resource"]] = usage.get(d["resource"], 0.0) + 1.0
+            leg = [n for n in nodes if not n.startswith("~")]
+            path += leg if not path else leg[1:]
+        _apply_passes(f, usage, list(caps), crossed=lambda r, f=f: _crosses(g, f, r))
+        usages.append(usage)
+        paths.append(tuple(path))
+    load: dict[str, float] = {}
+    for w, usage in zip(weights, usages):
+        for r, u in usage.items():
+            load[r] = load.get(r, 0.0) + w * u
+    limits = {r: caps[r] / l for r, l in load.items() if l > 0}
+    tau = min(limits.values())
+    binding = tuple(sorted(r for r, x in limits.items() if x <= tau * (1 + 1e-9)))
+    answers = []
+    for w, usage, path in zip(weights, usages, paths):
+        duals = {r: (w / load[r] if len(binding) == 1 else 0.0) for r in binding if r in usage}
+        answers.append(_Solution(w * tau, usage, tuple(r for r in binding if r in usage), path, duals, "path"))
+    return tau, answers
+
+
+def _crosses(g, flow: Flow, rid: str) -> bool:
+    import networkx as nx
+
+    for src, dst in flow.legs:
+        nodes = nx.shortest_path(g, src, dst)
+        if any(g.edges[u, v]["resource"] == rid for u, v in zip(nodes, nodes[1:])):
+            return True
+    return False
+
+
+def _apply_passes(flow: Flow, usage: dict[str, float], resources: list[str], crossed) -> None:
+    """Replace the routed usage of each link named in ``flow.passes`` by its pass count.
+
+    Only half-duplex links take pass counts (the profile loader checks), so a link is one resource.
+    """
+    for lid, n in flow.passes.items():
+        if lid not in resources or not crossed(lid):
+            raise ProfileError(f"'passes' names link {lid!r}, which flow {flow.name!r} does not cross",
+                               key=f"flows.{flow.name}.passes.{lid}")
+        usage[lid] = n
+
+
+# --- linear program --------------------------------------------------------------------------
+
+def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
+    """Maximise tau with every flow f at rate weights[f] * tau; returns tau and per-flow answers."""
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    edges = list(g.edges(data=True))
+    nodes = {n: i for i, n in enumerate(g.nodes)}
+    resources = sorted({d["resource"] for _, _, d in edges})
+    rindex = {r: i for i, r in enumerate(resources)}
+    caps = np.zeros(len(resources))
+    for _, _, d in edges:
+        caps[rindex[d["resource"]]] = d["capacity"]
+    scale = float(np.max(caps[np.isfinite(caps)])) if np.isfinite(caps).any() else 1.0
+    caps = np.where(np.isfinite(caps), caps / scale, 1e12)
+
+    legs = [(fi, leg) for fi, f in enumerate(flows) for leg in f.legs]
+    n_e = len(edges)
+    n_var = 1 + len(legs) * n_e
+    eq_r, eq_c, eq_v = [], [], []
+    ub_r, ub_c, ub_v = [], [], []
+    overrides = [set(f.passes) for f in flows]
+    for li, (fi, (src, dst)) in enumerate(legs):
+        base = 1 + li * n_e
+        row0 = li * len(nodes)
+        for ei, (u, v, d) in enumerate(edges):
+            eq_r += [row0 + nodes[u], row0 + nodes[v]]
+            eq_c += [base + ei, base + ei]
+            eq_v += [1.0, -1.0]
+            if d["link"] not in overrides[fi]:
+                ub_r.append(rindex[d["resource"]])
+                ub_c.append(base + ei)
+                ub_v.append(1.0)
+        eq_r += [row0 + nodes[src], row0 + nodes[dst]]
+        eq_c += [0, 0]
+        eq_v += [-weights[fi], weights[fi]]
+    for fi, f in enumerate(flows):
+        for lid, n in f.passes.items():
+            ub_r.append(rindex[lid])  # passes name half-duplex links: one resource
+            ub_c.append(0)
+            ub_v.append(n * weights[fi])
+    a_eq = coo_matrix((eq_v, (eq_r, eq_c)), shape=(len(legs) * len(nodes), n_var)).tocsr()
+    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(resources), n_var)).tocsr()
+    cost = np.full(n_var, 1e-7 / max(1, n_var))  # a whisper of cost: no needless detours
+    cost[0] = -1.0
+    res = linprog(cost, A_ub=a_ub, b_ub=caps, A_eq=a_eq, b_eq=np.zeros(a_eq.shape[0]),
+                  bounds=(0, None), method="highs")
+    if res.status != 0 or res.x[0] <= _EPS:
+        names = ", ".join(f.name for f in flows)
+        raise ProfileError(f"flows {names}: no positive throughput is possible ({res.message})")
+    tau = res.x[0]
+    marg = -res.ineqlin.marginals  # d tau / d capacity (scaled units cancel)
+    load = a_ub @ res.x
+    answers = []
+    for fi, f in enumerate(flows):
+        rate = weights[fi] * tau
+        usage: dict[str, float] = {}
+        path: list[str] = []
+        for li, (lfi, (src, dst)) in enumerate(legs):
+            if lfi != fi:
+                continue
+            x = res.x[1 + li * n_e: 1 + (li + 1) * n_e]
+            leg_flows: dict[str, dict[str, float]] = {}
+            for ei, (u, v, d) in enumerate(edges):
+                if x[ei] > _EPS * rate:
+                    leg_flows.setdefault(u, {})[v] = x[ei]
+                    if d["link"] not in f.passes:
+                        usage[d["resource"]] = usage.get(d["resource"], 0.0) + x[ei] / rate
+            leg_path = [n for n in _follow(leg_flows, src, dst) if not n.startswith("~")]
+            path += leg_path if not path else leg_path[1:]
+        xs = res.x
+        _apply_passes(f, usage, resources, crossed=lambda r, fi=fi: any(
+            d["resource"] == r and xs[1 + li * n_e + ei] > _EPS * rate
+            for li, (lfi, _) in enumerate(legs) if lfi == fi for ei, (_, _, d) in enumerate(edges)))
+        binding = tuple(sorted(r for r in usage
+                               if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7) and marg[rindex[r]] > _EPS))
+        if not binding:
+            binding = tuple(sorted(r for r in usage if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7)))
+        duals = {r: float(marg[rindex[r]]) for r in binding}
+        answers.append(_Solution(rate * scale, usage, binding, tuple(path), duals, "lp"))
+    return tau * scale, answers
+
+
+# --- the public API --------------------------------------------------------------------------
+
+def _qualified(profile: Profile, link_id: str) -> str:
+    link = profile.links[link_id]
+    names = sorted((p.name for p in link.definition.params), key=len, reverse=True)
+    if not names:
+        return link_id
+    return re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", lambda m: f"{link_id}.{m.group(1)}",
+                  link.formula)
+
+
+def _link_of(rid: str) -> str:
+    return rid.split(":", 1)[0]
+
+
+def flow_formula(profile: Profile, usage: dict[str, float]) -> str:
+    """The ceiling as text: min over the resources a flow uses of capacity / passes."""
+    terms = []
+    for rid in sorted(usage):
+        u = usage[rid]
+        expr = _qualified(profile, _link_of(rid))
+        term = expr if abs(u - 1) < 1e-9 else f"({expr})/{u:.6g}"
+        if term not in terms:  # both directions of a full-duplex link read the same
+            terms.append(term)
+    return terms[0] if len(terms) == 1 else "min(" + ", ".join(terms) + ")"
+
+
+def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
+    """Flows at once: closed form where routes are unique, the LP otherwise."""
+    solver = _fixed_routes if is_forest(g) else _lp
+    return solver(g, flows, weights)[1]
+
+
+def _solve_flow(profile: Profile, g, flow: Flow) -> _Solution:
+    if flow.single_pass:
+        sol = _max_flow(g, flow.source, flow.sink)
+        if sol is not None:
+            return sol
+    return _shared(g, [flow], [1.0])[0]
+
+
+def _links(rids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_link_of(r) for r in rids))
+
+
+def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
+    """The raw and effective ceilings of one flow, its binding links, and what binds next."""
+    flow = profile.flow(name)
+    raw_g, eff_g = graphs or (graphmod.build(profile), graphmod.build(profile, effective=True))
+    raw = _solve_flow(profile, raw_g, flow)
+    eff = _solve_flow(profile, eff_g, flow)
+    binding = _links(raw.binding_resources)
+    # What binds next: the same flow with the binding links unbounded.
+    relaxed = graphmod.build(profile, capacities={lid: math.inf for lid in binding})
+    for _, _, d in relaxed.edges(data=True):
+        if math.isinf(d["capacity"]):
+            del d["capacity"]  # networkx reads a missing capacity as unbounded
+    for _, _, d in relaxed.edges(data=True):
+        d.setdefault("capacity", math.inf)
+    try:
+        nxt = _solve_flow(profile, relaxed, flow)
+    except (ProfileError, ValueError, ArithmeticError):
+        nxt = None
+    next_value = nxt.value if nxt is not None and math.isfinite(nxt.value) and nxt.value < 1e30 else None
+    next_binding = _links(r for r in nxt.binding_resources if _link_of(r) not in binding) if next_value else ()
+    return Ceiling(
+        name=name, ceiling_bytes_per_s=raw.value, binding=binding, binding_resources=raw.binding_resources,
+        path=raw.path, usage=raw.usage, method=raw.method, formula=flow_formula(profile, raw.usage),
+        effective_bytes_per_s=eff.value, effective_binding=_links(eff.binding_resources),
+        next_ceiling_bytes_per_s=next_value, next_binding=next_binding if next_value else (),
+        duals=raw.duals, description=flow.description,
+    )
+
+
+def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[Ceiling]:
+    """Ceilings of the named flows (all flows by default), sharing one pair of graphs."""
+    graphs = (graphmod.build(profile), graphmod.build(profile, effective=True))
+    names = list(profile.flows) if flows is None else list(flows)
+    return [flow_ceiling(profile, n, graphs=graphs) for n in names]
+
+
+def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
+    """Ceilings of the flows of a scenario running at once, each at its weight's share."""
+    if name not in profile.scenarios:
+        raise ProfileError(f"no scenario {name!r}", file=profile.path)
+    sc = profile.scenarios[name]
+    flows = [profile.flow(n) for n in sc.flows]
+    out = []
+    raw = _shared(graphmod.build(profile), flows, list(sc.weights))
+    eff = _shared(graphmod.build(profile, effective=True), flows, list(sc.weights))
+    for f, r, e in zip(flows, raw, eff):
+        out.append(Ceiling(
+            name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(r.binding_resources),
+            binding_resources=r.binding_resources, path=r.path, usage=r.usage, method=r.method,
+            formula=flow_formula(profile, r.usage), effective_bytes_per_s=e.value,
+            effective_binding=_links(e.binding_resources), duals=r.duals,
+            description=f"{f.name} while {', '.join(x for x in sc.flows if x != f.name)} run at once",
+        ))
+    return out

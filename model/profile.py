@@ -1,0 +1,536 @@
+"""Machine profiles as data objects, validated on construction from a TOML document.
+
+A profile has components (the nodes of the graph: cpu, memory, nic, bridge, controller,
+disk, network, device), links between them (the edges: buses and lines, each of a kind in
+:mod:`pinchpoint.linkkinds`), named flows and scenarios.  Every numeric value is kept as an
+SI float together with the text it was written as and its source, so that explanations can
+quote both.
+
+This module builds objects from an already-parsed document; reading files, ``extends`` and
+finding bundled profiles live in :mod:`pinchpoint.profile_io`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from . import linkkinds, units
+from .errors import ProfileError, UnitError
+from .linkkinds import Param
+
+SCHEMA_VERSION = 1
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class Value:
+    """A number as the profile wrote it: SI float, original text, source."""
+
+    si: float
+    text: str
+    source: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"si": self.si, "text": self.text, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Cache:
+    """One cache level of a CPU."""
+
+    level: int
+    size: Value
+    line: Value
+    associativity: int | None = None
+    shared_by: int = 1
+    type: str = "unified"  # "data", "instruction" or "unified"
+    source: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"level": self.level, "size_bytes": self.size.si, "line_bytes": self.line.si,
+                "associativity": self.associativity, "shared_by": self.shared_by, "type": self.type}
+
+
+#: Component kinds and their numeric parameters; string fields ("model", "type") are free text.
+COMPONENT_PARAMS: dict[str, tuple[Param, ...]] = {
+    "cpu": (
+        Param("clock", "frequency", "nominal core clock"),
+        Param("current_clock", "frequency", "clock in use now (power saving lowers it)", required=False),
+        Param("cores", "dimensionless", "cores per package", default=1.0, integer=True),
+        Param("threads_per_core", "dimensionless", "hardware threads per core", default=1.0, integer=True),
+        Param("fsb_ratio", "dimensionless", "core clock / FSB clock", required=False),
+        Param("flops_per_cycle", "dimensionless", "double-precision flops per cycle per core", required=False),
+        Param("cycles_per_byte", "dimensionless", "network stack cost per payload byte", required=False),
+        Param("cycles_per_packet", "dimensionless", "network stack cost per packet", required=False),
+    ),
+    "memory": (
+        Param("size", "size", "installed memory", required=False),
+        Param("latency", "time", "load-to-use latency", required=False),
+    ),
+    "nic": (
+        Param("line_rate", "bandwidth", "line rate of the port"),
+        Param("max_mtu", "size", "largest MTU the NIC supports", required=False),
+        Param("mtu", "size", "MTU configured", required=False),
+    ),
+    "disk": (
+        Param("size", "size", "capacity", required=False),
+        Param("rate", "bandwidth", "sustained transfer rate", required=False),
+    ),
+    "bridge": (),
+    "controller": (),
+    "network": (),
+    "device": (),
+}
+
+_COMPONENT_TEXT = {"kind", "model", "type", "description", "source", "caches", "unknown"}
+_LINK_TEXT = {"kind", "between", "description", "source", "generation"}
+
+
+@dataclass(frozen=True)
+class Component:
+    """A node of the graph: a device, controller, memory, CPU or the outside network."""
+
+    id: str
+    kind: str
+    params: Mapping[str, Value]
+    model: str | None = None
+    description: str | None = None
+    caches: tuple[Cache, ...] = ()
+    unknown: tuple[str, ...] = ()  # parameters a detector could not determine
+    source: str | None = None
+
+    def get(self, name: str, default: float | None = None) -> float | None:
+        v = self.params.get(name)
+        return default if v is None else v.si
+
+
+@dataclass(frozen=True)
+class Link:
+    """An edge of the graph: a bus or line of a known kind between two components."""
+
+    id: str
+    kind: str
+    between: tuple[str, str]
+    params: Mapping[str, Value]
+    description: str | None = None
+    source: str | None = None
+
+    @property
+    def definition(self) -> linkkinds.LinkKind:
+        return linkkinds.kind(self.kind)
+
+    def values(self) -> dict[str, float]:
+        return {k: v.si for k, v in self.params.items()}
+
+    @property
+    def duplex(self) -> str:
+        return self.definition.duplex(self.values())
+
+    @property
+    def capacity(self) -> float:
+        """Raw capacity [B/s]: per direction when full duplex, shared when half duplex."""
+        return float(self.definition.capacity(self.values()))
+
+    @property
+    def efficiency(self) -> float:
+        """Protocol efficiency [-] (1 where the kind models none)."""
+        eff = self.definition.efficiency
+        return 1.0 if eff is None else float(eff(self.values()))
+
+    @property
+    def effective_capacity(self) -> float:
+        """Capacity left for payload after protocol overhead [B/s]."""
+        return self.capacity * self.efficiency
+
+    @property
+    def formula(self) -> str:
+        return self.definition.formula
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A named traffic flow: one or more legs, each routed from a component to another.
+
+    ``passes`` overrides how many times a payload byte crosses a link (where routing alone
+    cannot know, e.g. a read-for-ownership adding a fourth memory pass).
+    """
+
+    name: str
+    legs: tuple[tuple[str, str], ...]
+    passes: Mapping[str, float] = field(default_factory=dict)
+    description: str | None = None
+
+    @property
+    def source(self) -> str:
+        return self.legs[0][0]
+
+    @property
+    def sink(self) -> str:
+        return self.legs[-1][1]
+
+    @property
+    def single_pass(self) -> bool:
+        return len(self.legs) == 1 and not self.passes
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Flows that run at once and share the links (e.g. send and receive together)."""
+
+    name: str
+    flows: tuple[str, ...]
+    weights: tuple[float, ...]
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated machine profile."""
+
+    name: str
+    description: str
+    components: Mapping[str, Component]
+    links: Mapping[str, Link]
+    flows: Mapping[str, Flow]
+    scenarios: Mapping[str, Scenario] = field(default_factory=dict)
+    source: str | None = None
+    path: str | None = None
+    document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def link(self, link_id: str) -> Link:
+        try:
+            return self.links[link_id]
+        except KeyError:
+            raise ProfileError(f"no link {link_id!r} (links: {', '.join(self.links)})",
+                               file=self.path) from None
+
+    def flow(self, name: str) -> Flow:
+        try:
+            return self.flows[name]
+        except KeyError:
+            raise ProfileError(f"no flow {name!r} (flows: {', '.join(self.flows) or 'none'})",
+                               file=self.path) from None
+
+    def cpus(self) -> list[Component]:
+        return [c for c in self.components.values() if c.kind == "cpu"]
+
+    def with_link_param(self, link_id: str, param: str, si_value: float) -> "Profile":
+        """A copy with one link parameter replaced (used by solve and what-if sweeps)."""
+        link = self.link(link_id)
+        if param not in {p.name for p in link.definition.params}:
+            raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
+                               file=self.path)
+        params = dict(link.params)
+        params[param] = Value(si_value, units.format_quantity(si_value, link.definition.param(param).dimension),
+                              "what-if")
+        links = dict(self.links)
+        links[link_id] = replace(link, params=params)
+        return replace(self, links=links)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "components": {k: {"kind": c.kind, "model": c.model,
+                               **{p: v.si for p, v in c.params.items()},
+                               "caches": [x.to_dict() for x in c.caches]}
+                           for k, c in self.components.items()},
+            "links": {k: {"kind": l.kind, "between": list(l.between), "duplex": l.duplex,
+                          **{p: v.si for p, v in l.params.items()}} for k, l in self.links.items()},
+            "flows": {k: {"legs": [list(x) for x in f.legs], "passes": dict(f.passes)}
+                      for k, f in self.flows.items()},
+        }
+
+
+# --- building from a document -------------------------------------------------------------
+
+class _Ctx:
+    """Where we are in the document, for error messages."""
+
+    def __init__(self, file: str | None):
+        self.file = file
+
+    def error(self, key: str, message: str) -> ProfileError:
+        return ProfileError(message, file=self.file, key=key)
+
+
+def _check_keys(ctx: _Ctx, table: Mapping, allowed: set[str], key: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        where = f"{key}.{unknown[0]}" if key else unknown[0]
+        raise ctx.error(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _text(ctx: _Ctx, table: Mapping, name: str, key: str, required: bool = False) -> str | None:
+    if name not in table:
+        if required:
+            raise ctx.error(f"{key}.{name}" if key else name, "missing (expected a string)")
+        return None
+    value = table[name]
+    if not isinstance(value, str):
+        raise ctx.error(f"{key}.{name}" if key else name, f"expected a string, got {value!r}")
+    return value
+
+
+def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None) -> Value:
+    """Parse one parameter: "133 MHz", 2, or {value = "133 MHz", source = "..."}."""
+    source = inherited_source
+    if isinstance(raw, dict):
+        _check_keys(ctx, raw, {"value", "source"}, key)
+        if "value" not in raw:
+            raise ctx.error(key, "a table value needs 'value' (and may have 'source')")
+        source = _text(ctx, raw, "source", key) or inherited_source
+        raw = raw["value"]
+    try:
+        si = units.parse(raw, param.dimension, file=ctx.file, key=key)
+    except UnitError as exc:
+        raise ProfileError(exc.message, file=ctx.file, key=key) from None
+    if not math.isfinite(si):
+        raise ctx.error(key, f"{raw!r} is not finite")
+    if param.positive and si <= 0:
+        raise ctx.error(key, f"{raw!r} must be greater than zero")
+    if si < 0:
+        raise ctx.error(key, f"{raw!r} must not be negative")
+    if param.integer and si != int(si):
+        raise ctx.error(key, f"{raw!r} must be a whole number")
+    return Value(si, raw if isinstance(raw, str) else repr(raw), source)
+
+
+def _params(ctx, table, specs: tuple[Param, ...], key: str, source: str | None) -> dict[str, Value]:
+    out = {}
+    for spec in specs:
+        pkey = f"{key}.{spec.name}"
+        if spec.name in table:
+            out[spec.name] = _value(ctx, table[spec.name], spec, pkey, source)
+        elif spec.default is not None:
+            out[spec.name] = Value(spec.default, f"{spec.default:g}", "default")
+        elif spec.required:
+            raise ctx.error(pkey, f"missing (expected a {spec.dimension}: {spec.doc})")
+    return out
+
+
+def _caches(ctx, raw, key, source) -> tuple[Cache, ...]:
+    if not isinstance(raw, list):
+        raise ctx.error(key, "expected an array of tables ([[components.X.caches]])")
+    out = []
+    for i, entry in enumerate(raw):
+        ckey = f"{key}[{i}]"
+        if not isinstance(entry, dict):
+            raise ctx.error(ckey, "expected a table")
+        _check_keys(ctx, entry, {"level", "size", "line", "associativity", "shared_by", "type", "source"}, ckey)
+        csource = _text(ctx, entry, "source", ckey) or source
+        level = entry.get("level")
+        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 5:
+            raise ctx.error(f"{ckey}.level", f"expected a whole number 1..5, got {level!r}")
+        size = _value(ctx, entry.get("size"), Param("size", "size", ""), f"{ckey}.size", csource) \
+            if "size" in entry else None
+        if size is None:
+            raise ctx.error(f"{ckey}.size", "missing (expected a size such as '32 KiB')")
+        line = _value(ctx, entry.get("line", "64 B"), Param("line", "size", ""), f"{ckey}.line", csource)
+        assoc = entry.get("associativity")
+        if assoc is not None and (not isinstance(assoc, int) or isinstance(assoc, bool) or assoc < 0):
+            raise ctx.error(f"{ckey}.associativity", f"expected a whole number (0 = fully associative), got {assoc!r}")
+        shared = entry.get("shared_by", 1)
+        if not isinstance(shared, int) or isinstance(shared, bool) or shared < 1:
+            raise ctx.error(f"{ckey}.shared_by", f"expected a whole number of cores >= 1, got {shared!r}")
+        ctype = entry.get("type", "unified")
+        if ctype not in ("data", "instruction", "unified"):
+            raise ctx.error(f"{ckey}.type", f"expected 'data', 'instruction' or 'unified', got {ctype!r}")
+        out.append(Cache(level, size, line, assoc, shared, ctype, csource))
+    return tuple(out)
+
+
+def _component(ctx, cid, table, source) -> Component:
+    key = f"components.{cid}"
+    if not isinstance(table, dict):
+        raise ctx.error(key, "expected a table")
+    kind = _text(ctx, table, "kind", key, required=True)
+    if kind not in COMPONENT_PARAMS:
+        raise ctx.error(f"{key}.kind", f"unknown component kind {kind!r} (expected one of: {', '.join(COMPONENT_PARAMS)})")
+    specs = COMPONENT_PARAMS[kind]
+    _check_keys(ctx, table, _COMPONENT_TEXT | {p.name for p in specs}, key)
+    csource = _text(ctx, table, "source", key) or source
+    unknown = table.get("unknown", [])
+    if not isinstance(unknown, list) or not all(isinstance(u, str) for u in unknown):
+        raise ctx.error(f"{key}.unknown", "expected a list of parameter names")
+    present = {k: v for k, v in table.items() if k not in unknown}
+    params = _params(ctx, present, tuple(p for p in specs if p.name not in unknown), key, csource)
+    caches = _caches(ctx, table["caches"], f"{key}.caches", csource) if "caches" in table else ()
+    if caches and kind != "cpu":
+        raise ctx.error(f"{key}.caches", f"only cpu components have caches, this one is a {kind}")
+    return Component(cid, kind, params, _text(ctx, table, "model", key) or _text(ctx, table, "type", key),
+                     _text(ctx, table, "description", key), caches, tuple(unknown), csource)
+
+
+def _link(ctx, lid, table, components, source) -> Link:
+    key = f"links.{lid}"
+    if not isinstance(table, dict):
+        raise ctx.error(key, "expected a table")
+    kname = _text(ctx, table, "kind", key, required=True)
+    if kname not in linkkinds.KINDS:
+        raise ctx.error(f"{key}.kind", f"unknown link kind {kname!r} (expected one of: {', '.join(linkkinds.KINDS)})")
+    definition = linkkinds.kind(kname)
+    allowed = _LINK_TEXT | {p.name for p in definition.params}
+    _check_keys(ctx, table, allowed, key)
+    if "generation" in table and kname != "pcie":
+        raise ctx.error(f"{key}.generation", "only pcie links have a generation")
+    between = table.get("between")
+    if (not isinstance(between, list) or len(between) != 2
+            or not all(isinstance(x, str) for x in between)):
+        raise ctx.error(f"{key}.between", f"expected two component names, got {between!r}")
+    for end in between:
+        if end not in components:
+            raise ctx.error(f"{key}.between", f"no component {end!r} (components: {', '.join(components)})")
+    if between[0] == between[1]:
+        raise ctx.error(f"{key}.between", "a link needs two different components")
+    lsource = _text(ctx, table, "source", key) or source
+    table = dict(table)
+    if kname == "pcie":
+        table = _pcie_defaults(ctx, table, key)
+    params = _params(ctx, table, definition.params, key, lsource)
+    if kname == "pcie":
+        for name in ("lane_rate", "encoding"):
+            if name not in params:
+                raise ctx.error(f"{key}.{name}", "missing: give 'generation' (1..6) or both lane_rate and encoding")
+        if params["encoding"].si > 1:
+            raise ctx.error(f"{key}.encoding", "a line-code efficiency is at most 1")
+    return Link(lid, kname, (between[0], between[1]), params, _text(ctx, table, "description", key), lsource)
+
+
+def _pcie_defaults(ctx, table, key):
+    gen = table.get("generation")
+    if gen is None:
+        return table
+    if not isinstance(gen, int) or isinstance(gen, bool) or gen not in linkkinds.protocols.PCIE_GENERATIONS:
+        raise ctx.error(f"{key}.generation", f"expected a PCIe generation 1..6, got {gen!r}")
+    rate, enc = linkkinds.pcie_generation_defaults(gen)
+    spec = f"PCI Express Base Specification, generation {gen}"
+    table.setdefault("lane_rate", {"value": f"{rate / 1e9:g} GT/s", "source": spec})
+    table.setdefault("encoding", {"value": enc, "source": spec})
+    return table
+
+
+def _endpoint_pair(ctx, raw, key, components) -> tuple[str, str]:
+    if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(x, str) for x in raw):
+        raise ctx.error(key, f"expected [source, sink], got {raw!r}")
+    for end in raw:
+        if end not in components:
+            raise ctx.error(key, f"no component {end!r} (components: {', '.join(components)})")
+    return raw[0], raw[1]
+
+
+def _flow(ctx, name, table, components, links) -> Flow:
+    key = f"flows.{name}"
+    if not isinstance(table, dict):
+        raise ctx.error(key, "expected a table")
+    _check_keys(ctx, table, {"source", "sink", "legs", "passes", "description"}, key)
+    if "legs" in table:
+        if "source" in table or "sink" in table:
+            raise ctx.error(key, "give either source and sink, or legs, not both")
+        if not isinstance(table["legs"], list) or not table["legs"]:
+            raise ctx.error(f"{key}.legs", "expected a non-empty list of [source, sink] pairs")
+        legs = tuple(_endpoint_pair(ctx, leg, f"{key}.legs[{i}]", components)
+                     for i, leg in enumerate(table["legs"]))
+    else:
+        for k in ("source", "sink"):
+            if k not in table:
+                raise ctx.error(f"{key}.{k}", "missing (a flow needs source and sink, or legs)")
+        legs = (_endpoint_pair(ctx, [table["source"], table["sink"]], key, components),)
+    for i, (a, b) in enumerate(legs):
+        if a == b:
+            raise ctx.error(f"{key}.legs[{i}]" if "legs" in table else key, f"source and sink are both {a!r}")
+    passes = table.get("passes", {})
+    if not isinstance(passes, dict):
+        raise ctx.error(f"{key}.passes", "expected a table of link = number")
+    clean = {}
+    for lid, n in passes.items():
+        if lid not in links:
+            raise ctx.error(f"{key}.passes.{lid}", f"no link {lid!r}")
+        if links[lid].duplex != "half":
+            raise ctx.error(f"{key}.passes.{lid}", f"link {lid!r} is full duplex: describe its two "
+                            "directions with legs; passes count crossings of a shared (half-duplex) link")
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not n > 0:
+            raise ctx.error(f"{key}.passes.{lid}", f"expected a number of passes > 0, got {n!r}")
+        clean[lid] = float(n)
+    return Flow(name, legs, clean, _text(ctx, table, "description", key))
+
+
+def _scenario(ctx, name, table, flows) -> Scenario:
+    key = f"scenarios.{name}"
+    if not isinstance(table, dict):
+        raise ctx.error(key, "expected a table")
+    _check_keys(ctx, table, {"flows", "weights", "description"}, key)
+    names = table.get("flows")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ctx.error(f"{key}.flows", "expected a non-empty list of flow names")
+    for n in names:
+        if n not in flows:
+            raise ctx.error(f"{key}.flows", f"no flow {n!r}")
+    weights = table.get("weights", [1.0] * len(names))
+    if (not isinstance(weights, list) or len(weights) != len(names)
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0 for w in weights)):
+        raise ctx.error(f"{key}.weights", f"expected {len(names)} positive numbers")
+    return Scenario(name, tuple(names), tuple(float(w) for w in weights), _text(ctx, table, "description", key))
+
+
+def _table(ctx, doc, name) -> dict:
+    value = doc.get(name, {})
+    if not isinstance(value, dict):
+        raise ctx.error(name, "expected a table")
+    return value
+
+
+def _check_id(ctx, key, ident):
+    if not _ID.match(ident):
+        raise ctx.error(key, f"{ident!r} is not a valid name (letters, digits, '-' and '_', starting with a letter)")
+
+
+def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
+                          default_name: str | None = None) -> Profile:
+    """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
+    ctx = _Ctx(file)
+    _check_keys(ctx, doc, {"schema", "name", "description", "source", "extends",
+                           "components", "links", "flows", "scenarios"}, "")
+    schema = doc.get("schema")
+    if schema != SCHEMA_VERSION:
+        raise ctx.error("schema", f"expected schema = {SCHEMA_VERSION}, got {schema!r}")
+    name = _text(ctx, doc, "name", "") or default_name or "unnamed"
+    source = _text(ctx, doc, "source", "")
+    comps_raw = _table(ctx, doc, "components")
+    if not comps_raw:
+        raise ctx.error("components", "a profile needs at least one component")
+    components = {}
+    for cid, table in comps_raw.items():
+        _check_id(ctx, f"components.{cid}", cid)
+        components[cid] = _component(ctx, cid, table, source)
+    links = {}
+    for lid, table in _table(ctx, doc, "links").items():
+        _check_id(ctx, f"links.{lid}", lid)
+        links[lid] = _link(ctx, lid, table, components, source)
+    flows = {n: _flow(ctx, n, t, components, links) for n, t in _table(ctx, doc, "flows").items()}
+    _check_paths(ctx, components, links, flows)
+    scenarios = {n: _scenario(ctx, n, t, flows) for n, t in _table(ctx, doc, "scenarios").items()}
+    return Profile(name, _text(ctx, doc, "description", "") or "", components, links, flows, scenarios,
+                   source, file, doc)
+
+
+def _check_paths(ctx: _Ctx, components, links, flows) -> None:
+    """Every leg of every flow must connect: links carry traffic both ways (see duplex)."""
+    adjacent: dict[str, set[str]] = {c: set() for c in components}
+    for link in links.values():
+        a, b = link.between
+        adjacent[a].add(b)
+        adjacent[b].add(a)
+    for flow in flows.values():
+        for i, (a, b) in enumerate(flow.legs):
+            seen, todo = {a}, [a]
+            while todo:
+                for nxt in adjacent[todo.pop()]:
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            if b not in seen:
+                raise ctx.error(f"flows.{flow.name}", f"no path from {a!r} to {b!r}: no chain of links connects them")

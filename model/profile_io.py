@@ -1,0 +1,150 @@
+"""Reading profile files: TOML parsing, ``extends``, bundled names, error locations, writing.
+
+Profiles are TOML read with the standard library's tomllib: never evaluated.  A profile may
+say ``extends = "other-profile"`` (a bundled name or a path relative to it); the child's
+tables are merged over the parent's, key by key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .errors import ProfileError
+from .paths import atomic_write, data_root
+from .profile import Profile, profile_from_document
+
+MACHINES = "machines"
+
+
+def machines_dir() -> Path:
+    """The folder of the bundled machine profiles."""
+    return data_root("profiles") / MACHINES
+
+
+def bundled_profiles() -> dict[str, Path]:
+    """Bundled profile names -> files, sorted by name."""
+    return {p.stem: p for p in sorted(machines_dir().glob("*.toml"))}
+
+
+def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
+    """A bundled name ("powermac-g5") or a path -> the file to read."""
+    text = str(name_or_path)
+    candidates = []
+    if relative_to is not None and not Path(text).is_absolute():
+        candidates.append(relative_to / text)
+        if not text.endswith(".toml"):
+            candidates.append(relative_to / f"{text}.toml")
+    candidates.append(Path(text))
+    for c in candidates:
+        if c.is_file():
+            return c
+    bundled = bundled_profiles()
+    if text in bundled:
+        return bundled[text]
+    if text.endswith(".toml") or "/" in text or Path(text).suffix:
+        raise ProfileError("no such file", file=text)
+    raise ProfileError(f"no bundled profile or file named {text!r} "
+                       f"(`pinchpoint profiles` lists them)", file=text)
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError("no such file", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"cannot be read ({exc})", file=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+)", msg)
+        if m:
+            line = int(m.group(1))
+        raise ProfileError(f"TOML syntax error: {msg}", file=str(path), line=line) from None
+
+
+def merge(parent: dict, child: dict) -> dict:
+    """Deep-merge ``child`` over ``parent``: tables merge key by key, other values replace."""
+    out = dict(parent)
+    for key, value in child.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_document(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
+    """The merged document of a profile file, ``extends`` followed to the root."""
+    path = path.resolve()
+    if path in _chain:
+        cycle = " -> ".join(p.name for p in _chain + (path,))
+        raise ProfileError(f"'extends' forms a cycle: {cycle}", file=str(path), key="extends")
+    doc = _read_toml(path)
+    parent_name = doc.get("extends")
+    if parent_name is None:
+        return doc
+    if not isinstance(parent_name, str):
+        raise ProfileError(f"expected a profile name or path, got {parent_name!r}", file=str(path), key="extends")
+    try:
+        parent_path = resolve(parent_name, relative_to=path.parent)
+    except ProfileError as exc:
+        raise ProfileError(f"cannot find the parent profile {parent_name!r}", file=str(path), key="extends") from exc
+    parent = read_document(parent_path, _chain + (path,))
+    parent.pop("name", None)
+    parent.pop("description", None)
+    child = {k: v for k, v in doc.items() if k != "extends"}
+    return merge(parent, child)
+
+
+def key_line(path: Path, key: str | None) -> int | None:
+    """Best-effort line number of a dotted key path in a TOML file (for error messages)."""
+    if not key:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    parts = re.sub(r"\[\d+\]", "", key).split(".")
+    # Look for the deepest table header that prefixes the key, then the leaf key after it.
+    for cut in range(len(parts) - 1, 0, -1):
+        header = re.compile(r"^\s*\[+\s*" + r"\s*\.\s*".join(re.escape(p) for p in parts[:cut]) + r"\s*\]+")
+        for i, line in enumerate(lines):
+            if header.match(line):
+                leaf = re.compile(r"^\s*" + re.escape(parts[cut]) + r"\s*=")
+                for j in range(i + 1, len(lines)):
+                    if lines[j].lstrip().startswith("["):
+                        return i + 1
+                    if leaf.match(lines[j]):
+                        return j + 1
+                return i + 1
+    leaf = re.compile(r"^\s*" + re.escape(parts[0]) + r"\s*=")
+    for i, line in enumerate(lines):
+        if leaf.match(line):
+            return i + 1
+    return None
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """Load, merge and validate a profile by bundled name or path."""
+    path = resolve(name_or_path)
+    doc = read_document(path)
+    try:
+        return profile_from_document(doc, file=str(path), default_name=path.stem)
+    except ProfileError as exc:
+        if exc.line is None and exc.file == str(path):
+            raise ProfileError(exc.message, file=exc.file, key=exc.key, line=key_line(path, exc.key)) from None
+        raise
+
+
+def dump_document(doc: dict[str, Any], path: str | Path) -> None:
+    """Write a profile document as TOML, atomically."""
+    import tomli_w
+
+    with atomic_write(path, "wb", encoding=None) as out:
+        tomli_w.dump(doc, out)
