@@ -1,0 +1,367 @@
+/*
+ * maps.c: MAPS-style memory bandwidth vs working-set size (PMaC MAPS; Snavely et al. SC2002).
+ *
+ * Ops and the bytes counted per element (the likwid-bench convention: write-allocate traffic
+ * is not counted; likwid-bench load_avx / store_avx / copy_avx / triad_avx move the same data):
+ *   load   s ^= a[i]                 8 B  (1 stream)
+ *   store  a[i] = v                  8 B  (1 stream)
+ *   copy   b[i] = a[i]              16 B  (2 streams)
+ *   triad  a[i] = b[i] + c[i]*d[i]  32 B  (4 streams, likwid's triad, not STREAM's)
+ * Patterns:
+ *   stride1  unit-stride sweeps over the arrays (vectorised);
+ *   random   a pre-shuffled index chain (Sattolo's single-cycle permutation): load follows
+ *            j = chain[j] (8 B per step); store follows the chain and writes dst[j] = v
+ *            (8 B counted per step, the chain read is index overhead).  Hardware prefetchers
+ *            cannot predict the next address, so each step beyond the cache costs a miss.
+ * The working set is the total over all arrays and threads, split evenly between threads;
+ * each thread allocates and first-touches its own arrays.  Result: aggregate bytes per
+ * second, one value per repetition.
+ *
+ * Usage: maps [--ops load,store,copy,triad] [--patterns stride1,random] [--sizes 4K,...]
+ *             [--threads 1,2] [--pin CPU] [--reps N] [--min-time S] [--max-seconds S]
+ *
+ * pinchpoint-ldflags: -pthread
+ */
+#define _GNU_SOURCE 1
+#include "common.h"
+
+#include <pthread.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+enum { OP_LOAD, OP_STORE, OP_COPY, OP_TRIAD };
+enum { PAT_STRIDE1, PAT_RANDOM };
+static const char *const OP_NAMES[] = {"load", "store", "copy", "triad", NULL};
+static const char *const PAT_NAMES[] = {"stride1", "random", NULL};
+static const int OP_ARRAYS[] = {1, 1, 2, 4};   /* stride-1 arrays per op */
+static const int OP_BYTES[] = {8, 8, 16, 32};  /* counted bytes per element */
+
+#define LANES 32
+
+static volatile double one_v = 1.0;
+
+typedef struct shared shared_t;
+
+typedef struct {
+    int id;
+    int cpu;
+    shared_t *sh;
+    double *arr[4];
+    uint64_t *chain;
+    double *dst;
+    size_t n;       /* elements per array */
+    uint64_t pos;   /* chain position, kept across calls */
+    double sink;
+    pthread_t tid;
+} worker_t;
+
+struct shared {
+    pthread_barrier_t start, stop;
+    int op, pattern;
+    long iters;
+    int quit;
+};
+
+/* ---- the timed loops ---------------------------------------------------------------------- */
+
+static double load_stride1(const uint64_t *restrict a, size_t n, long iters)
+{
+    uint64_t s[LANES];
+    size_t i;
+    long it;
+    int j;
+    for (j = 0; j < LANES; j++) s[j] = 0;
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < n; i += LANES)
+            for (j = 0; j < LANES; j++)
+                s[j] += a[i + j];
+        PP_CLOBBER();
+    }
+    for (j = 1; j < LANES; j++) s[0] += s[j];
+    return (double)s[0];
+}
+
+static double store_stride1(double *restrict a, size_t n, long iters)
+{
+    size_t i;
+    long it;
+    for (it = 0; it < iters; it++) {
+        double v = (double)it;
+        for (i = 0; i < n; i++)
+            a[i] = v;
+        PP_CLOBBER();
+    }
+    return a[n / 2];
+}
+
+static double copy_stride1(double *restrict b, const double *restrict a, size_t n, long iters)
+{
+    size_t i;
+    long it;
+    double one = one_v; /* unknown to the compiler: keeps the loop from becoming memcpy */
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < n; i++)
+            b[i] = a[i] * one;
+        PP_CLOBBER();
+    }
+    return b[n / 2];
+}
+
+static double triad_stride1(double *restrict a, const double *restrict b,
+                            const double *restrict c, const double *restrict d, size_t n,
+                            long iters)
+{
+    size_t i;
+    long it;
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < n; i++)
+            a[i] = b[i] + c[i] * d[i];
+        PP_CLOBBER();
+    }
+    return a[n / 2];
+}
+
+static uint64_t load_random(const uint64_t *chain, uint64_t j, size_t steps)
+{
+    size_t s;
+    for (s = 0; s < steps; s++)
+        j = chain[j];
+    return j;
+}
+
+static uint64_t store_random(const uint64_t *chain, double *dst, uint64_t j, size_t steps,
+                             double v)
+{
+    size_t s;
+    for (s = 0; s < steps; s++) {
+        j = chain[j];
+        dst[j] = v;
+    }
+    return j;
+}
+
+static void run_body(worker_t *w)
+{
+    shared_t *sh = w->sh;
+    long it;
+    if (sh->pattern == PAT_STRIDE1) {
+        switch (sh->op) {
+        case OP_LOAD: w->sink += load_stride1((const uint64_t *)w->arr[0], w->n, sh->iters); break;
+        case OP_STORE: w->sink += store_stride1(w->arr[0], w->n, sh->iters); break;
+        case OP_COPY: w->sink += copy_stride1(w->arr[1], w->arr[0], w->n, sh->iters); break;
+        default:
+            w->sink += triad_stride1(w->arr[0], w->arr[1], w->arr[2], w->arr[3], w->n, sh->iters);
+        }
+    } else {
+        for (it = 0; it < sh->iters; it++) {
+            if (sh->op == OP_LOAD)
+                w->pos = load_random(w->chain, w->pos, w->n);
+            else
+                w->pos = store_random(w->chain, w->dst, w->pos, w->n, (double)it);
+            PP_CLOBBER();
+        }
+        w->sink += (double)w->pos;
+    }
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+static uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* Sattolo's algorithm: a uniformly random permutation with a single cycle. */
+static void make_chain(uint64_t *chain, size_t n, uint64_t seed)
+{
+    size_t i;
+    uint64_t s = seed | 1;
+    for (i = 0; i < n; i++) chain[i] = i;
+    for (i = n - 1; i > 0; i--) {
+        size_t k = (size_t)(xorshift(&s) % i);
+        uint64_t t = chain[i];
+        chain[i] = chain[k];
+        chain[k] = t;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = (worker_t *)arg;
+    shared_t *sh = w->sh;
+    int k;
+#ifdef __linux__
+    if (w->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(w->cpu, &set);
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+#endif
+    /* first touch on the worker's own CPU */
+    if (sh->pattern == PAT_STRIDE1) {
+        for (k = 0; k < OP_ARRAYS[sh->op]; k++) {
+            size_t i;
+            w->arr[k] = (double *)pp_alloc(w->n * sizeof(double));
+            for (i = 0; i < w->n; i++) w->arr[k][i] = 1.0 + (double)(i % 7) * 1e-3;
+        }
+    } else {
+        w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
+        make_chain(w->chain, w->n, xorshift(&rng_state) + (uint64_t)w->id * 7919u);
+        if (sh->op == OP_STORE)
+            w->dst = (double *)pp_alloc(w->n * sizeof(double));
+        w->pos = 0;
+    }
+    pthread_barrier_wait(&sh->stop); /* ready */
+    for (;;) {
+        pthread_barrier_wait(&sh->start);
+        if (sh->quit)
+            break;
+        run_body(w);
+        pthread_barrier_wait(&sh->stop);
+    }
+    for (k = 0; k < 4; k++) free(w->arr[k]);
+    free(w->chain);
+    free(w->dst);
+    return NULL;
+}
+
+/* One timed call of all workers [s]. */
+static double timed_call(shared_t *sh, long iters)
+{
+    double t0;
+    sh->iters = iters;
+    pthread_barrier_wait(&sh->start);
+    t0 = pp_now();
+    pthread_barrier_wait(&sh->stop);
+    return pp_now() - t0;
+}
+
+static int measure_point(int op, int pattern, long long ws, int threads, int pin,
+                         const pp_common_opts *o)
+{
+    shared_t sh;
+    worker_t *ws_arr;
+    int t, k, narr;
+    size_t n, quantum;
+    long iters = 1;
+    double reps[PP_MAX_REPS], sink = 0.0;
+    long long used;
+
+    if (pattern == PAT_RANDOM && !(op == OP_LOAD || op == OP_STORE))
+        pp_die("--patterns random supports the ops load and store only (got %s)", OP_NAMES[op]);
+    narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op] : (op == OP_STORE ? 2 : 1);
+    quantum = pattern == PAT_STRIDE1 ? LANES : 2;
+    n = (size_t)(ws / threads / narr / 8) / quantum * quantum;
+    if (n < quantum)
+        pp_die("working set %lld bytes is too small for %s with %d thread(s) (minimum %lld)",
+               ws, OP_NAMES[op], threads, (long long)quantum * 8 * narr * threads);
+    used = (long long)n * 8 * narr * threads;
+
+    memset(&sh, 0, sizeof sh);
+    sh.op = op;
+    sh.pattern = pattern;
+    pthread_barrier_init(&sh.start, NULL, (unsigned)threads + 1);
+    pthread_barrier_init(&sh.stop, NULL, (unsigned)threads + 1);
+    ws_arr = (worker_t *)calloc((size_t)threads, sizeof *ws_arr);
+    if (!ws_arr) pp_die("out of memory");
+    for (t = 0; t < threads; t++) {
+        ws_arr[t].id = t;
+        ws_arr[t].cpu = pin >= 0 ? (int)((pin + t) % sysconf(_SC_NPROCESSORS_ONLN)) : -1;
+        ws_arr[t].sh = &sh;
+        ws_arr[t].n = n;
+        if (pthread_create(&ws_arr[t].tid, NULL, worker_main, &ws_arr[t]) != 0)
+            pp_die("cannot start thread %d", t);
+    }
+    pthread_barrier_wait(&sh.stop); /* all workers set up */
+
+    /* calibration doubles as warm-up */
+    for (;;) {
+        double dt = timed_call(&sh, iters);
+        if (dt >= o->min_time || iters > (LONG_MAX / 16)) break;
+        iters *= dt < o->min_time / 16 ? 8 : 2;
+    }
+    timed_call(&sh, iters);
+    for (k = 0; k < o->reps; k++) {
+        double dt = timed_call(&sh, iters);
+        double bytes = (double)n * (pattern == PAT_STRIDE1 ? OP_BYTES[op] : 8) * threads * iters;
+        reps[k] = bytes / dt;
+    }
+    sh.quit = 1;
+    pthread_barrier_wait(&sh.start);
+    for (t = 0; t < threads; t++) {
+        pthread_join(ws_arr[t].tid, NULL);
+        sink += ws_arr[t].sink;
+    }
+    pp_sink += sink;
+    pthread_barrier_destroy(&sh.start);
+    pthread_barrier_destroy(&sh.stop);
+    free(ws_arr);
+
+    pp_emit_begin();
+    printf("\"op\":\"%s\",\"pattern\":\"%s\",\"threads\":%d,\"working_set_bytes\":%lld,"
+           "\"inner_iterations\":%ld",
+           OP_NAMES[op], PAT_NAMES[pattern], threads, used, iters);
+    pp_emit_end("B/s", reps, o->reps);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    pp_common_opts o = {5, 0.01};
+    int ops[PP_MAX_LIST] = {OP_LOAD}, pats[PP_MAX_LIST] = {PAT_STRIDE1};
+    long long sizes[PP_MAX_LIST], thr[PP_MAX_LIST] = {1};
+    int nops = 1, npats = 1, nsizes = 0, nthr = 1, pin = -1;
+    int i, a, b, c, d;
+    long long maxws = 0;
+
+    pp_init("maps");
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (pp_common_option(argc, argv, &i, &o)) continue;
+        if (strcmp(arg, "--ops") == 0)
+            nops = pp_parse_name_list(arg, pp_need_value(argc, argv, &i), OP_NAMES, ops);
+        else if (strcmp(arg, "--patterns") == 0)
+            npats = pp_parse_name_list(arg, pp_need_value(argc, argv, &i), PAT_NAMES, pats);
+        else if (strcmp(arg, "--sizes") == 0)
+            nsizes = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), sizes, 1,
+                                        (long long)1 << 46);
+        else if (strcmp(arg, "--threads") == 0)
+            nthr = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), thr, 1, 1024);
+        else if (strcmp(arg, "--pin") == 0)
+            pin = (int)pp_parse_double(arg, pp_need_value(argc, argv, &i), 0, 65535);
+        else
+            pp_die("unknown argument '%s'", arg);
+    }
+    if (nsizes == 0) {
+        long long s;
+        for (s = 4096; s <= (128LL << 20); s *= 4) sizes[nsizes++] = s;
+    }
+    for (a = 0; a < nsizes; a++)
+        if (sizes[a] > maxws) maxws = sizes[a];
+    pp_check_memory(maxws);
+
+    for (b = 0; b < npats; b++)
+        for (a = 0; a < nops; a++)
+            if (pats[b] == PAT_RANDOM && !(ops[a] == OP_LOAD || ops[a] == OP_STORE))
+                pp_die("--patterns random supports the ops load and store only (got %s)",
+                       OP_NAMES[ops[a]]);
+    for (b = 0; b < npats; b++)
+        for (a = 0; a < nops; a++)
+            for (d = 0; d < nthr; d++)
+                for (c = 0; c < nsizes; c++) {
+                    if (pp_out_of_time()) {
+                        pp_emit_status(1);
+                        return 0;
+                    }
+                    measure_point(ops[a], pats[b], sizes[c], (int)thr[d], pin, &o);
+                }
+    pp_emit_status(0);
+    return 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * peak.c: PMaC PEAK loops, flop/s vs loop length (Chen and Ebbers, "PMaC Benchmarking on
+ * Three POWER4 Platforms", IBM Redpaper, Table 5).
+ *
+ *   division  y[i] = s / x[i]                              1 flop per element
+ *   daxpy     y[i] = y[i] + s * x[i]                       2 flops (24 B moved)
+ *   dot       sum += x[i] * y[i]                           2 flops (16 B moved)
+ *   poly5     y[i] = c0 + x(c1 + x(c2 + x(c3 + x(c4 + x c5))))   10 flops (Horner)
+ * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
+ * is read as 1048576 = 2^20).  Result: flop per second per repetition.
+ *
+ * Usage: peak [--ops division,daxpy,dot,poly5] [--lengths 1024,...] [--reps N]
+ *             [--min-time S] [--max-seconds S]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+enum { P_DIV, P_DAXPY, P_DOT, P_POLY };
+static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10};
+#define LANES 16
+
+typedef struct {
+    double *x, *y;
+    size_t n;
+    int op;
+} ctx_t;
+
+static volatile double s_v = 1.0000001;
+
+static double body(void *p, long iters)
+{
+    ctx_t *c = (ctx_t *)p;
+    double *restrict x = c->x, *restrict y = c->y;
+    const double s = s_v;
+    size_t i, n = c->n;
+    long it;
+    int j;
+    double acc[LANES], r = 0.0;
+    for (j = 0; j < LANES; j++) acc[j] = 0.0;
+    for (it = 0; it < iters; it++) {
+        switch (c->op) {
+        case P_DIV:
+            for (i = 0; i < n; i++) y[i] = s / x[i];
+            break;
+        case P_DAXPY:
+            for (i = 0; i < n; i++) y[i] = y[i] + 1e-9 * s * x[i];
+            break;
+        case P_DOT:
+            /* LANES independent partial sums: vectorisable without reassociation */
+            for (i = 0; i + LANES <= n; i += LANES)
+                for (j = 0; j < LANES; j++) acc[j] += x[i + j] * y[i + j];
+            for (; i < n; i++) acc[0] += x[i] * y[i];
+            break;
+        default:
+            for (i = 0; i < n; i++) {
+                double v = x[i];
+                y[i] = 0.5 + v * (0.25 + v * (0.125 + v * (0.0625 + v * (0.03125 + v * s))));
+            }
+        }
+        PP_CLOBBER();
+    }
+    for (j = 0; j < LANES; j++) r += acc[j];
+    return r + y[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+    pp_common_opts o = {5, 0.01};
+    int ops[PP_MAX_LIST] = {P_DIV, P_DAXPY, P_DOT, P_POLY};
+    long long lens[PP_MAX_LIST] = {1024, 4096, 16384, 65536, 262144, 524288, 1048576, 4194304};
+    int nops = 4, nlens = 8, i, k, l, r;
+    long long maxlen = 0;
+    double reps[PP_MAX_REPS];
+    ctx_t c;
+
+    pp_init("peak");
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (pp_common_option(argc, argv, &i, &o)) continue;
+        if (strcmp(arg, "--ops") == 0)
+            nops = pp_parse_name_list(arg, pp_need_value(argc, argv, &i), OP_NAMES, ops);
+        else if (strcmp(arg, "--lengths") == 0)
+            nlens = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), lens, 1,
+                                       (long long)1 << 36);
+        else
+            pp_die("unknown argument '%s'", arg);
+    }
+    for (l = 0; l < nlens; l++) if (lens[l] > maxlen) maxlen = lens[l];
+    pp_check_memory(16 * maxlen);
+    c.x = (double *)pp_alloc((size_t)maxlen * 8);
+    c.y = (double *)pp_alloc((size_t)maxlen * 8);
+    for (i = 0; i < maxlen; i++) { c.x[i] = 0.5 + (double)(i % 13) * 0.01; c.y[i] = 1.0; }
+    for (k = 0; k < nops; k++)
+        for (l = 0; l < nlens; l++) {
+            long iters;
+            if (pp_out_of_time()) { pp_emit_status(1); return 0; }
+            c.op = ops[k];
+            c.n = (size_t)lens[l];
+            iters = pp_calibrate(body, &c, o.min_time);
+            pp_time_reps(body, &c, iters, o.reps, reps);
+            for (r = 0; r < o.reps; r++) reps[r] = (double)OP_FLOPS[c.op] * (double)c.n / reps[r];
+            pp_emit_begin();
+            printf("\"op\":\"%s\",\"loop_length\":%lld,\"inner_iterations\":%ld",
+                   OP_NAMES[c.op], lens[l], iters);
+            pp_emit_end("flop/s", reps, o.reps);
+        }
+    free(c.x); free(c.y);
+    pp_emit_status(0);
+    return 0;
+}
