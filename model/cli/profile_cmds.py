@@ -1,0 +1,135 @@
+"""``pinchpoint profiles | ceilings | explain | solve``: the profile-and-ceilings commands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("profiles", help="list the bundled machine profiles")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run_profiles)
+
+    p = sub.add_parser("ceilings", help="every link capacity and flow ceiling of a profile",
+                       description="Every link capacity and every flow ceiling, binding links marked with *.")
+    p.add_argument("profile", help="bundled profile name or path to a .toml file")
+    p.add_argument("--flow", action="append", help="only this flow (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run_ceilings)
+
+    p = sub.add_parser("explain", help="the formula, values and sources behind a link or flow")
+    p.add_argument("profile")
+    p.add_argument("target", help="a link id or a flow name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run_explain)
+
+    p = sub.add_parser("solve", help="which value of one parameter makes a flow reach a target",
+                       description="Solve for LINK.PARAM so that FLOW reaches TARGET, e.g. "
+                                   "--flow nic-rx --target '10 Gbit/s' --vary pcix.clock")
+    p.add_argument("profile")
+    p.add_argument("--flow", required=True)
+    p.add_argument("--target", required=True, help="a rate such as '10 Gbit/s' or '3 GB/s'")
+    p.add_argument("--vary", required=True, metavar="LINK.PARAM")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run_solve)
+
+
+def run_profiles(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from ..profile_io import bundled_profiles
+    from .output import print_json, table
+
+    rows = []
+    for name, path in bundled_profiles().items():
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+        rows.append([name, doc.get("description", "") or f"(extends {doc.get('extends', '?')})"])
+    if args.json:
+        print_json([{"name": n, "description": d} for n, d in rows])
+    else:
+        print(table(rows, ["profile", "description"]))
+    return 0
+
+
+def run_ceilings(args: argparse.Namespace) -> int:
+    from .. import reporting
+    from ..ceilings import all_ceilings, scenario_ceilings
+    from ..profile_io import load_profile
+    from .output import print_json, table
+
+    profile = load_profile(args.profile)
+    flows = args.flow
+    for f in flows or ():
+        profile.flow(f)  # a clear error for an unknown flow
+    ceilings = all_ceilings(profile, flows)
+    scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
+    if args.json:
+        print_json(reporting.ceilings_json(profile, ceilings, scenarios))
+        return 0
+    binding = {b for c in ceilings for b in c.binding}
+    print(f"{profile.name}: {profile.description}")
+    print()
+    print(table(reporting.link_rows(profile, binding),
+                ["link", "kind", "between", "duplex", "capacity", "effective", "formula"],
+                align="lllllrr"[:5] + "rl"))
+    print()
+    print(table(reporting.flow_rows(profile, ceilings + scenarios),
+                ["flow", "ceiling", "effective", "binding", "to move it", "path"]))
+    print()
+    print("* binds at least one flow. capacity: raw (per direction when full duplex, shared when half);"
+          " effective: after protocol overhead. 'to move it': growth of the binding link(s) before"
+          " the next link binds.")
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from .. import reporting
+    from ..profile_io import load_profile
+    from ..symbolic import explain
+    from .output import print_json
+
+    profile = load_profile(args.profile)
+    e = explain(profile, args.target)
+    if args.json:
+        print_json(e.to_dict())
+        return 0
+    print(f"{e.target}: {e.description}")
+    label = "ceiling" if e.kind == "flow" else "capacity"
+    print(f"  {label} = {e.formula}")
+    print(f"  {' ' * len(label)} = {e.substituted}")
+    print(f"  {' ' * len(label)} = {reporting.both(e.result_bytes_per_s)}")
+    if e.effective_bytes_per_s is not None:
+        extra = f"{e.effective_formula}" if e.effective_formula else "after protocol overhead"
+        print(f"  effective = {extra} = {reporting.both(e.effective_bytes_per_s)}")
+    if e.binding:
+        print(f"  binding: {', '.join(e.binding)}")
+    for t in e.terms:
+        print(f"    {t.name} = {t.text}" + (f"    [{t.source}]" if t.source else ""))
+    return 0
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    from .. import units
+    from ..errors import InputError, UnitError
+    from ..profile_io import load_profile
+    from ..symbolic import solve
+    from .output import print_json
+
+    profile = load_profile(args.profile)
+    try:
+        target = units.parse(args.target, "bandwidth", key="--target")
+    except UnitError as exc:
+        raise InputError(exc.message, key="--target") from None
+    s = solve(profile, args.flow, target, args.vary)
+    if args.json:
+        print_json(s.to_dict())
+        return 0
+    value = units.format_quantity(s.value_si, s.dimension, digits=7)
+    print(f"{s.link}.{s.param} = {value} gives {s.flow} {units.format_rate(s.target_bytes_per_s)}")
+    print(f"  solved: {s.equation}")
+    print(f"  with it, {s.flow} reaches {units.format_rate(s.ceiling_after_bytes_per_s)}, "
+          f"bound by {', '.join(s.binding_after)}")
+    if s.note:
+        print(f"  note: {s.note}")
+    return 0 if s.reachable else 1

@@ -1,0 +1,61 @@
+"""Plain-text and JSON views of ceilings and explanations (formatting only, no models)."""
+
+from __future__ import annotations
+
+from .ceilings import Ceiling
+from .profile import Profile
+from .units import format_rate
+
+
+def is_network(profile: Profile, rids) -> bool:
+    """Network figures print in bit/s, memory and bus figures in B/s."""
+    return any(profile.links[r.split(":", 1)[0]].definition.network for r in rids)
+
+
+def rate(value: float | None, network: bool) -> str:
+    if value is None:
+        return "-"
+    return format_rate(value, "network" if network else "memory")
+
+
+def both(value: float) -> str:
+    """A figure in both conventions: '8.512 Gbit/s (1.064 GB/s)'."""
+    return f"{format_rate(value)} ({format_rate(value, 'memory')})"
+
+
+def link_rows(profile: Profile, binding: set[str]) -> list[list[str]]:
+    rows = []
+    for link in profile.links.values():
+        net = link.definition.network
+        mark = "*" if link.id in binding else ""
+        rows.append([mark + link.id, link.kind, " <-> ".join(link.between), link.duplex,
+                     rate(link.capacity, net),
+                     rate(link.effective_capacity, net) if link.definition.efficiency else "",
+                     link.formula])
+    return rows
+
+
+def flow_rows(profile: Profile, ceilings: list[Ceiling]) -> list[list[str]]:
+    rows = []
+    for c in ceilings:
+        net = is_network(profile, c.usage)
+        nxt = (f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-")
+        rows.append([c.name, rate(c.ceiling_bytes_per_s, net), rate(c.effective_bytes_per_s, net),
+                     ", ".join(c.binding), nxt, " -> ".join(c.path)])
+    return rows
+
+
+def ceilings_json(profile: Profile, ceilings: list[Ceiling], scenarios: list[Ceiling]) -> dict:
+    return {
+        "profile": profile.name,
+        "description": profile.description,
+        "links": [
+            {"id": l.id, "kind": l.kind, "between": list(l.between), "duplex": l.duplex,
+             "capacity_bytes_per_s": l.capacity, "effective_capacity_bytes_per_s": l.effective_capacity,
+             "efficiency": l.efficiency, "formula": l.formula,
+             "effective_formula": l.definition.efficiency_formula or None}
+            for l in profile.links.values()
+        ],
+        "flows": [c.to_dict() for c in ceilings],
+        "scenarios": [c.to_dict() for c in scenarios],
+    }
