@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from . import linkkinds, units
+from . import spread as _spread
 from .errors import ProfileError, UnitError
 from .linkkinds import Param
 
@@ -32,9 +33,13 @@ class Value:
     si: float
     text: str
     source: str | None = None
+    spread: tuple[str, float, float] | None = None  # ("uniform", lo, hi) / ("normal", mean, sd), SI
 
     def to_dict(self) -> dict:
-        return {"si": self.si, "text": self.text, "source": self.source}
+        out = {"si": self.si, "text": self.text, "source": self.source}
+        if self.spread is not None:
+            out["spread"] = list(self.spread)
+        return out
 
 
 @dataclass(frozen=True)
@@ -284,8 +289,12 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
             raise ctx.error(key, "a table value needs 'value' (and may have 'source')")
         source = _text(ctx, raw, "source", key) or inherited_source
         raw = raw["value"]
+    spread = None
     try:
-        si = units.parse(raw, param.dimension, file=ctx.file, key=key)
+        if _spread.looks_like_spread(raw):  # "6.4 GB/s +- 10 %", "0.7 us .. 1.0 us": si is the nominal
+            si, spread = _spread.parse_spread(raw, param.dimension, file=ctx.file, key=key)
+        else:
+            si = units.parse(raw, param.dimension, file=ctx.file, key=key)
     except UnitError as exc:
         raise ProfileError(exc.message, file=ctx.file, key=key) from None
     if not math.isfinite(si):
@@ -296,7 +305,9 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
         raise ctx.error(key, f"{raw!r} must not be negative")
     if param.integer and si != int(si):
         raise ctx.error(key, f"{raw!r} must be a whole number")
-    return Value(si, raw if isinstance(raw, str) else repr(raw), source)
+    if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
+        raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
+    return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
 
 
 def _params(ctx, table, specs: tuple[Param, ...], key: str, source: str | None) -> dict[str, Value]:

@@ -1,0 +1,324 @@
+"""What-if sweeps: a flow's ceiling and binding link over a grid of link parameters, vectorised.
+
+A flow's ceiling is ``min over the resources r it uses of capacity_r / passes_r``
+(:func:`pinchpoint.symbolic.flow_expression`).  Each term is a sympy expression in the link
+parameters (:func:`pinchpoint.symbolic.link_expression`, symbols named ``"link.param"``); we
+substitute the profile's values for every parameter that is not swept, turn each term into a
+numpy function with :func:`sympy.lambdify`, evaluate all terms over the whole grid at once and
+take the minimum (the ceiling) and the arg-minimum (the binding link) along the term axis.
+There is no Python loop over grid points.
+
+The routing (how many times a payload byte crosses each resource, the ``usage``) is taken from
+the ceiling at the profile's own values and kept fixed over the grid.  That is exact when each
+leg of the flow has a single route (the graph is a forest: every bundled profile); on a mesh the
+router could move traffic to another path when a capacity changes, and the result notes it.
+
+The same evaluator serves :mod:`pinchpoint.uncertainty` (Monte Carlo samples instead of a
+grid).  Parsing the ``--vary`` text lives here too, as a pure function that raises
+:class:`~pinchpoint.errors.InputError` (the CLI turns it into exit code 2).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import units
+from .errors import InputError, UnitError
+from .profile import Profile
+
+#: ``LINK.PARAM=LO..HI:N`` with an optional ``:log`` (geometric spacing).
+_VARY = re.compile(r"^\s*(?P<link>[A-Za-z][\w-]*)\.(?P<param>\w+)\s*=\s*(?P<lo>[^:]*?)\s*\.\.\s*"
+                   r"(?P<hi>[^:]*?)\s*:\s*(?P<n>[^:]+?)\s*(?::\s*(?P<spacing>\w+))?\s*$")
+
+
+@dataclass(frozen=True, eq=False)
+class Axis:
+    """One swept parameter: ``values`` in SI units of ``dimension``."""
+
+    link: str
+    param: str
+    dimension: str
+    values: np.ndarray
+    spacing: str = "linear"  # or "log"
+
+    @property
+    def name(self) -> str:
+        return f"{self.link}.{self.param}"
+
+    @property
+    def unit(self) -> str:
+        return units.BASE_UNITS[self.dimension] or "1"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "link": self.link, "param": self.param, "dimension": self.dimension,
+                "unit": self.unit, "spacing": self.spacing, "points": int(self.values.size),
+                "low": float(self.values[0]), "high": float(self.values[-1])}
+
+
+def check_param(profile: Profile, link_id: str, param: str, key: str):
+    """The :class:`~pinchpoint.linkkinds.Param` spec of ``link.param``, or InputError naming ``key``."""
+    if link_id not in profile.links:
+        raise InputError(f"no link {link_id!r} in profile {profile.name!r} "
+                         f"(links: {', '.join(profile.links)})", key=key)
+    link = profile.links[link_id]
+    names = [p.name for p in link.definition.params]
+    if param not in names:
+        raise InputError(f"link {link_id!r} ({link.kind}) has no parameter {param!r} "
+                         f"(it has: {', '.join(names)})", key=key)
+    return link.definition.param(param)
+
+
+def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
+    """Parse ``LINK.PARAM=LO..HI:N[:log]`` into an :class:`Axis` (values in SI units).
+
+    ``LO`` and ``HI`` carry units ("66MHz", "32 bit"); a bare number only for dimensionless
+    parameters.  ``N`` points, evenly spaced (``:lin``, the default) or geometrically (``:log``).
+    Whole-number parameters (lanes, channels) are rounded to whole numbers.
+
+    Raises
+    ------
+    InputError
+        The text does not have that shape; the link or parameter does not exist; a bound is not
+        of the parameter's dimension; the range is empty (``N < 1``, or ``HI <= LO`` with ``N >= 2``,
+        or ``LO != HI`` with ``N = 1``); a log range does not start above zero; the parameter
+        changes the link's duplex (the routing would change).
+    """
+    m = _VARY.match(text)
+    if not m:
+        raise InputError(f"expected LINK.PARAM=LO..HI:N[:log] (e.g. pcix.clock=66MHz..266MHz:41), got {text!r}",
+                         key=key)
+    link_id, param = m["link"], m["param"]
+    spec = check_param(profile, link_id, param, key)
+    where = f"{key} {link_id}.{param}"
+    bounds = []
+    for which in ("lo", "hi"):
+        raw = m[which]
+        if not raw:
+            raise InputError(f"the range {text!r} has no {'low' if which == 'lo' else 'high'} end", key=key)
+        value: str | float = raw
+        if spec.dimension == "dimensionless":
+            try:
+                value = float(raw)
+            except ValueError:
+                value = raw
+        try:
+            bounds.append(units.parse(value, spec.dimension, key=where))
+        except UnitError as exc:
+            raise InputError(exc.message, key=where) from None
+    lo, hi = bounds
+    try:
+        n = int(m["n"])
+    except ValueError:
+        raise InputError(f"the number of points must be a whole number, got {m['n']!r}", key=where) from None
+    spacing = (m["spacing"] or "linear").lower()
+    if spacing in ("lin", "linear"):
+        spacing = "linear"
+    elif spacing in ("log", "geom", "geometric"):
+        spacing = "log"
+    else:
+        raise InputError(f"spacing must be 'lin' or 'log', got {m['spacing']!r}", key=where)
+    if n < 1:
+        raise InputError(f"the range is empty: {n} points (need at least 1)", key=where)
+    if n == 1 and lo != hi:
+        raise InputError(f"one point needs LO == HI, got {m['lo']}..{m['hi']}", key=where)
+    if n >= 2 and not hi > lo:
+        raise InputError(f"the range {m['lo']}..{m['hi']} is empty: HI must be greater than LO", key=where)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise InputError("the range must be finite", key=where)
+    if spec.positive and lo <= 0:
+        raise InputError(f"{param} must be greater than zero, the range starts at {m['lo']}", key=where)
+    if lo < 0:
+        raise InputError(f"{param} must not be negative, the range starts at {m['lo']}", key=where)
+    if spacing == "log":
+        if lo <= 0:
+            raise InputError("a log range must start above zero", key=where)
+        values = np.geomspace(lo, hi, n)
+    else:
+        values = np.linspace(lo, hi, n)
+    if spec.integer:
+        values = np.unique(np.round(values))
+        if values[0] <= 0 and spec.positive:
+            raise InputError(f"{param} is a whole number greater than zero", key=where)
+    link = profile.links[link_id]
+    nominal = link.duplex
+    for v in (values[0], values[-1]):
+        trial = {**link.values(), param: float(v)}
+        if link.definition.duplex(trial) != nominal:
+            raise InputError(f"at {param} = {v:g} link {link_id!r} would change from {nominal} duplex: the "
+                             "sweep keeps the routing of the profile; edit the profile instead", key=where)
+    return Axis(link_id, param, spec.dimension, values, spacing)
+
+
+# --- the vectorised evaluator ----------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Terms:
+    """The terms capacity_r / passes_r of one flow, as numpy functions of the free symbols."""
+
+    resources: tuple[str, ...]
+    links: tuple[str, ...]  # link id of each term
+    raw: tuple  # callables (one per term) of the free parameters, in ``names`` order
+    effective: tuple
+    names: tuple[str, ...]
+    raw_exprs: tuple
+    usage: dict
+    forest: bool
+
+
+def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
+    """Lambdify each term of ``flow``'s ceiling in the parameters ``free`` ("link.param")."""
+    import sympy
+
+    from . import ceilings, graph
+    from .symbolic import link_expression, profile_values
+
+    c = ceilings.flow_ceiling(profile, flow)
+    values = profile_values(profile)
+    free_syms = []
+    for name in free:
+        link_id, _, param = name.partition(".")
+        free_syms.append(sympy.Symbol(name, positive=True))
+    fixed = {s: v for s, v in values.items() if s.name not in set(free)}
+    resources, links, raw, eff, raw_exprs = [], [], [], [], []
+    for rid, u in sorted(c.usage.items()):
+        link = profile.links[rid.split(":", 1)[0]]
+        passes = sympy.nsimplify(u)
+        for effective, out in ((False, raw), (True, eff)):
+            expr = (link_expression(link, effective=effective) / passes).subs(fixed)
+            if not effective:
+                raw_exprs.append(expr)
+            out.append(sympy.lambdify(free_syms, expr, modules="numpy"))
+        resources.append(rid)
+        links.append(link.id)
+    forest = ceilings.is_forest(graph.build(profile))
+    return _Terms(tuple(resources), tuple(links), tuple(raw), tuple(eff), tuple(free),
+                  tuple(raw_exprs), dict(c.usage), forest)
+
+
+def evaluate_terms(terms: _Terms, args: list, shape: tuple[int, ...], *, effective: bool = False):
+    """(ceiling, binding term index) arrays of ``shape`` for broadcastable parameter arrays ``args``."""
+    funcs = terms.effective if effective else terms.raw
+    stack = np.empty((len(funcs),) + shape)
+    for i, f in enumerate(funcs):
+        stack[i] = f(*args)  # broadcasts scalars and grid axes alike
+    idx = np.argmin(stack, axis=0)
+    ceiling = np.take_along_axis(stack, idx[None], axis=0)[0]
+    return ceiling, idx
+
+
+# --- the result -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    """A flow's ceiling over a grid of parameter values.
+
+    ``ceiling`` and ``effective`` [B/s] have one axis per :class:`Axis` (``indexing="ij"``);
+    ``binding`` / ``effective_binding`` hold indices into ``links`` (the link of the term that is
+    the minimum; on exact ties the first in resource order).
+    """
+
+    profile: str
+    flow: str
+    axes: tuple[Axis, ...]
+    ceiling: np.ndarray
+    binding: np.ndarray
+    effective: np.ndarray
+    effective_binding: np.ndarray
+    resources: tuple[str, ...]
+    links: tuple[str, ...]
+    nominal_bytes_per_s: float
+    network: bool
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.ceiling.shape
+
+    @property
+    def size(self) -> int:
+        return int(self.ceiling.size)
+
+    def binding_links(self, *, effective: bool = False) -> np.ndarray:
+        """The binding link id at each point (an array of str)."""
+        return np.asarray(self.links, dtype=object)[self.effective_binding if effective else self.binding]
+
+    def binding_share(self, *, effective: bool = False) -> dict[str, float]:
+        """Fraction of grid points at which each link binds."""
+        idx = (self.effective_binding if effective else self.binding).ravel()
+        counts = np.bincount(idx, minlength=len(self.links))
+        out: dict[str, float] = {}
+        for link, n in zip(self.links, counts):
+            out[link] = out.get(link, 0.0) + n / idx.size
+        return {k: v for k, v in out.items() if v > 0}
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Flat columns, one row per grid point (C order, last axis fastest)."""
+        grids = np.meshgrid(*[a.values for a in self.axes], indexing="ij")
+        cols: dict[str, np.ndarray] = {f"{a.name}_{a.unit}": g.ravel() for a, g in zip(self.axes, grids)}
+        cols["ceiling_bytes_per_s"] = self.ceiling.ravel()
+        cols["binding"] = self.binding_links().ravel()
+        cols["effective_ceiling_bytes_per_s"] = self.effective.ravel()
+        cols["effective_binding"] = self.binding_links(effective=True).ravel()
+        return cols
+
+    def to_dict(self, *, points: bool = True) -> dict:
+        out = {
+            "profile": self.profile, "flow": self.flow,
+            "axes": [a.to_dict() for a in self.axes],
+            "points": self.size,
+            "nominal_ceiling_bytes_per_s": self.nominal_bytes_per_s,
+            "min_ceiling_bytes_per_s": float(self.ceiling.min()),
+            "max_ceiling_bytes_per_s": float(self.ceiling.max()),
+            "binding_share": self.binding_share(),
+            "effective_binding_share": self.binding_share(effective=True),
+            "resources": list(self.resources),
+            "notes": list(self.notes),
+        }
+        if points:
+            cols = self.columns()
+            out["grid"] = [{k: (v[i] if isinstance(v[i], str) else float(v[i])) for k, v in cols.items()}
+                           for i in range(self.size)]
+        return out
+
+
+def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepResult:
+    """Evaluate ``flow``'s ceiling over the grid spanned by ``axes`` (vectorised, see module doc).
+
+    Raises
+    ------
+    InputError
+        No axes, or the same parameter twice.
+    ProfileError
+        No such flow.
+    """
+    from .ceilings import flow_ceiling
+
+    axes = tuple(axes)
+    if not axes:
+        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="--vary")
+    names = [a.name for a in axes]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise InputError(f"{sorted(dup)[0]} is varied twice", key="--vary")
+    profile.flow(flow)  # ProfileError naming the flows if there is none
+    terms = build_terms(profile, flow, names)
+    shape = tuple(a.values.size for a in axes)
+    args = []
+    for i, a in enumerate(axes):  # broadcastable views, no meshgrid copies
+        view = [1] * len(axes)
+        view[i] = a.values.size
+        args.append(a.values.reshape(view))
+    raw, raw_idx = evaluate_terms(terms, args, shape)
+    eff, eff_idx = evaluate_terms(terms, args, shape, effective=True)
+    notes = []
+    if not terms.forest:
+        notes.append("the graph has more than one route between some components: the routing of the "
+                     "profile's own values is kept over the grid, so points far from it may be pessimistic")
+    network = any(profile.links[l].definition.network for l in terms.links)
+    nominal = flow_ceiling(profile, flow).ceiling_bytes_per_s
+    return SweepResult(profile.name, flow, axes, raw, raw_idx, eff, eff_idx, terms.resources, terms.links,
+                       nominal, network, tuple(notes))
