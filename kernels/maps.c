@@ -141,6 +141,12 @@ static uint64_t store_random(const uint64_t *chain, double *dst, uint64_t j, siz
     return j;
 }
 
+/* Steps per inner iteration of the random pattern: the whole chain for small working sets,
+   a 64 Ki-step slice of it (continuing where the last one stopped) for large ones, so that
+   calibration has a fine grain. */
+#define RANDOM_SLICE 65536
+static size_t random_steps(size_t n) { return n < RANDOM_SLICE ? n : RANDOM_SLICE; }
+
 static void run_body(worker_t *w)
 {
     shared_t *sh = w->sh;
@@ -156,9 +162,9 @@ static void run_body(worker_t *w)
     } else {
         for (it = 0; it < sh->iters; it++) {
             if (sh->op == OP_LOAD)
-                w->pos = load_random(w->chain, w->pos, w->n);
+                w->pos = load_random(w->chain, w->pos, random_steps(w->n));
             else
-                w->pos = store_random(w->chain, w->dst, w->pos, w->n, (double)it);
+                w->pos = store_random(w->chain, w->dst, w->pos, random_steps(w->n), (double)it);
             PP_CLOBBER();
         }
         w->sink += (double)w->pos;
@@ -290,7 +296,9 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
     timed_call(&sh, iters);
     for (k = 0; k < o->reps; k++) {
         double dt = timed_call(&sh, iters);
-        double bytes = (double)n * (pattern == PAT_STRIDE1 ? OP_BYTES[op] : 8) * threads * iters;
+        double per_iter = pattern == PAT_STRIDE1 ? (double)n * OP_BYTES[op]
+                                                 : (double)random_steps(n) * 8;
+        double bytes = per_iter * threads * iters;
         reps[k] = bytes / dt;
     }
     sh.quit = 1;

@@ -1,0 +1,232 @@
+"""Plan and run a measurement: which kernels, which sizes, how many repetitions; assemble the
+:class:`~pinchpoint.signature.Signature`.
+
+Two plans: ``quick`` (the whole suite in well under a minute on a 2-core machine: fewer sizes,
+5 repetitions of at least 5 ms) and ``full`` (every size step, 11 repetitions of at least
+50 ms, all thread and process counts).  Sizes follow the host: the MAPS sweep runs from 4 KiB
+to 4x the last-level cache (PMaC MAPS, Snavely et al. SC2002), STREAM arrays are at least 4x
+the last-level cache each (McCalpin's rule), PEAK uses the loop lengths of the PMaC PEAK table
+(Chen and Ebbers, IBM Redpaper, Table 5).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from . import __version__
+from .errors import InputError
+from .hostinfo import host_info, last_level_cache_bytes
+from .kernel_runner import (KERNELS, compile_kernel, find_compiler, run_kernel,
+                            source_sha256)
+from .signature import KernelRun, Point, Result, Signature
+
+MODES = ("quick", "full")
+KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
+
+#: Parameters a kernel prints that describe how it measured, not what: kept out of points.
+_BOOKKEEPING = ("inner_iterations", "round_trips", "rounds", "bytes_per_repetition")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kernel invocation of a plan."""
+
+    kernel: str
+    args: tuple[str, ...]
+    label: str
+    timeout_s: float
+    memory_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: str
+    jobs: tuple[Job, ...]
+    kernels: tuple[str, ...] = field(default_factory=tuple)
+
+
+def parse_only(text: str | None) -> tuple[str, ...]:
+    """``"maps,peak"`` -> ("maps", "peak"); every name must be a kernel.
+
+    Raises
+    ------
+    InputError
+        For an unknown name or an empty list.
+    """
+    if text is None:
+        return KERNELS
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise InputError("empty kernel list", key="--only")
+    for n in names:
+        if n not in KERNELS:
+            raise InputError(f"unknown kernel {n!r} (choose from {', '.join(KERNELS)})",
+                             key="--only")
+    return tuple(k for k in KERNELS if k in names)
+
+
+def _size_list(sizes) -> str:
+    return ",".join(str(int(s)) for s in sizes)
+
+
+def maps_sizes(llc_bytes: int, mode: str) -> list[int]:
+    """Working sets [B] from 4 KiB to at least 4x the last-level cache: powers of 4 (quick)
+    or powers of 2 with the midpoints 1.5 x 2^k (full)."""
+    top = 4 * llc_bytes
+    sizes, s = [], 4 * KiB
+    step = 4 if mode == "quick" else 2
+    while s < top:
+        sizes.append(s)
+        if mode == "full" and s * 3 // 2 < top:
+            sizes.append(s * 3 // 2)
+        s *= step
+    sizes.append(top)
+    return sorted(set(sizes))
+
+
+def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
+              cpus: int | None = None, io_dir: str | None = None) -> Plan:
+    """The list of kernel invocations for a mode.
+
+    Parameters
+    ----------
+    mode : {"quick", "full"}
+    only : iterable of str, optional
+        Kernel names to run (default: all).
+    llc_bytes : int, optional
+        Last-level cache size [B] (default: read from the host; 32 MiB if unknown).
+    cpus : int, optional
+        Logical CPUs (default: os.cpu_count()).
+    io_dir : str, optional
+        Directory for iobench's temporary files.
+    """
+    if mode not in MODES:
+        raise InputError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})", key="mode")
+    kernels = tuple(only) if only is not None else KERNELS
+    for k in kernels:
+        if k not in KERNELS:
+            raise InputError(f"unknown kernel {k!r} (choose from {', '.join(KERNELS)})",
+                             key="--only")
+    llc = llc_bytes or last_level_cache_bytes(host_info().get("caches", [])) or 32 * MiB
+    cpus = cpus or os.cpu_count() or 1
+    quick = mode == "quick"
+    common = ["--reps", "5" if quick else "11", "--min-time", "0.005" if quick else "0.05"]
+    bound = 20.0 if quick else 600.0
+    jobs: list[Job] = []
+
+    def add(kernel, args, label, memory=None, bound_s=bound):
+        jobs.append(Job(kernel, tuple(common + ["--max-seconds", str(bound_s)] + args), label,
+                        timeout_s=2 * bound_s + 30, memory_bytes=memory))
+
+    if "maps" in kernels:
+        sizes = maps_sizes(llc, mode)
+        mem = 4 * llc + GiB
+        for op in ("load", "store", "copy", "triad"):
+            add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", "--pin", "0",
+                         "--sizes", _size_list(sizes)], f"maps {op} stride1", mem)
+        rsizes = sizes if not quick else sizes[1::2] + ([sizes[-1]] if len(sizes) % 2 else [])
+        add("maps", ["--ops", "load" if quick else "load,store", "--patterns", "random",
+                     "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))],
+            "maps random", mem)
+        if cpus > 1:
+            threads = [cpus] if quick else list(range(2, cpus + 1))
+            tsizes = [16 * KiB, 256 * KiB, 4 * llc] if quick else sizes
+            add("maps", ["--ops", "load" if quick else "load,copy,triad", "--patterns", "stride1",
+                         "--threads", _size_list(threads), "--pin", "0",
+                         "--sizes", _size_list(tsizes)], "maps threads", mem)
+    if "stream" in kernels:
+        n = max(4 * llc // 8, 2 * MiB)
+        add("stream", ["--elements", str(n)], "stream", 3 * 8 * n + GiB)
+    if "peak" in kernels:
+        add("peak", [], "peak", 2 * GiB)
+    if "ping" in kernels:
+        sizes = "1,64,4096,65536,1048576" if quick else "1,8,64,512,4096,32768,262144,1048576,4194304"
+        add("ping", ["--sizes", sizes], "ping")
+    if "effbw" in kernels:
+        procs = [2] if quick or cpus < 3 else list(range(2, cpus + 1))
+        add("effbw", ["--procs", _size_list(procs),
+                      "--sizes", "8,1024,65536,1048576" if quick else "8,128,1024,8192,65536,1048576"],
+            "effbw")
+    if "iobench" in kernels:
+        args = ["--file-bytes", "16M" if quick else "256M",
+                "--buffer-bytes", "4K,256K" if quick else "4K,64K,1M"]
+        if io_dir:
+            args += ["--dir", io_dir]
+        jobs.append(Job("iobench", tuple(["--reps", "3" if quick else "5", "--max-seconds",
+                                          str(bound)] + args), "iobench", 2 * bound + 30))
+    if "netstream" in kernels:
+        add("netstream", ["--sizes", "1024,65536,1048576" if quick else "128,1024,8192,65536,1048576",
+                          "--sockbufs", "0,262144" if quick else "0,65536,262144,4194304"],
+            "netstream")
+    return Plan(mode, tuple(jobs), kernels)
+
+
+def point_from_record(rec: dict) -> Point:
+    """Turn one kernel output line into a :class:`Point` (bookkeeping keys dropped)."""
+    params = {k: v for k, v in rec["params"].items() if k not in _BOOKKEEPING}
+    return Point(params, Result.from_repetitions(rec["unit"], rec["repetitions"]))
+
+
+def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None,
+            progress: bool = False, io_dir: str | None = None) -> Signature:
+    """Compile and run the kernels of a plan and return the signature.
+
+    Parameters
+    ----------
+    mode : {"quick", "full"}
+    only : iterable of str, optional
+        Kernels to run (default: all).
+    cc : str, optional
+        Compiler command (default: $CC, else ``cc``).
+    flags : sequence of str, optional
+        Optimisation flags (default: -O3 -march=native).
+    progress : bool
+        Show a tqdm progress bar on stderr.
+    io_dir : str, optional
+        Where iobench makes its temporary directory (default: the system's temp dir).
+
+    Raises
+    ------
+    CompileError, MeasurementError, InputError
+    """
+    from tqdm import tqdm
+
+    compiler = find_compiler(cc, flags)
+    host = host_info()
+    with tempfile.TemporaryDirectory(prefix="pinchpoint-measure-", dir=io_dir) as workdir:
+        plan = make_plan(mode, only, llc_bytes=last_level_cache_bytes(host.get("caches", [])),
+                         io_dir=workdir)
+        binaries = {}
+        points: dict[str, list[Point]] = {}
+        truncated = []
+        with tqdm(total=len(plan.kernels) + len(plan.jobs), disable=not progress, unit="step",
+                  desc="compile", leave=False) as bar:
+            for kernel in plan.kernels:
+                bar.set_description(f"compile {kernel}")
+                binaries[kernel] = compile_kernel(kernel, compiler)
+                bar.update()
+            for job in plan.jobs:
+                bar.set_description(job.label)
+                out = run_kernel(binaries[job.kernel], list(job.args), kernel=job.kernel,
+                                 timeout=job.timeout_s, memory_bytes=job.memory_bytes,
+                                 on_point=lambda rec: bar.set_postfix_str(_short(rec)))
+                if out.status == "truncated":
+                    truncated.append(job.label)
+                points.setdefault(job.kernel, []).extend(point_from_record(r) for r in out.points)
+                bar.update()
+    host = dict(host)
+    host["run"] = {"mode": mode, "pinchpoint_version": __version__,
+                   "truncated": truncated}
+    kernels = {k: KernelRun(source_sha256(k), tuple(points.get(k, ()))) for k in plan.kernels}
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return Signature(host, compiler.to_dict(), created, kernels)
+
+
+def _short(rec: dict) -> str:
+    p = rec.get("params", {})
+    keys = ("op", "test", "transport", "topology", "working_set_bytes", "loop_length",
+            "message_bytes")
+    return " ".join(str(p[k]) for k in keys if k in p)

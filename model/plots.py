@@ -1,0 +1,85 @@
+"""Plots of signatures.  matplotlib is imported only when a plot is asked for (extra "plot")."""
+
+from __future__ import annotations
+
+from .errors import SignatureError
+from .hostinfo import data_cache_sizes
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise SignatureError("plotting needs matplotlib: pip install 'pinchpoint[plot]'") \
+            from None
+    return plt
+
+
+def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
+    """MAPS bandwidth vs working-set size, one line per op and pattern, cache sizes marked.
+
+    Parameters
+    ----------
+    signature : Signature
+        Must contain a "maps" kernel with ``working_set_bytes`` points.
+    ax : matplotlib Axes, optional
+        Drawn into if given, else a new figure is made.
+    caches : dict of int to int, optional
+        Cache level -> size [B] to mark with vertical lines; default: the signature's
+        ``host.caches`` (data and unified caches).
+    threads : int
+        Thread count to plot [1].
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 5))
+    series = {}
+    for p in signature.points("maps", threads=threads):
+        if "working_set_bytes" not in p.params:
+            continue
+        key = (p.get("op", "?"), p.get("pattern", "?"))
+        series.setdefault(key, []).append((p["working_set_bytes"], p.result))
+    if not series:
+        raise SignatureError(f"no MAPS points with threads={threads} to plot", key="kernels.maps")
+    for (op, pattern), pts in sorted(series.items()):
+        pts.sort(key=lambda t: t[0])
+        xs = [x for x, _ in pts]
+        med = [r.median / 1e9 for _, r in pts]
+        lo = [r.min / 1e9 for _, r in pts]
+        hi = [r.max / 1e9 for _, r in pts]
+        line, = ax.plot(xs, med, marker="o", ms=3, label=f"{op} {pattern}",
+                        ls="-" if pattern == "stride1" else "--")
+        ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+    if caches is None:
+        caches = data_cache_sizes(list(signature.host.get("caches", [])))
+    for level, size in sorted(caches.items()):
+        ax.axvline(size, color="grey", lw=0.8, ls=":")
+        ax.annotate(f"L{level} {_fmt_size(size)}", (size, 1.0), xycoords=("data", "axes fraction"),
+                    rotation=90, va="top", ha="right", fontsize=8, color="grey")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("working set [B]")
+    ax.set_ylabel("bandwidth [GB/s] (1 GB = 1e9 B)")
+    ax.set_title(f"MAPS: {signature.host.get('cpu_model', '')} ({threads} thread"
+                 f"{'s' if threads != 1 else ''})", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def _fmt_size(n: int) -> str:
+    for unit, div in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div} {unit}"
+    return f"{n} B"
+
+
+def save(ax, path) -> None:
+    """Save the figure of ``ax`` (format from the suffix: .svg, .png, .pdf)."""
+    ax.figure.savefig(path, bbox_inches="tight")
