@@ -20,6 +20,7 @@ from ..errors import PinchpointError
 #: Subcommand modules, in the order ``--help`` lists them.  Add a module here to add commands.
 COMMAND_MODULES = [
     "pinchpoint.cli.profile_cmds",
+    "pinchpoint.cli.measure_cmds",
 ]
 
 
