@@ -1,0 +1,299 @@
+"""Universal Scalability Law: fit measured throughput vs clients, flag retrograde scaling.
+
+    X(N) = gamma N / (1 + alpha (N - 1) + beta N (N - 1))        [1], [2] ch. 4-6
+
+``gamma`` [1/s] is the throughput of one client, ``alpha`` [-] the contention (the serial
+fraction of Amdahl's law), ``beta`` [-] the coherency (crosstalk) penalty.  With ``beta = 0`` the
+law is Amdahl's and throughput never falls as clients are added; with ``beta > 0`` it peaks at
+``N* = sqrt((1 - alpha) / beta)`` and then falls: *retrograde* scaling.  A retrograde curve on
+hardware that scales under another software stack is the shape of a software bottleneck: seed
+001 (AnandTech, "No More Apple Mysteries, Part Two", 2005) measured MySQL on one dual G5 at 113
+and 62 queries/s for 5 and 10 clients under Mac OS X, 411 and 443 under Yellow Dog Linux.
+
+The fit is bounded non-linear least squares (scipy's trust-region reflective ``least_squares``;
+``alpha``, ``beta`` in [0, 1], ``gamma`` > 0), from several starting points.  Standard errors
+come from the Jacobian at the solution, ``cov = s^2 (J^T J)^-1`` with ``s^2 = RSS / (n - k)``,
+and intervals from Student's t.  Whether ``beta`` is significantly above zero is decided by the
+nested-model test against the best ``beta = 0`` (Amdahl) fit: an F test when the full fit has
+residual degrees of freedom; otherwise (two or three points) a chi-square test of the Amdahl
+fit's residuals against an assumed relative measurement noise (default 5 %).
+
+References
+----------
+.. [1] N. J. Gunther, "A Simple Capacity Model of Massively Parallel Transaction Systems",
+   CMG Conference, 1993; N. J. Gunther, *Guerrilla Capacity Planning*, Springer, 2007, ch. 4-6.
+.. [2] N. J. Gunther, *Analyzing Computer System Performance with Perl::PDQ*, 2nd ed., 2011.
+.. [3] J. Nocedal and S. J. Wright, *Numerical Optimization*, 2nd ed., 2006, sec. 10.3
+   (covariance of non-linear least-squares estimates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InputError
+
+PARAMS = ("gamma", "alpha", "beta")
+DEFAULT_NOISE = 0.05  # assumed relative measurement noise when the data cannot estimate it
+LEVEL = 0.95
+
+
+def usl(clients, gamma, alpha, beta):
+    """USL throughput X(N) [same unit as gamma] for ``clients`` N [-] (numpy-friendly) [1]."""
+    n = np.asarray(clients, dtype=float)
+    return gamma * n / (1.0 + alpha * (n - 1.0) + beta * n * (n - 1.0))
+
+
+def peak_clients(alpha: float, beta: float) -> float:
+    """N at which X(N) peaks, sqrt((1 - alpha) / beta) [1]; inf when beta = 0."""
+    if beta <= 0:
+        return math.inf
+    return math.sqrt(max(1.0 - alpha, 0.0) / beta)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    stderr: float | None  # None when the data leave no residual degrees of freedom
+    low: float | None
+    high: float | None
+    fixed: bool = False
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "stderr": self.stderr, "ci_low": self.low, "ci_high": self.high,
+                "fixed": self.fixed}
+
+
+@dataclass(frozen=True)
+class BetaTest:
+    """Nested-model test of beta = 0 (Amdahl) against the full USL."""
+
+    method: str  # "F" or "chi2 (assumed noise)"
+    statistic: float
+    p_value: float
+    rss_amdahl: float
+    rss_usl: float | None
+    noise: float | None  # relative noise assumed (chi2 method)
+    significant: bool
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "statistic": self.statistic, "p_value": self.p_value,
+                "rss_amdahl": self.rss_amdahl, "rss_usl": self.rss_usl, "assumed_relative_noise": self.noise,
+                "significant": self.significant}
+
+
+@dataclass(frozen=True, eq=False)
+class USLFit:
+    """A USL fit of one series, its peak and the retrograde verdict."""
+
+    series: str
+    clients: np.ndarray
+    throughput: np.ndarray
+    gamma: Estimate | None  # None when the series is too short for the full fit
+    alpha: Estimate | None
+    beta: Estimate | None
+    rss: float | None
+    dof: int | None
+    amdahl: tuple[float, float]  # (gamma, alpha) of the beta = 0 fit
+    test: BetaTest
+    level: float = LEVEL
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def fitted(self) -> bool:
+        return self.beta is not None
+
+    @property
+    def peak_clients(self) -> float | None:
+        if not self.fitted:
+            return None
+        return peak_clients(self.alpha.value, self.beta.value)
+
+    @property
+    def peak_throughput(self) -> float | None:
+        n = self.peak_clients
+        if n is None or not math.isfinite(n):
+            return None
+        return float(usl(n, self.gamma.value, self.alpha.value, self.beta.value))
+
+    @property
+    def retrograde(self) -> bool:
+        """beta significantly > 0: throughput falls past a peak."""
+        return self.test.significant
+
+    @property
+    def verdict(self) -> str:
+        if self.retrograde:
+            where = (f" past N = {self.peak_clients:.3g}" if self.peak_clients and math.isfinite(self.peak_clients)
+                     else "")
+            return ("retrograde: throughput falls as clients are added" + where + " (beta > 0, p = "
+                    f"{self.test.p_value:.2g}): contention in software (locks, thread or process handling, "
+                    "coherency traffic), not a hardware ceiling")
+        if self.fitted and self.alpha.value > 0.5:
+            return (f"not retrograde; strongly serialised (alpha = {self.alpha.value:.2f}): throughput levels off "
+                    f"near {self.gamma.value / self.alpha.value:.4g}")
+        return "not retrograde: throughput rises or levels off with clients (beta not significant)"
+
+    def predict(self, clients) -> np.ndarray:
+        if self.fitted:
+            return usl(clients, self.gamma.value, self.alpha.value, self.beta.value)
+        g, a = self.amdahl
+        return usl(clients, g, a, 0.0)
+
+    def to_dict(self) -> dict:
+        pk = self.peak_clients
+        return {
+            "series": self.series,
+            "points": [{"clients": float(n), "throughput": float(x)} for n, x in zip(self.clients, self.throughput)],
+            "fitted": self.fitted,
+            **{p: (getattr(self, p).to_dict() if self.fitted else None) for p in PARAMS},
+            "confidence_level": self.level, "rss": self.rss, "dof": self.dof,
+            "peak_clients": pk if pk is None or math.isfinite(pk) else None,
+            "peak_throughput": self.peak_throughput,
+            "amdahl_fit": {"gamma": self.amdahl[0], "alpha": self.amdahl[1]},
+            "beta_test": self.test.to_dict(),
+            "retrograde": self.retrograde, "verdict": self.verdict, "notes": list(self.notes),
+        }
+
+
+def _check_data(clients, throughput, series: str):
+    n = np.asarray(clients, dtype=float)
+    x = np.asarray(throughput, dtype=float)
+    if n.ndim != 1 or n.shape != x.shape:
+        raise InputError(f"series {series!r}: clients and throughput must be two columns of equal length")
+    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(x))):
+        raise InputError(f"series {series!r}: clients and throughput must be finite numbers")
+    if np.any(n < 1):
+        raise InputError(f"series {series!r}: the number of clients must be >= 1, got {n.min():g}")
+    if np.any(x <= 0):
+        raise InputError(f"series {series!r}: throughput must be > 0, got {x.min():g}")
+    order = np.argsort(n, kind="stable")
+    return n[order], x[order]
+
+
+def _fit(n, x, fixed: dict[str, float]):
+    """Least-squares fit of the free parameters; returns (params dict, rss, jacobian, free names)."""
+    from scipy.optimize import least_squares
+
+    free = [p for p in PARAMS if p not in fixed]
+    lower = {"gamma": 1e-300, "alpha": 0.0, "beta": 0.0}
+    upper = {"gamma": np.inf, "alpha": 1.0, "beta": 1.0}
+
+    def full(theta):
+        vals = dict(fixed)
+        vals.update(zip(free, theta))
+        return vals
+
+    def resid(theta):
+        v = full(theta)
+        return usl(n, v["gamma"], v["alpha"], v["beta"]) - x
+
+    g0 = float(np.max(x / n))
+    best = None
+    for a0 in (0.0, 0.05, 0.3, 0.8):
+        for b0 in (0.0, 1e-4, 1e-2, 0.2):
+            for gs in (1.0, 2.0):
+                start = {"gamma": g0 * gs, "alpha": a0, "beta": b0}
+                theta0 = [start[p] for p in free]
+                res = least_squares(resid, theta0, bounds=([lower[p] for p in free], [upper[p] for p in free]),
+                                    method="trf", x_scale="jac", xtol=1e-14, ftol=1e-14, gtol=1e-14,
+                                    max_nfev=2000)
+                if best is None or res.cost < best.cost:
+                    best = res
+    return full(best.x), float(2 * best.cost), best.jac, free
+
+
+def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | None = None,
+        noise: float | None = None, level: float = LEVEL) -> USLFit:
+    """Fit the USL to one series and test whether beta > 0 (module docstring).
+
+    Parameters
+    ----------
+    clients, throughput : array_like
+        N [-] and X [any rate unit] per measurement.
+    fixed : dict, optional
+        Parameters held at given values ({"alpha": 0.0}); the others are fitted.
+    noise : float, optional
+        Relative measurement noise [-] for the chi-square test when the full fit has no residual
+        degrees of freedom (default 5 %).  Ignored otherwise.
+
+    Raises
+    ------
+    InputError
+        Fewer points than the free parameters of the beta = 0 model (the smallest model the
+        test needs), bad values, or a fixed parameter out of its bounds.
+    """
+    from scipy import stats
+
+    fixed = dict(fixed or {})
+    for k, v in fixed.items():
+        if k not in PARAMS:
+            raise InputError(f"no USL parameter {k!r} (parameters: {', '.join(PARAMS)})", key="--fix")
+        ok = v > 0 if k == "gamma" else 0 <= v <= 1
+        if not (math.isfinite(v) and ok):
+            raise InputError(f"{k} = {v!r} is out of bounds ({'> 0' if k == 'gamma' else 'in [0, 1]'})", key="--fix")
+    if "beta" in fixed:
+        raise InputError("beta cannot be fixed: the fit exists to estimate it", key="--fix")
+    n, x = _check_data(clients, throughput, series)
+    k_full = len([p for p in PARAMS if p not in fixed])
+    amdahl_fixed = {**fixed, "beta": 0.0}
+    k0 = len([p for p in PARAMS if p not in amdahl_fixed])
+    if n.size < max(k0, 1):
+        raise InputError(f"series {series!r}: {n.size} data point(s), fewer than the {max(k0, 1)} fit parameters "
+                         f"({', '.join(p for p in PARAMS if p not in amdahl_fixed)}) of even the beta = 0 model")
+    if np.unique(n).size < min(n.size, k0):
+        raise InputError(f"series {series!r}: needs measurements at {k0} or more different client counts")
+    notes = []
+    p0, rss0, _, _ = _fit(n, x, amdahl_fixed) if k0 else (amdahl_fixed, float(np.sum((usl(n, **amdahl_fixed) - x) ** 2)), None, [])
+    ests = {p: None for p in PARAMS}
+    rss = dof = None
+    if n.size >= k_full:
+        pv, rss, jac, free = _fit(n, x, fixed)
+        dof = int(n.size - k_full)
+        se = {}
+        if dof > 0:
+            s2 = rss / dof
+            cov = s2 * np.linalg.pinv(jac.T @ jac)
+            t = stats.t.ppf(0.5 + level / 2, dof)
+            for i, p in enumerate(free):
+                se[p] = float(math.sqrt(max(cov[i, i], 0.0)))
+        else:
+            t = None
+            notes.append(f"{n.size} points for {k_full} parameters: an exact fit with no residual degrees of "
+                         "freedom, so no confidence intervals")
+        for p in PARAMS:
+            if p in fixed:
+                ests[p] = Estimate(fixed[p], None, None, None, fixed=True)
+            elif p in se:
+                lo_b, hi_b = (0.0, math.inf) if p == "gamma" else (0.0, 1.0)
+                ests[p] = Estimate(pv[p], se[p], max(pv[p] - t * se[p], lo_b), min(pv[p] + t * se[p], hi_b))
+            else:
+                ests[p] = Estimate(pv[p], None, None, None)
+    else:
+        notes.append(f"{n.size} points cannot determine the {k_full} USL parameters: only the beta = 0 "
+                     "(Amdahl) model is fitted, and the retrograde test compares the data with it")
+    # Is beta significantly above zero?
+    scale2 = float(np.mean(x)) ** 2
+    if dof:
+        s2 = max(rss / dof, (1e-9 ** 2) * scale2)
+        f_stat = max(rss0 - rss, 0.0) / s2
+        p_value = float(stats.f.sf(f_stat, 1, dof))
+        test = BetaTest("F", f_stat, p_value, rss0, rss, None,
+                        bool(p_value < 1 - level and ests["beta"].value > 0))
+    else:
+        rel = DEFAULT_NOISE if noise is None else float(noise)
+        if not (math.isfinite(rel) and rel > 0):
+            raise InputError(f"the relative noise must be > 0, got {noise!r}", key="--noise")
+        r0 = (usl(n, p0["gamma"], p0["alpha"], 0.0) - x) / (rel * x)
+        chi2 = float(np.sum(r0 ** 2))
+        df = max(n.size - k0, 1)
+        p_value = float(stats.chi2.sf(chi2, df))
+        sig = p_value < 1 - level and (ests["beta"] is None or ests["beta"].value > 0)
+        test = BetaTest("chi2 (assumed noise)", chi2, p_value, rss0, rss, rel, bool(sig))
+        notes.append(f"the measurement noise cannot be estimated from {n.size} points: {rel:.0%} relative noise "
+                     "is assumed for the beta test (--noise)")
+    return USLFit(series, n, x, ests["gamma"], ests["alpha"], ests["beta"], rss, dof,
+                  (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes))
