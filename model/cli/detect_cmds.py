@@ -1,0 +1,235 @@
+"""``pinchpoint detect`` and ``pinchpoint import kerncraft|likwid|fio``: describe real machines
+from what they reveal and from the tools people already run."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "detect", help="a profile of this machine from hwloc (lstopo) and /sys, with flags",
+        description="Detect this machine: CPU, caches, clocks, memory, PCIe links, NICs and disks "
+                    "from hwloc's XML (lstopo) when available, else /sys and /proc.  Values the "
+                    "machine does not reveal are listed as unknown, never invented.  Prints flags "
+                    "(a downgraded PCIe link, a throttled CPU, MTU 1500 on 10 GbE).")
+    p.add_argument("-o", "--output", metavar="PROFILE.toml", help="write the profile here (atomically)")
+    p.add_argument("--name", help="profile name (default: the host name)")
+    p.add_argument("--measure", action="store_true",
+                   help="also run the quick STREAM and MAPS kernels, write PROFILE.signature.json "
+                        "beside the profile and give the profile a measured memory link")
+    p.add_argument("--signature", metavar="SIG.json",
+                   help="take the measured memory bandwidth from this signature (STREAM or MAPS points)")
+    p.add_argument("--json", action="store_true", help="print facts, flags and the profile as JSON")
+    p.add_argument("--sysfs-root", metavar="DIR",
+                   help="read DIR/sys and DIR/proc instead of the live system (recorded trees); "
+                        "lstopo is then not run")
+    p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output")
+    p.add_argument("--no-hwloc", action="store_true", help="do not run lstopo; read /sys and /proc only")
+    p.set_defaults(run=run_detect)
+
+    imp = sub.add_parser("import", help="import kerncraft machine files, likwid-bench and fio output",
+                         description="Turn other tools' files into pinchpoint profiles and signatures.")
+    isub = imp.add_subparsers(dest="format", metavar="FORMAT")
+    isub.required = True
+    k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
+    k.add_argument("file", metavar="FILE")
+    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    k.add_argument("--signature", metavar="SIG.json",
+                   help="also write its likwid-bench measurements as a signature")
+    k.set_defaults(run=run_import_kerncraft)
+    li = isub.add_parser("likwid", help="likwid-bench text output -> signature")
+    li.add_argument("file", metavar="FILE", nargs="+")
+    li.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    li.set_defaults(run=run_import_likwid)
+    f = isub.add_parser("fio", help="fio --output-format=json -> signature (IO-BENCH points)")
+    f.add_argument("file", metavar="FILE", nargs="+")
+    f.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    f.set_defaults(run=run_import_fio)
+
+
+def _read_text(path: str, flag: str) -> str:
+    from ..errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise InputError("no such file", file=path, key=flag) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot be read ({exc})", file=path, key=flag) from None
+
+
+def _check_folder(path: str, flag: str) -> None:
+    from pathlib import Path
+
+    from ..errors import InputError
+
+    parent = Path(path).parent
+    if str(parent) and not parent.is_dir():
+        raise InputError(f"the folder {parent} does not exist", file=path, key=flag)
+
+
+def _run_lstopo() -> str | None:
+    """`lstopo --of xml -` of this machine, or None where hwloc is missing or fails."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("lstopo-no-graphics") or shutil.which("lstopo")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--of", "xml", "-"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 and out.stdout.strip() else None
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    import datetime as _dt
+    import sys
+    from pathlib import Path
+
+    from .. import detect
+    from ..errors import InputError
+    from ..profile import profile_from_document
+    from .output import print_json
+
+    if args.output:
+        _check_folder(args.output, "-o")
+    if args.measure and args.signature:
+        raise InputError("give --measure or --signature, not both", key="--signature")
+    root = Path(args.sysfs_root or "/")
+    if args.sysfs_root and not (root / "sys").is_dir() and not (root / "proc").is_dir():
+        raise InputError("expected a folder holding sys/ and/or proc/", file=args.sysfs_root,
+                         key="--sysfs-root")
+    xml_text, xml_file = None, None
+    if args.hwloc_xml:
+        xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
+    elif not args.sysfs_root and not args.no_hwloc:
+        xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
+    facts = detect.detect(root, xml_text, hwloc_file=xml_file)
+
+    rate = source = None
+    sig_path = None
+    if args.signature or args.measure:
+        from ..signature import dump_signature, load_signature
+
+        if args.signature:
+            sig = load_signature(args.signature)
+            sig_path = args.signature
+        else:
+            from ..measure import measure
+
+            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty())
+            sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
+                else "detected.signature.json"
+            dump_signature(sig, sig_path)
+        rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
+    created = _dt.date.today().isoformat()
+    doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate,
+                                           memory_source=source, created=created)
+    profile_from_document(doc, file=args.output or "<detected>")  # never write what cannot load
+    found = detect.flags(facts)
+    if args.output:
+        from ..profile_io import dump_document
+
+        dump_document(doc, args.output)
+    if args.json:
+        print_json({"facts": facts.to_dict(), "flags": [f.to_dict() for f in found], "profile": doc,
+                    "written": args.output, "signature": sig_path})
+        return 0
+    print(_summary(facts, doc))
+    if found:
+        print()
+        for fl in found:
+            print(f"FLAG {fl.kind}: {fl.message}")
+    else:
+        print("\nno flags: nothing detected runs below what it could")
+    if sig_path and args.measure:
+        print(f"\nwrote {sig_path}")
+    if args.output:
+        print(f"\nwrote {args.output}  (`pinchpoint ceilings {args.output}`)")
+    return 0
+
+
+def _summary(facts, doc) -> str:
+    from ..detect import _bytes_text
+    from ..units import format_quantity, format_rate
+
+    def q(v, dim):
+        return "unknown" if v is None else format_quantity(v, dim)
+
+    lines = [f"CPU      {facts.cpu_model or 'unknown'}: {facts.sockets or '?'} socket(s), "
+             f"{facts.cores or '?'} cores, {facts.threads or '?'} threads",
+             f"clock    nominal {q(facts.nominal_clock, 'frequency')}, now {q(facts.current_clock, 'frequency')}, "
+             f"governor {facts.governor or 'unknown'}",
+             "caches   " + (", ".join(f"L{c.level}{'d' if c.type == 'data' else 'i' if c.type == 'instruction' else ''}"
+                                      f" {_bytes_text(c.size_bytes)}" for c in facts.caches) or "unknown"),
+             f"memory   {q(facts.memory_bytes, 'size')}"]
+    for n in facts.nics:
+        lines.append(f"nic      {n.name}: {format_rate(n.speed, 'network') if n.speed else 'speed unknown'}, "
+                     f"MTU {n.mtu or 'unknown'}, PCI {n.pci_address or 'unknown'}")
+    for d in facts.pci:
+        if d.current_speed or d.current_width or d.link_bytes_per_s:
+            link = (f"{d.current_speed / 1e9:g} GT/s x{d.current_width} (max {d.max_speed / 1e9:g} GT/s x{d.max_width})"
+                    if d.current_speed and d.max_speed else
+                    f"{format_rate(d.link_bytes_per_s, 'memory')}" if d.link_bytes_per_s else "unknown")
+            lines.append(f"pcie     {d.address} class {d.class_code or '?'}: {link}")
+    for d in facts.disks:
+        lines.append(f"disk     {d.name}: {q(d.size_bytes, 'size')}")
+    n_links = len(doc.get("links", {}))
+    lines.append(f"profile  {len(doc['components'])} components, {n_links} links with known capacity, "
+                 f"flows: {', '.join(doc.get('flows', {})) or 'none (no link capacity is known)'}")
+    return "\n".join(lines)
+
+
+def _write_signature(sig, path: str) -> None:
+    from ..signature import dump_signature
+
+    dump_signature(sig, path)
+
+
+def run_import_kerncraft(args: argparse.Namespace) -> int:
+    from ..importers import kerncraft
+    from ..profile import profile_from_document
+    from ..profile_io import dump_document
+
+    _check_folder(args.output, "-o")
+    if args.signature:
+        _check_folder(args.signature, "--signature")
+    text = _read_text(args.file, "FILE")
+    machine = kerncraft.load_machine(text, file=args.file)
+    doc = kerncraft.to_profile_document(machine, file=args.file)
+    profile_from_document(doc, file=args.output)
+    dump_document(doc, args.output)
+    print(f"wrote {args.output}: {doc['description']}")
+    if args.signature:
+        sig = kerncraft.to_signature(machine, file=args.file)
+        _write_signature(sig, args.signature)
+        n = sum(len(k.points) for k in sig.kernels.values())
+        print(f"wrote {args.signature}: {n} likwid-bench points")
+    return 0
+
+
+def run_import_likwid(args: argparse.Namespace) -> int:
+    from ..importers import likwid
+
+    _check_folder(args.output, "-o")
+    texts = [(_read_text(f, "FILE"), f) for f in args.file]
+    sig = likwid.to_signature(texts)
+    _write_signature(sig, args.output)
+    print(f"wrote {args.output}: {len(sig.kernels['likwid_bench'].points)} points")
+    return 0
+
+
+def run_import_fio(args: argparse.Namespace) -> int:
+    from ..importers import fio
+
+    _check_folder(args.output, "-o")
+    texts = [(_read_text(f, "FILE"), f) for f in args.file]
+    sig = fio.to_signature(texts)
+    n = sum(len(k.points) for k in sig.kernels.values())
+    _write_signature(sig, args.output)
+    print(f"wrote {args.output}: {n} points")
+    return 0
