@@ -328,13 +328,42 @@ def flow_formula(profile: Profile, usage: dict[str, float]) -> str:
     return terms[0] if len(terms) == 1 else "min(" + ", ".join(terms) + ")"
 
 
+def _core(g, terminals: set[str]):
+    """The part of the graph that can carry traffic between the terminals.
+
+    Components hanging off the network by a single link (and trees of them) can never lie on
+    a route between terminals, so they are stripped, leaf by leaf.  On a forest what is left is
+    the unique route; on a mesh the cycles plus the routes to them.  This keeps the solvers'
+    work proportional to the part of a large profile that matters.
+    """
+    succ = g.succ  # every link is an edge each way, so successors are the neighbours
+    degree = {n: len(succ[n]) for n in g}
+    todo = [n for n, d in degree.items() if d <= 1 and n not in terminals]
+    removed = set()
+    while todo:
+        n = todo.pop()
+        if n in removed:
+            continue
+        removed.add(n)
+        for m in succ[n]:
+            if m not in removed:
+                degree[m] -= 1
+                if degree[m] <= 1 and m not in terminals:
+                    todo.append(m)
+    return g.subgraph(set(g) - removed) if removed else g
+
+
+def _terminals(flows: Iterable[Flow]) -> set[str]:
+    return {end for f in flows for leg in f.legs for end in leg}
+
+
 def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
     """Flows at once: closed form where routes are unique, the LP otherwise."""
     solver = _fixed_routes if is_forest(g) else _lp
     return solver(g, flows, weights)[1]
 
 
-def _solve_flow(profile: Profile, g, flow: Flow) -> _Solution:
+def _solve_flow(g, flow: Flow) -> _Solution:
     if flow.single_pass:
         sol = _max_flow(g, flow.source, flow.sink)
         if sol is not None:
@@ -346,31 +375,37 @@ def _links(rids: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_link_of(r) for r in rids))
 
 
+def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | None:
+    """The same flow with the binding links unbounded (None when nothing else limits it)."""
+    import networkx as nx
+
+    relaxed = nx.DiGraph(g)
+    for _, _, d in relaxed.edges(data=True):
+        if d["link"] in binding:
+            d["capacity"] = math.inf
+    try:
+        nxt = _solve_flow(relaxed, flow)
+    except (ProfileError, ValueError, ArithmeticError, nx.NetworkXUnbounded):
+        return None  # nothing else limits the flow: the binding links are all there is
+    return nxt if math.isfinite(nxt.value) and nxt.value < 1e30 else None
+
+
 def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
     raw_g, eff_g = graphs or (graphmod.build(profile), graphmod.build(profile, effective=True))
-    raw = _solve_flow(profile, raw_g, flow)
-    eff = _solve_flow(profile, eff_g, flow)
+    keep = _terminals([flow])
+    raw_g, eff_g = _core(raw_g, keep), _core(eff_g, keep)
+    raw = _solve_flow(raw_g, flow)
+    eff = _solve_flow(eff_g, flow)
     binding = _links(raw.binding_resources)
-    # What binds next: the same flow with the binding links unbounded.
-    relaxed = graphmod.build(profile, capacities={lid: math.inf for lid in binding})
-    for _, _, d in relaxed.edges(data=True):
-        if math.isinf(d["capacity"]):
-            del d["capacity"]  # networkx reads a missing capacity as unbounded
-    for _, _, d in relaxed.edges(data=True):
-        d.setdefault("capacity", math.inf)
-    try:
-        nxt = _solve_flow(profile, relaxed, flow)
-    except (ProfileError, ValueError, ArithmeticError):
-        nxt = None
-    next_value = nxt.value if nxt is not None and math.isfinite(nxt.value) and nxt.value < 1e30 else None
-    next_binding = _links(r for r in nxt.binding_resources if _link_of(r) not in binding) if next_value else ()
+    nxt = _what_binds_next(raw_g, flow, binding)
     return Ceiling(
         name=name, ceiling_bytes_per_s=raw.value, binding=binding, binding_resources=raw.binding_resources,
         path=raw.path, usage=raw.usage, method=raw.method, formula=flow_formula(profile, raw.usage),
         effective_bytes_per_s=eff.value, effective_binding=_links(eff.binding_resources),
-        next_ceiling_bytes_per_s=next_value, next_binding=next_binding if next_value else (),
+        next_ceiling_bytes_per_s=nxt.value if nxt else None,
+        next_binding=_links(r for r in nxt.binding_resources if _link_of(r) not in binding) if nxt else (),
         duals=raw.duals, description=flow.description,
     )
 
@@ -389,8 +424,9 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     sc = profile.scenarios[name]
     flows = [profile.flow(n) for n in sc.flows]
     out = []
-    raw = _shared(graphmod.build(profile), flows, list(sc.weights))
-    eff = _shared(graphmod.build(profile, effective=True), flows, list(sc.weights))
+    keep = _terminals(flows)
+    raw = _shared(_core(graphmod.build(profile), keep), flows, list(sc.weights))
+    eff = _shared(_core(graphmod.build(profile, effective=True), keep), flows, list(sc.weights))
     for f, r, e in zip(flows, raw, eff):
         out.append(Ceiling(
             name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(r.binding_resources),

@@ -1,0 +1,123 @@
+"""Properties of ceilings that must hold for every profile, checked on random ones."""
+
+from __future__ import annotations
+
+import copy
+import io
+import math
+import tomllib
+
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pinchpoint import ceilings, graph
+from pinchpoint.profile import profile_from_document
+from pinchpoint.symbolic import evaluate, flow_expression
+
+from .strategies import RATE_UNITS, profile_documents, rate_text
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _ceilings(doc):
+    profile = profile_from_document(doc)
+    return profile, {c.name: c for c in ceilings.all_ceilings(profile)}
+
+
+@SETTINGS
+@given(doc=profile_documents(), data=st.data())
+def test_raising_a_link_never_lowers_a_ceiling(doc, data):
+    profile, before = _ceilings(doc)
+    link_id = data.draw(st.sampled_from(sorted(profile.links)))
+    link = profile.links[link_id]
+    param = {"link": "rate", "pci": "clock", "memory": "clock", "hypertransport": "clock",
+             "pcie": "lanes"}[link.kind]
+    factor = data.draw(st.sampled_from([1.5, 2.0, 10.0]))
+    bigger = profile.with_link_param(link_id, param, link.params[param].si * factor)
+    after = {c.name: c for c in ceilings.all_ceilings(bigger)}
+    for name, c in before.items():
+        assert after[name].ceiling_bytes_per_s >= c.ceiling_bytes_per_s * (1 - 1e-9)
+
+
+@SETTINGS
+@given(doc=profile_documents(mesh=False))
+def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
+    profile, result = _ceilings(doc)
+    res = graph.resources(profile)
+    for c in result.values():
+        limits = {r: res[r].capacity / u for r, u in c.usage.items() if u > 0}
+        for r, limit in limits.items():
+            assert c.ceiling_bytes_per_s <= limit * (1 + 1e-9), (c.name, r)
+        assert c.binding_resources
+        for r in c.binding_resources:
+            assert limits[r] == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9)
+
+
+@SETTINGS
+@given(doc=profile_documents(), data=st.data())
+def test_other_units_give_the_same_results(doc, data):
+    _, before = _ceilings(doc)
+    other = copy.deepcopy(doc)
+    for table in other["links"].values():
+        if table["kind"] == "link":
+            value, unit = table["rate"].split(" ")
+            bps = float(value) * RATE_UNITS[unit]
+            table["rate"] = rate_text(bps, data.draw(st.sampled_from(list(RATE_UNITS))))
+        elif "clock" in table:
+            mhz = float(table["clock"].split(" ")[0])
+            table["clock"] = data.draw(st.sampled_from([f"{mhz * 1e6!r} Hz", f"{mhz / 1e3!r} GHz", f"{mhz * 1e3!r} kHz"]))
+            bits = int(table["width"].split(" ")[0])
+            table["width"] = f"{bits // 8} B"
+    _, after = _ceilings(other)
+    for name, c in before.items():
+        assert after[name].ceiling_bytes_per_s == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9)
+        assert after[name].binding == c.binding
+
+
+@SETTINGS
+@given(doc=profile_documents(mesh=False))
+def test_numeric_equals_symbolic(doc):
+    profile, result = _ceilings(doc)
+    for c in result.values():
+        expr = flow_expression(profile, c.usage)
+        assert evaluate(expr, profile) == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9)
+
+
+@SETTINGS
+@given(doc=profile_documents())
+def test_max_flow_equals_the_linear_program(doc):
+    """Two independent solvers agree on every single-pass flow (mesh graphs included)."""
+    profile = profile_from_document(doc)
+    g = graph.build(profile)
+    for flow in profile.flows.values():
+        if not flow.single_pass:
+            continue
+        lp_value = ceilings._lp(g, [flow], [1.0])[0]
+        mf = ceilings._max_flow(g, flow.source, flow.sink)
+        if mf is not None:  # None: max-flow used a half-duplex link both ways and deferred to the LP
+            assert mf.value == pytest.approx(lp_value, rel=1e-6)
+
+
+@SETTINGS
+@given(doc=profile_documents(mesh=False))
+def test_closed_form_equals_the_linear_program(doc):
+    profile = profile_from_document(doc)
+    g = graph.build(profile)
+    flows = list(profile.flows.values())
+    closed = ceilings._fixed_routes(g, flows, [1.0] * len(flows))[0]
+    lp = ceilings._lp(g, flows, [1.0] * len(flows))[0]
+    assert closed == pytest.approx(lp, rel=1e-6)
+
+
+@SETTINGS
+@given(doc=profile_documents())
+def test_dump_and_load_round_trip(doc):
+    buffer = io.BytesIO()
+    tomli_w.dump(doc, buffer)
+    again = tomllib.loads(buffer.getvalue().decode())
+    assert again == doc
+    a, b = profile_from_document(doc), profile_from_document(again)
+    assert a.to_dict() == b.to_dict()
+    assert all(math.isfinite(l.capacity) for l in b.links.values())

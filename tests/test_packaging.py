@@ -1,0 +1,51 @@
+"""A normal (non-editable) wheel carries the profiles and the kernels and works from anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_install_finds_bundled_data(tmp_path):
+    dist = tmp_path / "dist"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                            "-w", str(dist), str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(dist.glob("pinchpoint-*.whl"))
+    env_dir = tmp_path / "venv"
+    # The test environment's site-packages provide the dependencies; the wheel itself is new.
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                              "--force-reinstall", str(wheel)], capture_output=True, text=True, timeout=600)
+    if install.returncode != 0 and "no such option: --python" in install.stderr:
+        pytest.skip("pip too old for --python")
+    assert install.returncode == 0, install.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run([str(python), "-c", "import pinchpoint, sys; print(pinchpoint.__file__)"],
+                           cwd=elsewhere, capture_output=True, text=True, env=env)
+    assert str(env_dir) in where.stdout, "the venv imported a pinchpoint other than the wheel's"
+    out = subprocess.run([str(env_dir / "bin" / "pinchpoint"), "ceilings", "powermac-g5", "--json"],
+                         cwd=elsewhere, capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    flows = {f["name"]: f for f in json.loads(out.stdout)["flows"]}
+    assert flows["nic-rx"]["binding"] == ["pcix"]
+    kernels = subprocess.run([str(python), "-c",
+                              "from pinchpoint.paths import data_root; "
+                              "print(sorted(p.name for p in data_root('kernels').glob('*.c')))"],
+                             cwd=elsewhere, capture_output=True, text=True, env=env)
+    assert "maps.c" in kernels.stdout, kernels.stdout + kernels.stderr
+    assert str(env_dir) in subprocess.run(
+        [str(python), "-c", "from pinchpoint.paths import data_root; print(data_root('profiles'))"],
+        cwd=elsewhere, capture_output=True, text=True, env=env).stdout
