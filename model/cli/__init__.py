@@ -21,6 +21,7 @@ from ..errors import PinchpointError
 COMMAND_MODULES = [
     "pinchpoint.cli.profile_cmds",
     "pinchpoint.cli.measure_cmds",
+    "pinchpoint.cli.planning_cmds",
     "pinchpoint.cli.detect_cmds",
 ]
 

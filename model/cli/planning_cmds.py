@@ -1,0 +1,333 @@
+"""``pinchpoint sweep | uncertainty | compare | scale``: capacity-planning commands.
+
+Thin: parse arguments, call :mod:`pinchpoint.sweep`, :mod:`pinchpoint.uncertainty`,
+:mod:`pinchpoint.compare`, :mod:`pinchpoint.usl` and :mod:`pinchpoint.queueing`, format the
+result.  Models are imported inside the ``run_*`` functions so that ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="what-if: a flow's ceiling and binding link over ranges of link parameters",
+        description="Vary link parameters over ranges (several --vary make a grid) and report the flow's "
+                    "ceiling and binding link at every point, e.g. "
+                    "--flow nic-rx --vary pcix.clock=66MHz..266MHz:41 --vary pcix.width=32bit..64bit:2")
+    p.add_argument("profile", help="bundled profile name or path to a .toml file")
+    p.add_argument("--flow", required=True, help="the flow to sweep")
+    p.add_argument("--vary", action="append", required=True, metavar="LINK.PARAM=LO..HI:N[:log]",
+                   help="a parameter range with units, N points, linear (default) or :log spacing; repeat for a grid")
+    p.add_argument("--csv", metavar="FILE", help="write every grid point to FILE (CSV, written atomically)")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every grid point")
+    p.add_argument("--plot", metavar="FILE", help="draw the sweep to FILE (.png, .svg, .pdf; needs matplotlib)")
+    p.set_defaults(run=run_sweep)
+
+    p = sub.add_parser(
+        "uncertainty", help="a flow's ceiling when profile values are ranges or distributions (Monte Carlo)",
+        description="Profile values written as '6.4 GB/s +- 10 %', '0.7 us .. 1.0 us' or 'normal(6.4 GB/s, 2 %)' "
+                    "(or given with --uncertain) are sampled; the ceiling comes back as percentiles and an "
+                    "interval, with how often each link binds.")
+    p.add_argument("profile")
+    p.add_argument("--flow", required=True)
+    p.add_argument("--uncertain", action="append", default=[], metavar="LINK.PARAM=SPREAD",
+                   help="add or override a spread, e.g. mem.clock='200 MHz +- 5 %%' (repeatable)")
+    p.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0: repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run_uncertainty)
+
+    p = sub.add_parser("compare", help="machines side by side: every flow's ceiling per profile, binding link marked",
+                       description="Every flow's ceiling on each profile, the binding link of each, and the "
+                                   "best machine per flow marked with *.")
+    add_compare_arguments(p)
+    p.set_defaults(run=run_compare)
+
+    p = sub.add_parser(
+        "scale", help="throughput vs clients: USL fit, retrograde verdict, optional MVA",
+        description="Fit the Universal Scalability Law to measured throughput vs concurrent clients (CSV with "
+                    "columns [series,]clients,throughput) and say whether throughput is retrograde (beta > 0: "
+                    "contention in software).  With --demands, also solve the closed queueing network by exact "
+                    "MVA and print its asymptotic bounds and N*.")
+    p.add_argument("data", help="CSV file, or a bundled series name such as mysql-g5-anandtech-2005-09-01")
+    p.add_argument("--series", action="append", help="only this series (repeatable)")
+    p.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
+                   help="hold gamma or alpha at a value instead of fitting it")
+    p.add_argument("--noise", default=None, metavar="PCT",
+                   help="relative measurement noise assumed when the data cannot estimate it (default 5%%)")
+    p.add_argument("--demands", action="append", default=[], metavar="NAME=TIME",
+                   help="service demand of a queueing station, e.g. cpu='4 ms' (repeatable or comma-separated)")
+    p.add_argument("--delay", action="append", default=[], metavar="NAME=TIME",
+                   help="demand at a delay (infinite-server) station")
+    p.add_argument("--think", default="0 s", help="think time Z (default 0 s)")
+    p.add_argument("--clients", type=int, default=None, help="MVA up to this many clients (default: the data's maximum)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="FILE", help="draw data, fits and MVA to FILE")
+    p.set_defaults(run=run_scale)
+
+
+def add_compare_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``compare``; other commands' options (workloads, signatures) can be added here."""
+    p.add_argument("profiles", nargs="+", metavar="PROFILE", help="bundled profile names or .toml paths")
+    p.add_argument("--flow", action="append", help="only this flow (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="FILE", help="bar chart to FILE (.png, .svg, .pdf)")
+
+
+# --- sweep -------------------------------------------------------------------------------------
+
+def write_sweep_csv(result, path) -> None:
+    """Every grid point as a CSV row, written atomically."""
+    import csv
+
+    from ..paths import atomic_write
+
+    cols = result.columns()
+    names = list(cols)
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(names)
+        arrays = [cols[n].tolist() for n in names]
+        w.writerows(zip(*arrays))
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .. import units
+    from ..profile_io import load_profile
+    from ..sweep import parse_vary, sweep
+    from .output import print_json, table
+
+    profile = load_profile(args.profile)
+    axes = [parse_vary(v, profile) for v in args.vary]
+    result = sweep(profile, args.flow, axes)
+    if args.csv:
+        write_sweep_csv(result, args.csv)
+    if args.plot:
+        from ..plots_planning import plot_sweep
+
+        plot_sweep(result, args.plot)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    conv = "network" if result.network else "memory"
+    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
+    print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
+          f" = {result.size} points")
+    print(f"  at the profile's values: {fmt(result.nominal_bytes_per_s)}")
+    print(f"  ceiling ranges {fmt(result.ceiling.min())} .. {fmt(result.ceiling.max())}")
+    print("  binds: " + ", ".join(f"{k} {v:.1%}" for k, v in result.binding_share().items()))
+    if len(axes) == 1 and result.size <= 60:
+        a = axes[0]
+        rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
+                for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
+                                          result.binding_links(effective=True))]
+        print()
+        print(table(rows, [a.name, "ceiling", "binding", "effective", "binding"], align="lrlrl"))
+    elif len(axes) == 1:
+        a, links = axes[0], result.binding_links()
+        changes = np.flatnonzero(links[1:] != links[:-1])
+        for i in changes:
+            print(f"  {links[i]} -> {links[i + 1]} between {units.format_quantity(float(a.values[i]), a.dimension)}"
+                  f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
+    for note in result.notes:
+        print(f"  note: {note}")
+    if args.csv:
+        print(f"  wrote {args.csv}")
+    if args.plot:
+        print(f"  plot: {args.plot}")
+    return 0
+
+
+# --- uncertainty ---------------------------------------------------------------------------------
+
+def run_uncertainty(args: argparse.Namespace) -> int:
+    from .. import units
+    from ..profile_io import load_profile
+    from ..uncertainty import monte_carlo, parse_uncertain
+    from .output import print_json, table
+
+    profile = load_profile(args.profile)
+    extra = [parse_uncertain(u, profile) for u in args.uncertain]
+    r = monte_carlo(profile, args.flow, extra, samples=args.samples, seed=args.seed)
+    if args.json:
+        print_json(r.to_dict())
+        return 0
+    conv = "network" if r.network else "memory"
+    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
+    print(f"{profile.name}: {r.flow}, {r.samples} samples (seed {r.seed})")
+    for u in r.inputs:
+        print(f"  {u.name} = {u.text} ({u.spread[0]}, from {u.origin})")
+    lo, hi = r.interval(90.0)
+    print(f"  nominal {fmt(r.nominal_bytes_per_s)}; mean {fmt(r.mean_bytes_per_s)}, sd {fmt(r.sd_bytes_per_s)}")
+    print(f"  90 % interval {fmt(lo)} .. {fmt(hi)}; observed {fmt(r.low_bytes_per_s)} .. {fmt(r.high_bytes_per_s)}")
+    print()
+    print(table([[f"p{p:g}", fmt(v), fmt(r.effective_percentiles[p])] for p, v in r.percentiles.items()],
+                ["percentile", "ceiling", "effective"], align="lrr"))
+    print()
+    print("binds in: " + ", ".join(f"{k} {v:.1%}" for k, v in r.binding_share.items()))
+    return 0
+
+
+# --- compare -------------------------------------------------------------------------------------
+
+def run_compare(args: argparse.Namespace) -> int:
+    from .. import units
+    from ..compare import compare
+    from ..profile_io import load_profile
+    from .output import print_json, table
+
+    profiles = [load_profile(p) for p in args.profiles]
+    c = compare(profiles, args.flow)
+    if args.plot:
+        from ..plots_planning import plot_compare
+
+        plot_compare(c, args.plot)
+    if args.json:
+        print_json(c.to_dict())
+        return 0
+    for m, d in zip(c.machines, c.descriptions):
+        print(f"{m}: {d}")
+    print()
+    rows = []
+    for f in c.flows:
+        best = set(c.best(f))
+        row = [f]
+        for m in c.machines:
+            cell = c.cell(f, m)
+            if cell is None:
+                row.append("-")
+                continue
+            conv = "network" if cell.network else "memory"
+            mark = "*" if m in best and len(c.machines) > 1 else ""
+            row.append(f"{mark}{units.format_rate(cell.ceiling.ceiling_bytes_per_s, conv)} "
+                       f"[{','.join(cell.ceiling.binding)}]")
+        rows.append(row)
+    print(table(rows, ["flow"] + list(c.machines), align="l" + "r" * len(c.machines)))
+    print()
+    print("[link]: the binding link on that machine; *: the highest ceiling for the flow; -: no such flow.")
+    if args.plot:
+        print(f"plot: {args.plot}")
+    return 0
+
+
+# --- scale ---------------------------------------------------------------------------------------
+
+def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, float]]:
+    from .. import units
+    from ..errors import InputError, UnitError
+
+    out = []
+    for item in values:
+        for part in item.split(","):
+            name, sep, text = part.partition("=")
+            if not sep or not name.strip() or not text.strip():
+                raise InputError(f"expected NAME=VALUE, got {part!r}", key=flag)
+            try:
+                value = units.parse(text.strip(), dimension, key=f"{flag} {name.strip()}")
+            except UnitError as exc:
+                raise InputError(exc.message, key=f"{flag} {name.strip()}") from None
+            out.append((name.strip(), value))
+    return out
+
+
+def _fraction(text: str | None, flag: str) -> float | None:
+    from ..errors import InputError
+
+    if text is None:
+        return None
+    t = text.strip()
+    try:
+        return float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise InputError(f"expected a fraction such as 5% or 0.05, got {text!r}", key=flag) from None
+
+
+def run_scale(args: argparse.Namespace) -> int:
+    import math
+
+    from .. import queueing, units, usl
+    from ..concurrency_io import read_series
+    from ..errors import InputError
+    from .output import print_json, table
+
+    data = read_series(args.data)
+    series = list(data.series)
+    if args.series:
+        names = [s.name for s in series]
+        for want in args.series:
+            if want not in names:
+                raise InputError(f"no series {want!r} in the file (series: {', '.join(names)})", key="--series")
+        series = [s for s in series if s.name in args.series]
+    fixed = {}
+    for item in args.fix:
+        name, sep, text = item.partition("=")
+        try:
+            fixed[name.strip()] = float(text)
+        except ValueError:
+            raise InputError(f"expected PARAM=NUMBER (e.g. alpha=0), got {item!r}", key="--fix") from None
+        if not sep:
+            raise InputError(f"expected PARAM=NUMBER, got {item!r}", key="--fix")
+    noise = _fraction(args.noise, "--noise")
+    fits = []
+    for s in series:
+        try:
+            fits.append(usl.fit(s.clients, s.throughput, series=s.name, fixed=fixed, noise=noise))
+        except InputError as exc:
+            raise InputError(exc.message, file=data.path, key=exc.key) from None
+    mva = None
+    queues = _pairs(args.demands, "--demands", "time")
+    delays = _pairs(args.delay, "--delay", "time")
+    if queues or delays:
+        try:
+            think = units.parse(args.think, "time", key="--think")
+        except Exception as exc:  # UnitError
+            raise InputError(getattr(exc, "message", str(exc)), key="--think") from None
+        top = args.clients or int(max(float(s.clients.max()) for s in series))
+        mva = queueing.mva([d for _, d in queues + delays], top, think_time=think,
+                           kinds=["queue"] * len(queues) + ["delay"] * len(delays),
+                           names=[n for n, _ in queues + delays])
+    elif args.clients is not None:
+        raise InputError("--clients needs --demands (it sets the MVA population)", key="--clients")
+    if args.plot:
+        from ..plots_planning import plot_scale
+
+        plot_scale(fits, args.plot, data.unit, mva)
+    if args.json:
+        print_json({"file": data.path, "unit": data.unit, "source": list(data.comments),
+                    "fits": [f.to_dict() for f in fits], "mva": mva.to_dict() if mva else None})
+        return 0
+    print(f"{data.path} [{data.unit}]")
+    for f in fits:
+        print()
+        print(f"{f.series}: " + ", ".join(f"N={n:g}: {x:g}" for n, x in zip(f.clients, f.throughput)))
+        if f.fitted:
+            for p in usl.PARAMS:
+                e = getattr(f, p)
+                ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {e.high:.4g}" if e.low is not None
+                      else ("  (fixed)" if e.fixed else ""))
+                print(f"  {p:5s} = {e.value:.4g}{ci}")
+            pk = f.peak_clients
+            if pk is not None and math.isfinite(pk):
+                print(f"  peak at N = {pk:.3g}: {f.peak_throughput:.4g} {data.unit}")
+        g, a = f.amdahl
+        print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
+        t = f.test
+        print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
+        print(f"  verdict: {f.verdict}")
+        for note in f.notes:
+            print(f"  note: {note}")
+    if mva is not None:
+        print()
+        print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
+              f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
+        bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)
+        rows = [[str(n), f"{x:.4g}", f"{b:.4g}", f"{r:.4g}"]
+                for n, x, b, r in zip(mva.clients, mva.throughput, bound, mva.response_time)]
+        print(table(rows, ["N", "X [1/s]", "bound", "R [s]"], align="rrrr"))
+    if args.plot:
+        print(f"plot: {args.plot}")
+    return 0

@@ -1,0 +1,139 @@
+"""Plots for capacity planning: sweeps, machines side by side, throughput vs clients.
+
+An edge module: each function takes a result object, draws with matplotlib (imported here,
+lazily, with the non-interactive Agg backend) and writes the figure atomically to ``path``
+(the format follows the suffix: .png, .svg, .pdf).  matplotlib is the optional extra "plot".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+from .paths import atomic_write
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key="--plot") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path) -> Path:
+    plt = _pyplot()
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    if fmt not in ("png", "svg", "pdf"):
+        raise InputError(f"the plot file must end in .png, .svg or .pdf, got {path.name!r}", key="--plot")
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, bbox_inches="tight", dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _rate_scale(network: bool) -> tuple[float, str]:
+    return (8e-9, "Gbit/s") if network else (1e-9, "GB/s")
+
+
+def plot_sweep(result, path) -> Path:
+    """1 axis: the ceiling vs the parameter, coloured by binding link.  2 axes: a map of the
+    ceiling with the regions of each binding link outlined.  More axes: the first two, at the
+    first value of the others."""
+    plt = _pyplot()
+    k, unit = _rate_scale(result.network)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    links = list(dict.fromkeys(result.links))
+    binding_link = np.vectorize(links.index)(result.binding_links()) if result.size else result.binding
+    if len(result.axes) == 1:
+        a = result.axes[0]
+        y = result.ceiling * k
+        ax.plot(a.values, y, color="0.6", lw=1)
+        for i, name in enumerate(links):
+            mask = binding_link == i
+            if mask.any():
+                ax.scatter(a.values[mask], y[mask], s=10, label=f"{name} binds")
+        ax.set_xlabel(f"{a.name} [{a.unit}]")
+        ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
+        if a.spacing == "log":
+            ax.set_xscale("log")
+        ax.legend()
+    else:
+        a, b = result.axes[:2]
+        index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
+        z = result.ceiling[index] * k
+        mesh = ax.pcolormesh(b.values, a.values, z, shading="auto")
+        fig.colorbar(mesh, ax=ax, label=f"{result.flow} ceiling [{unit}]")
+        ids = binding_link[index]
+        if len(links) > 1:
+            ax.contour(b.values, a.values, ids, levels=np.arange(len(links)) + 0.5, colors="white",
+                       linewidths=1)
+        for i, name in enumerate(links):
+            mask = ids == i
+            if mask.any():
+                r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
+                ax.annotate(name, (b.values[c], a.values[r]), color="white", ha="center")
+        ax.set_xlabel(f"{b.name} [{b.unit}]")
+        ax.set_ylabel(f"{a.name} [{a.unit}]")
+        if a.spacing == "log":
+            ax.set_yscale("log")
+        if b.spacing == "log":
+            ax.set_xscale("log")
+    ax.set_title(f"{result.profile}: {result.flow}")
+    return _save(fig, path)
+
+
+def plot_compare(comparison, path) -> Path:
+    """Grouped bars: one group per flow, one bar per machine, labelled with the binding link."""
+    plt = _pyplot()
+    flows, machines = comparison.flows, comparison.machines
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(flows) * max(1, len(machines)) / 2), 4.5))
+    width = 0.8 / max(len(machines), 1)
+    for j, m in enumerate(machines):
+        xs, ys, labels = [], [], []
+        for i, f in enumerate(flows):
+            c = comparison.cell(f, m)
+            if c is None:
+                continue
+            xs.append(i + (j - (len(machines) - 1) / 2) * width)
+            ys.append(c.ceiling.ceiling_bytes_per_s * 8e-9)
+            labels.append(",".join(c.ceiling.binding))
+        bars = ax.bar(xs, ys, width, label=m)
+        for bar, text in zip(bars, labels):
+            ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
+                        va="bottom", fontsize=7, rotation=90)
+    ax.set_xticks(range(len(flows)), flows)
+    ax.set_ylabel("ceiling [Gbit/s]")
+    ax.set_title("ceilings side by side (label: binding link)")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_scale(fits, path, unit: str = "1/s", mva=None) -> Path:
+    """Measured throughput vs clients with the USL fit (or the beta = 0 fit) and, if given,
+    the MVA curve and its asymptotic bound."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    top = max([float(f.clients.max()) for f in fits] + ([float(mva.clients.max())] if mva is not None else []))
+    grid = np.linspace(1, max(top * 1.5, 2), 200)
+    for f in fits:
+        line = ax.plot(f.clients, f.throughput, "o", label=f"{f.series} (measured)")[0]
+        tag = "USL" if f.fitted else "beta = 0 fit"
+        ax.plot(grid, f.predict(grid), "-", color=line.get_color(),
+                label=f"{f.series}: {tag}{' (retrograde)' if f.retrograde else ''}")
+    if mva is not None:
+        from .queueing import throughput_bound
+
+        ax.plot(mva.clients, mva.throughput, "k--", label="MVA")
+        ax.plot(mva.clients, throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time),
+                "k:", label="asymptotic bound")
+    ax.set_xlabel("concurrent clients N")
+    ax.set_ylabel(f"throughput [{unit}]")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
