@@ -1,0 +1,261 @@
+"""Bad input and faults: each must give one clear error, no partial signature and no
+temporary files left behind (issue 4, acceptance)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.errors import CompileError, InputError, MeasurementError
+from pinchpoint.kernel_runner import (compile_kernel, find_compiler, kernel_source,
+                                      run_kernel)
+from pinchpoint.measure import make_plan, parse_only
+
+from kernel_test_helpers import cli_command, is_root, leftovers
+
+pytestmark = pytest.mark.slow
+
+
+def run(binaries, kernel, *args, timeout=60.0, memory=None):
+    return run_kernel(binaries[kernel], list(args), kernel=kernel, timeout=timeout,
+                      memory_bytes=memory)
+
+
+# ---- unknown kernel ---------------------------------------------------------------------------
+
+def test_unknown_kernel_names():
+    with pytest.raises(InputError, match="unknown kernel 'nosuch'"):
+        parse_only("maps,nosuch")
+    with pytest.raises(InputError, match="unknown kernel"):
+        kernel_source("nosuch")
+    with pytest.raises(InputError, match="unknown kernel"):
+        make_plan("quick", ["bogus"], llc_bytes=1 << 20, cpus=2)
+    with pytest.raises(InputError, match="empty"):
+        parse_only(" , ")
+
+
+def test_cli_unknown_kernel_exit_2_and_no_file(tmp_path):
+    out = tmp_path / "sig.json"
+    proc = subprocess.run([*cli_command(), "measure", "--quick", "--only", "maps,nosuch",
+                           "-o", str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "unknown kernel 'nosuch'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert leftovers(tmp_path) == []
+
+
+def test_unknown_kernel_argument_rejected(binaries):
+    with pytest.raises(MeasurementError, match="unknown argument '--bogus'"):
+        run(binaries, "maps", "--bogus")
+    with pytest.raises(MeasurementError, match="unknown value 'diagonal'"):
+        run(binaries, "maps", "--patterns", "diagonal")
+
+
+# ---- zero and negative sizes -------------------------------------------------------------------
+
+@pytest.mark.parametrize("kernel,args", [
+    ("maps", ["--sizes", "0"]),
+    ("maps", ["--sizes", "-4K"]),
+    ("maps", ["--threads", "0"]),
+    ("stream", ["--elements", "0"]),
+    ("stream", ["--elements", "-1"]),
+    ("peak", ["--lengths", "0"]),
+    ("ping", ["--sizes", "0"]),
+    ("effbw", ["--sizes", "-8"]),
+    ("effbw", ["--procs", "1"]),
+    ("netstream", ["--sizes", "0"]),
+    ("iobench", ["--file-bytes", "0"]),
+    ("iobench", ["--buffer-bytes", "-4096"]),
+    ("maps", ["--reps", "0"]),
+    ("peak", ["--max-seconds", "-1"]),
+])
+def test_zero_or_negative_sizes_rejected(binaries, kernel, args):
+    with pytest.raises(MeasurementError, match="out of range"):
+        run(binaries, kernel, *args)
+
+
+def test_size_too_small_for_op(binaries):
+    with pytest.raises(MeasurementError, match="too small"):
+        run(binaries, "maps", "--ops", "triad", "--sizes", "64")
+
+
+def test_not_a_number(binaries):
+    with pytest.raises(MeasurementError, match="not a size"):
+        run(binaries, "maps", "--sizes", "lots")
+
+
+# ---- working set larger than free memory ------------------------------------------------------
+
+def _mem_available() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    pytest.skip("no MemAvailable in /proc/meminfo")
+
+
+@pytest.mark.parametrize("kernel,flag", [("maps", "--sizes"), ("stream", "--elements"),
+                                          ("peak", "--lengths")])
+def test_working_set_larger_than_free_memory(binaries, kernel, flag):
+    too_big = 2 * _mem_available()  # elements or bytes: either way more than there is
+    t0 = time.monotonic()
+    with pytest.raises(MeasurementError, match="exceeds available memory"):
+        run(binaries, kernel, flag, str(too_big))
+    assert time.monotonic() - t0 < 5, "the check must come before any allocation"
+
+
+def test_memory_limit_enforced(binaries):
+    # 256 MiB of working set under a 128 MiB address-space limit: the kernel cannot allocate
+    with pytest.raises(MeasurementError, match="cannot allocate|failed"):
+        run(binaries, "maps", "--sizes", "256M", "--reps", "1", memory=128 << 20)
+
+
+# ---- compiler problems --------------------------------------------------------------------------
+
+def test_missing_compiler_named():
+    with pytest.raises(CompileError, match="no-such-cc-4711"):
+        find_compiler("no-such-cc-4711")
+
+
+def test_compile_error_names_compiler(compiler, tmp_path, monkeypatch):
+    monkeypatch.setenv("PINCHPOINT_CACHE", str(tmp_path))
+    bad = find_compiler(" ".join(compiler.command), ["-O2", "-fno-such-option-4711"])
+    with pytest.raises(CompileError) as info:
+        compile_kernel("peak", bad)
+    assert compiler.command[0] in str(info.value)
+    assert [p.name for p in (tmp_path / "kernels").iterdir()] == []  # no temp binary left
+
+
+# ---- time bounds --------------------------------------------------------------------------------
+
+def test_soft_time_bound_truncates(binaries):
+    out = run(binaries, "peak", "--max-seconds", "0.001", "--min-time", "0.002")
+    assert out.status == "truncated"
+    assert len(out.points) < 32
+
+
+def test_hard_timeout_kills(binaries):
+    t0 = time.monotonic()
+    with pytest.raises(MeasurementError, match="time limit"):
+        run(binaries, "peak", "--min-time", "1", "--reps", "50", timeout=1.0)
+    assert time.monotonic() - t0 < 10
+
+
+# ---- iobench: read-only, not a directory, full ----------------------------------------------------
+
+def test_iobench_path_is_a_file(binaries, tmp_path):
+    f = tmp_path / "plain-file"
+    f.write_text("x")
+    with pytest.raises(MeasurementError, match="not a directory"):
+        run(binaries, "iobench", "--dir", str(f), "--file-bytes", "64K", "--buffer-bytes", "4K")
+    assert leftovers(tmp_path) == ["plain-file"]
+
+
+def test_iobench_missing_directory(binaries, tmp_path):
+    with pytest.raises(MeasurementError, match="No such file"):
+        run(binaries, "iobench", "--dir", str(tmp_path / "nope"), "--file-bytes", "64K",
+            "--buffer-bytes", "4K")
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """Mount a tiny tmpfs (root only); yields a function taking mount options."""
+    mounted = []
+
+    def mount(options: str) -> Path:
+        target = tmp_path / f"mnt{len(mounted)}"
+        target.mkdir()
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
+        mounted.append(target)
+        return target
+
+    if not is_root():
+        pytest.skip("mounting a tmpfs needs root")
+    yield mount
+    for target in mounted:
+        subprocess.run(["umount", str(target)], capture_output=True)
+
+
+def test_iobench_read_only_directory(binaries, tmp_path, tmpfs):
+    ro = tmpfs("ro,size=4m")
+    with pytest.raises(MeasurementError, match="Read-only file system"):
+        run(binaries, "iobench", "--dir", str(ro), "--file-bytes", "64K", "--buffer-bytes", "4K")
+    assert leftovers(ro) == []
+
+
+@pytest.mark.skipif(is_root(), reason="root ignores directory permissions")
+def test_iobench_unwritable_directory_non_root(binaries, tmp_path):
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    try:
+        with pytest.raises(MeasurementError, match="Permission denied"):
+            run(binaries, "iobench", "--dir", str(d), "--file-bytes", "64K")
+    finally:
+        d.chmod(0o700)
+    assert leftovers(d) == []
+
+
+def test_iobench_full_disk(binaries, tmpfs):
+    small = tmpfs("size=1m")
+    with pytest.raises(MeasurementError, match="not enough free space"):
+        run(binaries, "iobench", "--dir", str(small), "--file-bytes", "4M")
+    assert leftovers(small) == []
+    # and a disk filled to the brim
+    with open(small / "filler", "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    with pytest.raises(MeasurementError, match="not enough free space|no space left"):
+        run(binaries, "iobench", "--dir", str(small), "--file-bytes", "16K", "--buffer-bytes", "4K")
+    assert leftovers(small) == ["filler"]
+
+
+# ---- SIGINT ----------------------------------------------------------------------------------------
+
+def test_iobench_sigint_removes_its_files(binaries, tmp_path):
+    proc = subprocess.Popen([str(binaries["iobench"]), "--dir", str(tmp_path), "--file-bytes",
+                             "256M", "--buffer-bytes", "4K", "--reps", "50"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not list(tmp_path.rglob("data")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert list(tmp_path.rglob("data")), "iobench never created its file"
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=20)
+    assert proc.returncode == -signal.SIGINT
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("only,delay", [("iobench", 1.5), ("maps", 2.0)])
+def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
+    out_dir = tmp_path / "out"
+    tmp = tmp_path / "tmp"
+    out_dir.mkdir()
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    # --full so that the run is still going when the signal arrives
+    proc = subprocess.Popen([*cli_command(), "measure", "--full", "--only", only, "--no-progress",
+                             "-o", str(out_dir / "sig.json")], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert leftovers(out_dir) == []
+    assert leftovers(tmp) == []
+    cache = binaries["maps"].parent
+    assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []

@@ -1,0 +1,135 @@
+"""Every kernel in quick mode: the results must be physically sane.
+
+Bounds are deliberately generous (they must hold on any machine), but each can fail: a
+kernel that counted bytes twice, timed nothing, or lost its dead-code defence would break one.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from pinchpoint.kernel_runner import KERNELS, source_sha256
+from pinchpoint.signature import loads_signature
+
+pytestmark = pytest.mark.slow
+
+#: No memory system of a single socket moves 10 TB/s; no loopback moves 1 TB/s.
+MEMORY_BOUND_BPS = 10e12
+IO_BOUND_BPS = 1e12
+
+
+def test_every_kernel_has_points(quick_signature):
+    assert set(quick_signature.kernels) == set(KERNELS)
+    for name, run in quick_signature.kernels.items():
+        assert run.points, name
+        assert run.source_sha256 == source_sha256(name)
+        for p in run.points:
+            assert len(p.result.repetitions) >= 3, (name, p.params)
+
+
+def test_bandwidths_positive_and_bounded(quick_signature):
+    for name, run in quick_signature.kernels.items():
+        bound = MEMORY_BOUND_BPS if name in ("maps", "stream") else IO_BOUND_BPS
+        for p in run.points:
+            if p.result.unit == "B/s":
+                assert 0 < p.result.min <= p.result.max < bound, (name, p.params, p.result)
+
+
+def test_flop_rates_positive_and_bounded(quick_signature):
+    for p in quick_signature.points("peak"):
+        assert p.result.unit == "flop/s"
+        assert 0 < p.result.min and p.result.max < 1e13, p.params
+
+
+def test_peak_loops_slow_down_out_of_cache(quick_signature):
+    # DAXPY and DOT at 1024 elements run from L1; at 4194304 (64 MiB of operands) from memory.
+    for op in ("daxpy", "dot"):
+        short = quick_signature.value("peak", op=op, loop_length=1024)
+        long = quick_signature.value("peak", op=op, loop_length=4194304)
+        assert short > long, op
+
+
+def test_random_slower_than_stride1_beyond_llc(quick_signature, host_caches):
+    llc = host_caches[max(host_caches)]
+    beyond = [p for p in quick_signature.points("maps", op="load", pattern="random", threads=1)
+              if p["working_set_bytes"] > llc]
+    assert beyond, "the quick plan must measure random loads beyond the last-level cache"
+    for p in beyond:
+        stride1 = quick_signature.points("maps", op="load", pattern="stride1", threads=1,
+                                         working_set_bytes=p["working_set_bytes"])
+        assert stride1, p.params
+        assert p.result.median < stride1[0].result.median, p["working_set_bytes"]
+
+
+def _plateau(points, lo, hi):
+    vals = [p.result.median for p in points if lo < p["working_set_bytes"] <= hi]
+    return statistics.median(vals) if vals else None
+
+
+def test_stride1_load_staircase(quick_signature, host_caches):
+    """L1 > L2 > L3 > DRAM: the MAPS staircase (PMaC MAPS; seeds/004 Figures 1-4)."""
+    pts = quick_signature.points("maps", op="load", pattern="stride1", threads=1)
+    levels = sorted(host_caches)
+    bounds = [0]
+    plateaus = []
+    for lvl in levels:
+        # inside a level: above the previous level's size, at most half of this one
+        plateaus.append((f"L{lvl}", _plateau(pts, bounds[-1], host_caches[lvl] // 2)))
+        bounds.append(host_caches[lvl])
+    plateaus.append(("memory", _plateau(pts, 2 * host_caches[levels[-1]], float("inf"))))
+    missing = [name for name, v in plateaus if v is None]
+    assert not missing, f"no working set measured inside {missing}"
+    values = [v for _, v in plateaus]
+    assert all(a > b for a, b in zip(values, values[1:])), plateaus
+
+
+def test_stream_below_l1_load(quick_signature):
+    l1_load = max(p.result.median for p in quick_signature.points("maps", op="load",
+                                                                  pattern="stride1"))
+    for p in quick_signature.points("stream"):
+        assert p.result.median < l1_load, p.params
+
+
+def test_ping_latency_positive(quick_signature):
+    lat = quick_signature.points("ping", metric="latency")
+    assert lat
+    for p in lat:
+        assert p.result.unit == "s"
+        assert 0 < p.result.min and p.result.max < 1.0, p.params
+
+
+def test_ping_bandwidth_rises_with_message_size(quick_signature):
+    for transport in ("pipe", "tcp"):
+        curve = quick_signature.curve("ping", "message_bytes", transport=transport,
+                                      metric="bandwidth")
+        assert len(curve) >= 3, transport
+        small, large = curve[0][1].median, curve[-1][1].median
+        assert large > 10 * small, (transport, small, large)
+        # up to 64 KiB the per-message overhead dominates: strictly rising
+        rising = [r.median for size, r in curve if size <= 65536]
+        assert rising == sorted(rising), (transport, rising)
+
+
+def test_iobench_runs_every_test(quick_signature):
+    tests = {p["test"] for p in quick_signature.points("iobench")}
+    assert tests == {"seq_write", "seq_read", "random_read", "rewrite", "backward_write",
+                     "backward_read"}
+
+
+def test_effbw_and_netstream_report_topologies_and_buffers(quick_signature):
+    assert {p["topology"] for p in quick_signature.points("effbw")} == {"ring", "random"}
+    bufs = {p["sockbuf_bytes"] for p in quick_signature.points("netstream")}
+    assert 0 in bufs and len(bufs) >= 2
+
+
+def test_measured_signature_round_trips(quick_signature, tmp_path):
+    from pinchpoint.signature import dump_signature, load_signature
+
+    path = tmp_path / "sig.json"
+    dump_signature(quick_signature, path)
+    again = load_signature(path)
+    assert again == quick_signature
+    assert loads_signature(path.read_text()) == quick_signature
+    assert again.host["run"]["mode"] == "quick"
