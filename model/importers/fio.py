@@ -1,0 +1,188 @@
+"""fio JSON output (``fio --output-format=json``) -> IO-BENCH-like signature points.
+
+fio (J. Axboe, *fio HOWTO*, "Terse/JSON output") reports per job and direction ``io_bytes``,
+``bw_bytes`` [B/s], ``iops`` and ``lat_ns`` (``min``, ``max``, ``mean`` [ns]).  Each job and
+direction with I/O becomes:
+
+* a point of kernel ``iobench`` (the name our own IO-BENCH kernel uses) with ``test`` in
+  ``seq_read``, ``seq_write``, ``random_read``, ``random_write``, ``buffer_bytes`` (fio's
+  ``bs``), ``file_bytes`` (``size``), ``iodepth``, ``numjobs``, ``direct``, ``ioengine`` and
+  ``tool = "fio"``; result ``bw_bytes`` in B/s;
+* a point of kernel ``iobench_latency`` with the same parameters; result the mean completion
+  latency ``lat_ns.mean`` in seconds.
+
+IOPS are not a separate point: at a fixed block size they are ``bw_bytes / buffer_bytes``.
+Jobs with identical parameters (fio ``--loops``, repeated files) are repetitions of one point.
+fio sizes use fio's default ``kb_base = 1024``: "4k" is 4 KiB.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from typing import Iterable
+
+from ..errors import InputError
+
+BANDWIDTH_KERNEL = "iobench"
+LATENCY_KERNEL = "iobench_latency"
+_RW = {  # fio rw= -> (pattern, directions it exercises)
+    "read": "seq", "write": "seq", "rw": "seq", "readwrite": "seq", "trim": "seq",
+    "randread": "random", "randwrite": "random", "randrw": "random", "randtrim": "random",
+    "trimwrite": "seq", "randtrimwrite": "random",
+}
+
+
+def parse_fio_size(text, *, file=None, key=None) -> int | None:
+    """A fio size ("4k", "1M", "16m", "4096", "1MiB") [B] with fio's kb_base = 1024; None for
+    ranges and lists ("4k-64k", "4k,8k") that have no single size."""
+    from .. import units
+
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return int(text)
+    if not isinstance(text, str):
+        return None
+    m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgtp]?)(i?b?)\s*$", text, re.I)
+    if not m:
+        return None
+    prefix = m.group(2).upper()
+    unit = f"{prefix}iB" if prefix else "B"
+    return int(units.parse(f"{m.group(1)} {unit}", "size", file=file, key=key))
+
+
+def _load(text: str, file) -> dict:
+    start = text.find("{")
+    if start < 0:
+        raise InputError("no JSON object found: write fio's output with --output-format=json", file=file)
+    try:
+        data = json.loads(text[start:])
+    except json.JSONDecodeError as exc:
+        line = text[:start].count("\n") + exc.lineno
+        raise InputError(f"not valid JSON ({exc.msg}); is the file cut short?", file=file, line=line) from None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
+        raise InputError("expected fio JSON output with a 'jobs' list", file=file, key="jobs")
+    return data
+
+
+def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
+    """The measurements in one fio JSON output, as plain records.
+
+    Returns
+    -------
+    list of dict
+        ``{"params": {...}, "bytes_per_s": float, "latency_s": float or None}`` per job and
+        direction with I/O.
+
+    Raises
+    ------
+    InputError
+        On text that is not fio JSON, a job that reports an error, or a missing field.
+    """
+    data = _load(text, file)
+    glob = data.get("global options") or {}
+    if not isinstance(glob, dict):
+        raise InputError("expected an object", file=file, key="global options")
+    out = []
+    for j, job in enumerate(data["jobs"]):
+        key = f"jobs[{j}]"
+        if not isinstance(job, dict):
+            raise InputError("expected an object", file=file, key=key)
+        name = job.get("jobname", key)
+        if job.get("error", 0):
+            raise InputError(f"fio job {name!r} failed with error {job['error']}", file=file, key=f"{key}.error")
+        opts = {**glob, **(job.get("job options") or {})}
+        rw = str(opts.get("rw", opts.get("readwrite", "read")))
+        base_rw = rw.split(":")[0]
+        pattern = _RW.get(base_rw)
+        if pattern is None:
+            raise InputError(f"unknown fio rw={rw!r}", file=file, key=f"{key}.job options.rw")
+        params: dict = {"tool": "fio"}
+        bs = opts.get("bs", opts.get("blocksize", "4k"))
+        size = parse_fio_size(bs, file=file, key=f"{key}.job options.bs")
+        if size is not None:
+            params["buffer_bytes"] = size
+        else:
+            params["bs"] = str(bs)
+        fsize = parse_fio_size(opts.get("size"), file=file, key=f"{key}.job options.size") \
+            if "size" in opts else None
+        if fsize is not None:
+            params["file_bytes"] = fsize
+        for name_opt, conv in (("iodepth", int), ("numjobs", int)):
+            if name_opt in opts:
+                try:
+                    params[name_opt] = conv(opts[name_opt])
+                except (TypeError, ValueError):
+                    raise InputError(f"expected a whole number, found {opts[name_opt]!r}", file=file,
+                                     key=f"{key}.job options.{name_opt}") from None
+        if "direct" in opts:
+            params["direct"] = str(opts["direct"]).strip() in ("1", "true")
+        if "ioengine" in opts:
+            params["ioengine"] = str(opts["ioengine"])
+        for direction in ("read", "write", "trim"):
+            d = job.get(direction)
+            if not isinstance(d, dict):
+                continue
+            try:
+                io_bytes = d.get("io_bytes", 0)
+                bw = float(d["bw_bytes"]) if "bw_bytes" in d else float(d["bw"]) * 1024  # old fio: KiB/s
+            except (KeyError, TypeError, ValueError):
+                raise InputError("expected 'bw_bytes' (or 'bw' in KiB/s) as a number", file=file,
+                                 key=f"{key}.{direction}.bw_bytes") from None
+            if not io_bytes:
+                continue
+            lat = d.get("lat_ns")
+            latency = None
+            if isinstance(lat, dict) and isinstance(lat.get("mean"), (int, float)) and lat.get("N", 1):
+                latency = float(lat["mean"]) * 1e-9
+            out.append({"params": {**params, "test": f"{pattern}_{direction}"},
+                        "bytes_per_s": bw, "latency_s": latency, "job": name})
+    if not out:
+        raise InputError("no job in this fio output moved any data", file=file, key="jobs")
+    return out
+
+
+def _group(records, value_key) -> list[dict]:
+    groups: dict[str, tuple[dict, list[float]]] = {}
+    for r in records:
+        if r[value_key] is None:
+            continue
+        k = json.dumps(r["params"], sort_keys=True)
+        groups.setdefault(k, (r["params"], []))[1].append(r[value_key])
+    out = []
+    for params, reps in groups.values():
+        s = sorted(reps)
+        n = len(s)
+        median = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+        out.append({**params, "result": {"unit": "B/s" if value_key == "bytes_per_s" else "s",
+                                         "min": s[0], "median": median, "max": s[-1], "repetitions": reps}})
+    return out
+
+
+def point_dicts(records: Iterable[dict]) -> dict[str, list[dict]]:
+    """Kernel name -> signature point dicts (bandwidth and mean latency)."""
+    records = list(records)
+    return {BANDWIDTH_KERNEL: _group(records, "bytes_per_s"), LATENCY_KERNEL: _group(records, "latency_s")}
+
+
+def to_signature(texts: Iterable[tuple[str, str | None]]):
+    """A :class:`~pinchpoint.signature.Signature` of one or more fio JSON outputs."""
+    from ..signature import KernelRun, Point, Signature
+
+    records, files, versions = [], [], set()
+    for text, file in texts:
+        records.extend(parse_fio_json(text, file=file))
+        files.append(str(file))
+        try:
+            versions.add(str(json.loads(text[text.find("{"):]).get("fio version", "fio")))
+        except (ValueError, AttributeError):
+            pass
+    kernels = {}
+    for kernel, dicts in point_dicts(records).items():
+        if dicts:
+            kernels[kernel] = KernelRun(None, tuple(Point.from_dict(d, file=", ".join(files),
+                                                                    key=f"kernels.{kernel}.points[{i}]")
+                                                    for i, d in enumerate(dicts)))
+    host = {"name": "fio import", "cpu_model": "unknown", "source": f"fio JSON output: {', '.join(files)}"}
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return Signature(host, {"name": "fio", "version": ", ".join(sorted(versions)) or "unknown", "flags": []}, created, kernels)

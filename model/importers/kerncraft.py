@@ -1,0 +1,337 @@
+"""Kerncraft machine files (YAML) -> a profile document and likwid-bench signature points.
+
+Kerncraft (Hammer, Eitzinger, Hager and Wellein, "Kerncraft: A Tool for Analytic Performance
+Modeling of Loop Kernels", Tools for High Performance Computing 2016) describes a machine in
+YAML with units inside the values: ``kerncraft version``, ``model name``, ``clock``,
+``sockets``, ``cores per socket``, ``threads per core``, ``FLOPs per cycle`` (``DP: {total:
+...}``), a ``memory hierarchy`` list (``level: L1 .. MEM``, ``cache per group: {sets, ways,
+cl_size}``, ``size per group``, ``cores per group``) and ``benchmarks`` with likwid-bench
+``kernels`` and ``measurements[LEVEL][threads per core]`` (``cores``, ``threads``,
+``results: {kernel: [GB/s per core count]}``, ``stats: {kernel: [[repetitions] per core
+count]}``, ``total size``, ``size per thread``).
+
+We read files of the format kerncraft has used since 0.8.1 (``upstream throughput`` with
+``transfers overlap``; kerncraft's own ``MIN_SUPPORTED_VERSION = "0.8.1dev0"``), loaded with
+``yaml.safe_load`` (kerncraft's ``!!omap`` tags are standard YAML).  Sizes and rates are
+decimal as kerncraft writes them ("21.12 kB" = 21 120 B, "70.86 GB/s"); a cache's size is
+taken as ``sets * ways * cl_size`` where given (kerncraft files round "32.00 kB" for 32 KiB).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, UnitError
+
+#: The machine-file versions we read: 0.8.1 up to (not including) 0.9.
+MIN_VERSION = (0, 8, 1)
+MAX_VERSION = (0, 9, 0)
+KERNEL = "likwid_bench"
+
+
+def parse_version(text) -> tuple[int, int, int] | None:
+    """'0.8.3.dev0' -> (0, 8, 3); None if it does not start with numbers."""
+    m = re.match(r"^\s*([0-9]+)\.([0-9]+)(?:\.([0-9]+))?", str(text))
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def load_machine(text: str, *, file: str | None = None) -> dict:
+    """Parse and check a kerncraft machine file.
+
+    Raises
+    ------
+    InputError
+        On YAML syntax errors (with the line), a file that is not a mapping, a missing or
+        unsupported ``kerncraft version``, or missing required keys.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(f"YAML syntax error: {problem}", file=file, line=line) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a kerncraft machine file (a YAML mapping)", file=file)
+    if "kerncraft version" not in data:
+        raise InputError("missing: a kerncraft machine file names the version it was written for",
+                         file=file, key="kerncraft version")
+    raw = data["kerncraft version"]
+    version = parse_version(raw)
+    lo, hi = ".".join(map(str, MIN_VERSION)), ".".join(map(str, MAX_VERSION))
+    if version is None or not MIN_VERSION <= version < MAX_VERSION:
+        raise InputError(f"machine-file version {raw!r} is not supported: pinchpoint reads kerncraft "
+                         f"machine files from {lo} up to (not including) {hi}; update the file with "
+                         "kerncraft's CHANGES_SINCE notes (0.8.1 replaced 'non-overlap upstream "
+                         "throughput' by 'upstream throughput')", file=file, key="kerncraft version")
+    for key in ("model name", "clock", "cores per socket", "memory hierarchy"):
+        if key not in data:
+            raise InputError("missing (required to describe the machine)", file=file, key=key)
+    if not isinstance(data["memory hierarchy"], list) or not data["memory hierarchy"]:
+        raise InputError("expected a list of levels (L1 ... MEM)", file=file, key="memory hierarchy")
+    return data
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, dimension: str) -> float:
+    from .. import units
+
+    return units.parse(text, dimension)
+
+
+def _quantity(value, dimension: str, file, key) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if dimension == "dimensionless":
+            return float(value)
+        raise InputError(f"{value!r} has no unit: expected a {dimension} such as '2.3 GHz' or '32.00 kB'",
+                         file=file, key=key)
+    if not isinstance(value, str):
+        raise InputError(f"expected a {dimension}, found {value!r}", file=file, key=key)
+    text = re.sub(r"\bcy\b", "cycle", value)
+    try:
+        return _parse_cached(text, dimension)
+    except UnitError as exc:
+        raise InputError(exc.message, file=file, key=key) from None
+
+
+def _int(data, key, file, *, where=None, default=None) -> int | None:
+    value = data.get(key, default)
+    path = f"{where}.{key}" if where else key
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"expected a whole number >= 1, found {value!r}", file=file, key=path)
+    return value
+
+
+def _level_number(name, file, key) -> int | None:
+    m = re.match(r"^L([1-5])$", str(name))
+    if m:
+        return int(m.group(1))
+    if str(name) == "MEM":
+        return None
+    raise InputError(f"expected a level L1 .. L5 or MEM, found {name!r}", file=file, key=key)
+
+
+def caches(machine: dict, *, file=None) -> list[dict]:
+    """Profile cache entries from ``memory hierarchy``."""
+    out = []
+    for i, lvl in enumerate(machine["memory hierarchy"]):
+        key = f"memory hierarchy[{i}]"
+        if not isinstance(lvl, dict):
+            raise InputError("expected a mapping", file=file, key=key)
+        level = _level_number(lvl.get("level"), file, f"{key}.level")
+        if level is None:
+            continue
+        cpg = lvl.get("cache per group") or {}
+        if not isinstance(cpg, dict):
+            raise InputError("expected a mapping", file=file, key=f"{key}.cache per group")
+        sets, ways, line = (_int(cpg, k, file, where=f"{key}.cache per group") for k in ("sets", "ways", "cl_size"))
+        if sets and ways and line:
+            from ..detect import _bytes_text
+
+            size = sets * ways * line
+            size_text = _bytes_text(size)
+        elif lvl.get("size per group") is not None:
+            size = _quantity(lvl["size per group"], "size", file, f"{key}.size per group")
+            size_text = str(lvl["size per group"])
+        else:
+            raise InputError("a cache level needs 'cache per group' (sets, ways, cl_size) or 'size per group'",
+                             file=file, key=key)
+        entry = {"level": level, "type": "data" if level == 1 else "unified", "size": size_text,
+                 "source": f"kerncraft machine file, {key}"}
+        if line:
+            entry["line"] = f"{line} B"
+        elif machine.get("cacheline size"):
+            entry["line"] = str(machine["cacheline size"])
+        if ways:
+            entry["associativity"] = ways
+        cores = _int(lvl, "cores per group", file, where=key)
+        if cores:
+            entry["shared_by"] = cores
+        out.append(entry)
+    return out
+
+
+def _measurement_blocks(machine: dict, file):
+    """(level name, threads per core, block, key) for every measurement block."""
+    bench = machine.get("benchmarks")
+    if bench is None:
+        return
+    if not isinstance(bench, dict):
+        raise InputError("expected a mapping", file=file, key="benchmarks")
+    meas = bench.get("measurements") or {}
+    if not isinstance(meas, dict):
+        raise InputError("expected a mapping of levels", file=file, key="benchmarks.measurements")
+    for level, per_tpc in meas.items():
+        key = f"benchmarks.measurements.{level}"
+        if not isinstance(per_tpc, dict):
+            raise InputError("expected a mapping of threads per core", file=file, key=key)
+        for tpc, block in per_tpc.items():
+            bkey = f"{key}.{tpc}"
+            if not isinstance(block, dict):
+                raise InputError("expected a mapping", file=file, key=bkey)
+            yield str(level), tpc, block, bkey
+
+
+def _list(block, name, file, key, n=None) -> list:
+    value = block.get(name)
+    if not isinstance(value, list):
+        raise InputError("expected a list (one entry per core count)", file=file, key=f"{key}.{name}")
+    if n is not None and len(value) != n:
+        raise InputError(f"expected {n} entries (one per core count), found {len(value)}", file=file,
+                         key=f"{key}.{name}")
+    return value
+
+
+def point_dicts(machine: dict, *, file=None) -> list[dict]:
+    """Signature point dicts of every likwid-bench measurement in the file.
+
+    One point per level, threads-per-core setting, core count and kernel: ``op`` (the
+    likwid-bench kernel), ``pattern = "stride1"``, ``threads``, ``cores``, ``level``,
+    ``working_set_bytes`` (``total size``), result in B/s with the ``stats`` repetitions where
+    the file has them, else the single ``results`` figure.
+    """
+    out = []
+    for level, tpc, block, key in _measurement_blocks(machine, file):
+        cores = _list(block, "cores", file, key)
+        n = len(cores)
+        threads = _list(block, "threads", file, key, n) if "threads" in block else \
+            [c * (tpc if isinstance(tpc, int) else 1) for c in cores]
+        if "total size" in block:
+            sizes = [_quantity(s, "size", file, f"{key}.total size[{i}]")
+                     for i, s in enumerate(_list(block, "total size", file, key, n))]
+        elif "size per thread" in block:
+            sizes = [_quantity(s, "size", file, f"{key}.size per thread[{i}]") * t
+                     for i, (s, t) in enumerate(zip(_list(block, "size per thread", file, key, n), threads))]
+        else:
+            raise InputError("a measurement needs 'total size' or 'size per thread'", file=file, key=key)
+        results = block.get("results") or {}
+        stats = block.get("stats") or {}
+        if not isinstance(results, dict) or not isinstance(stats, dict):
+            raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
+        for kernel, values in results.items():
+            kkey = f"{key}.results.{kernel}"
+            values = _list(results, kernel, file, f"{key}.results", n)
+            kstats = stats.get(kernel)
+            for i in range(n):
+                if isinstance(kstats, list) and i < len(kstats) and isinstance(kstats[i], list) and kstats[i]:
+                    reps = [_quantity(v, "bandwidth", file, f"{key}.stats.{kernel}[{i}][{j}]")
+                            for j, v in enumerate(kstats[i])]
+                else:
+                    reps = [_quantity(values[i], "bandwidth", file, f"{kkey}[{i}]")]
+                s = sorted(reps)
+                m = len(s)
+                median = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
+                out.append({"op": str(kernel), "pattern": "stride1", "threads": int(threads[i]),
+                            "cores": int(cores[i]), "level": level,
+                            "working_set_bytes": int(round(sizes[i])),
+                            "result": {"unit": "B/s", "min": s[0], "median": median, "max": s[-1],
+                                       "repetitions": reps}})
+    return out
+
+
+def memory_rate(machine: dict, *, file=None) -> tuple[float, str] | None:
+    """The highest likwid-bench bandwidth measured at level MEM [B/s] and its description, or
+    None when the file has no MEM measurements."""
+    best = None
+    for level, tpc, block, key in _measurement_blocks(machine, file):
+        if level != "MEM":
+            continue
+        cores = _list(block, "cores", file, key)
+        for kernel, values in (block.get("results") or {}).items():
+            values = _list(block["results"], kernel, file, f"{key}.results", len(cores))
+            for i, v in enumerate(values):
+                rate = _quantity(v, "bandwidth", file, f"{key}.results.{kernel}[{i}]")
+                if best is None or rate > best[0]:
+                    best = (rate, f"likwid-bench {kernel} on {cores[i]} cores ({tpc} thread(s) per core)")
+    return best
+
+
+def _name_from(machine: dict, file) -> str:
+    stem = Path(file).stem if file else str(machine.get("model name", "kerncraft"))
+    clean = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-")
+    return clean if clean and clean[0].isalpha() else "k" + clean
+
+
+def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
+    """A profile document of the machine: one cpu component per socket with its caches and
+    flop rate, memory, and -- where the file has MEM measurements -- a measured memory link per
+    socket and a ``mem-copy`` flow."""
+    src = f"kerncraft machine file {Path(file).name if file else ''}".strip()
+    clock_hz = _quantity(machine["clock"], "frequency", file, "clock")
+    sockets = _int(machine, "sockets", file, default=1)
+    cores = _int(machine, "cores per socket", file)
+    tpc = _int(machine, "threads per core", file, default=1)
+    cpu: dict[str, Any] = {"kind": "cpu", "model": str(machine["model name"]),
+                           "clock": {"value": str(machine["clock"]), "source": f"{src}: clock"},
+                           "cores": cores, "threads_per_core": tpc, "source": src}
+    flops = machine.get("FLOPs per cycle")
+    total = flops.get("DP", {}).get("total") if isinstance(flops, dict) and isinstance(flops.get("DP"), dict) else None
+    if total is not None:
+        if isinstance(total, bool) or not isinstance(total, (int, float)) or total <= 0:
+            raise InputError(f"expected a positive number, found {total!r}", file=file,
+                             key="FLOPs per cycle.DP.total")
+        cpu["flops_per_cycle"] = {"value": total, "source": f"{src}: FLOPs per cycle.DP.total"}
+    else:
+        cpu["unknown"] = ["flops_per_cycle"]
+    cache_list = caches(machine, file=file)
+    if cache_list:
+        cpu["caches"] = cache_list
+    doc: dict[str, Any] = {
+        "schema": 1, "name": _name_from(machine, file),
+        "description": f"{machine['model name']} ({sockets} x {cores} cores at {machine['clock']}), "
+                       f"from a kerncraft machine file",
+        "source": src, "components": {}, "links": {}, "flows": {}}
+    for s in range(sockets):
+        doc["components"][f"cpu{s}"] = dict(cpu)
+    doc["components"]["memory"] = {"kind": "memory", "unknown": ["size"],
+                                   "description": "main memory of all NUMA domains"}
+    mem = memory_rate(machine, file=file)
+    if mem:
+        rate, how = mem
+        for s in range(sockets):
+            doc["links"][f"mem{s}"] = {
+                "kind": "link", "between": [f"cpu{s}", "memory"], "shared": 1,
+                "description": "one socket's memory bandwidth as likwid-bench measured it (no write-allocate bytes)",
+                "rate": {"value": f"{rate / 1e9:.6g} GB/s",
+                         "source": f"{src}: benchmarks.measurements.MEM, {how}"}}
+        doc["flows"]["mem-copy"] = {"description": "memory copy by socket 0: reads and writes share its memory link",
+                                    "legs": [["memory", "cpu0"], ["cpu0", "memory"]]}
+    else:
+        doc.pop("links")
+        doc.pop("flows")
+    return doc
+
+
+def to_signature(machine: dict, *, file: str | None = None):
+    """A :class:`~pinchpoint.signature.Signature` of the file's likwid-bench measurements.
+
+    Raises
+    ------
+    InputError
+        If the file has no measurements.
+    """
+    from ..signature import KernelRun, Point, Signature
+
+    dicts = point_dicts(machine, file=file)
+    if not dicts:
+        raise InputError("the machine file has no likwid-bench measurements to import",
+                         file=file, key="benchmarks.measurements")
+    points = tuple(Point.from_dict(d, file=file, key=f"points[{i}]") for i, d in enumerate(dicts))
+    host = {"name": _name_from(machine, file), "cpu_model": str(machine["model name"]),
+            "cores": (_int(machine, "cores per socket", file) or 1) * (_int(machine, "sockets", file, default=1)),
+            "clocks": {"nominal_hz": _quantity(machine["clock"], "frequency", file, "clock")},
+            "source": f"kerncraft machine file {file or ''} (kerncraft version {machine['kerncraft version']})".strip()}
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return Signature(host, {"name": "likwid-bench", "version": "unknown", "flags": [],
+                                "note": "measurements from the kerncraft machine file"},
+                     created, {KERNEL: KernelRun(None, points)})
