@@ -99,6 +99,7 @@ class DiagnoseInputs:
     sent_bytes_per_s: float | None = None
     received_bytes_per_s: float | None = None
     duration_s: float | None = None
+    target_bytes_per_s: float | None = None  # a sender rate limit (iperf3 -b)
     origin: str | None = None
 
     def _error(self, key: str, message: str) -> InputError:
@@ -135,6 +136,7 @@ class DiagnoseInputs:
         positive("sent_bytes_per_s", self.sent_bytes_per_s, "sender rate")
         positive("received_bytes_per_s", self.received_bytes_per_s, "receiver rate")
         positive("duration_s", self.duration_s, "duration")
+        positive("target_bytes_per_s", self.target_bytes_per_s, "target rate")
         if self.window_bytes is not None and self.buffer_bytes is not None:
             raise self._error("window_bytes", "give a window or a buffer, not both")
         if self.loss is not None:
@@ -154,8 +156,9 @@ class DiagnoseInputs:
             if self.mtu_bytes < max(68.0, least):
                 raise self._error("mtu_bytes", f"an MTU of {self.mtu_bytes:g} B leaves no room for the "
                                                f"{least - 1:g} B of headers (at least 68 B)")
-            if self.mtu_bytes > 65535:
-                raise self._error("mtu_bytes", f"an MTU of {self.mtu_bytes:g} B is larger than an IP packet can be")
+            if self.mtu_bytes > 65536:
+                raise self._error("mtu_bytes", f"an MTU of {self.mtu_bytes:g} B is larger than any link's "
+                                               "(65536 B, Linux loopback)")
         if self.mmrbc_bytes is not None and float(self.mmrbc_bytes) not in MMRBC_VALUES:
             raise self._error("mmrbc_bytes", f"MMRBC must be one of 512, 1024, 2048, 4096 bytes, "
                                              f"got {self.mmrbc_bytes!r}")
@@ -560,16 +563,18 @@ def _hypotheses(inputs, mss, measured) -> list[Hypothesis]:
     if inputs.loss is None:
         for rtt in rtts:
             p = tcp.mathis_loss_for_rate(measured, mss, rtt, inputs.mathis_c, n)
-            ok = 0 < p <= tcp.MATHIS_VALID_MAX_LOSS
-            text = (f"a loss rate of {p:.2g} at RTT {_time(rtt)} (Mathis, MSS {mss:g} B, C {inputs.mathis_c:g})"
-                    + ("" if ok else ": outside Mathis' range, not a plausible explanation"))
+            ok = 0 < p <= tcp.MATHIS_VALID_MAX_LOSS and inputs.retransmits != 0
+            why = ": outside Mathis' range, not a plausible explanation" if p > tcp.MATHIS_VALID_MAX_LOSS else (
+                ": but the sender retransmitted nothing, so loss does not explain it" if inputs.retransmits == 0
+                else "")
+            text = f"a loss rate of {p:.2g} at RTT {_time(rtt)} (Mathis, MSS {mss:g} B, C {inputs.mathis_c:g})" + why
             out.append(Hypothesis("loss", text, rtt_s=rtt, loss=p, fits=ok))
     return out
 
 
 # --- the verdict -----------------------------------------------------------------------------
 
-_LIMITED_BY = {"line": "the line", "framing": "the line (protocol overhead)", "window": "the TCP window",
+_LIMITED_BY = {"target": "the sender's rate limit (iperf3 -b)", "line": "the line", "framing": "the line (protocol overhead)", "window": "the TCP window",
                "loss": "packet loss", "cpu": "the host CPU"}
 
 
@@ -596,6 +601,11 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
         tl, tnotes = _tcp_limits(inputs, payload)
         limits += tl
         notes += tnotes
+    if inputs.target_bytes_per_s is not None:
+        t = inputs.target_bytes_per_s
+        limits.append(Limit("sender's target rate", "target", t, f"iperf3 -b {_net(t)}",
+                            "the sender was told not to exceed this rate: the figure measures the limit, not "
+                            "the path (iperf3's UDP default is 1 Mbit/s)"))
     if profile is not None:
         limits += _host_limits(inputs, profile, mtu)
     cpu, throttle, cpu_nominal = _cpu_limit(inputs, profile, payload)
@@ -701,6 +711,9 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
                           f"{_net(jumbo)}) or a faster line raise it")
         else:
             advice.append("this is the line's goodput: only a faster line raises it")
+    elif kind == "target":
+        advice.append("the sender was rate-limited: rerun without the limit (iperf3 -b 0, or a rate above the "
+                      "line's) to measure the path")
     elif kind == "cpu":
         advice.append("the host CPU binds: spread the work over more cores (parallel streams, RSS and IRQ "
                       "affinity), use jumbo frames (fewer packets) and offloads (TSO, GRO, checksum)")
@@ -753,7 +766,7 @@ def _burst(profile, limit) -> float:
 def _loss_advice(inputs, hyps, measured) -> str | None:
     if inputs.protocol != "tcp" or inputs.loss is not None or inputs.rtt_s is None:
         return None
-    h = [x for x in hyps if x.kind == "loss"]
+    h = [x for x in hyps if x.kind == "loss" and x.fits]
     if not h:
         return None
     return (f"check for packet loss (iperf3's retransmits, nstat TcpRetransSegs, ip -s link, ethtool -S): "

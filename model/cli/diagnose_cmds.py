@@ -1,0 +1,210 @@
+"""``pinchpoint diagnose``: is a measured throughput good?  Every ceiling, the binding one, a verdict.
+
+Examples::
+
+    pinchpoint diagnose --measured "705 Mbit/s" --link "10 Gbit/s" --mtu 9000 --rtt "44.5 ms" --window "4 MiB"
+    pinchpoint diagnose --measured "260 Mbit/s" --link "1 Gbit/s"
+    pinchpoint diagnose --measured "7.8 Gbit/s" --protocol udp --side sender --profile powermac-g5 \\
+        --flow nic-tx --mtu 9000 --mmrbc 4096
+    pinchpoint diagnose --iperf3 run.json --link "10 Gbit/s" --json
+"""
+
+from __future__ import annotations
+
+import argparse
+
+#: DiagnoseInputs field -> the flag a user types (errors name the flag).
+FLAGS = {
+    "measured_bytes_per_s": "--measured", "line_bytes_per_s": "--link", "rtt_s": "--rtt",
+    "window_bytes": "--window", "buffer_bytes": "--rcvbuf", "mtu_bytes": "--mtu", "loss": "--loss",
+    "streams": "--streams", "protocol": "--protocol", "side": "--side", "flow": "--flow",
+    "clock_hz": "--clock", "cores": "--cores", "mmrbc_bytes": "--mmrbc", "mss_bytes": "--mss",
+    "mathis_c": "--mathis-c", "adv_win_scale": "--adv-win-scale", "medium": "--medium",
+}
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "diagnose", help="is a measured throughput good? every ceiling, the binding one, a verdict",
+        description="Judge a measured throughput (payload rate, as iperf reports it) against every ceiling "
+                    "that applies: line rate, framing, TCP window, loss (Mathis), the host path of a profile "
+                    "flow (PCI-X, PCIe, HyperTransport, memory ...) and the CPU.  Rates take units "
+                    "('260 Mbit/s', '1 Gbps', '6.4 GB/s'), sizes too ('4 MiB', '100 MB'; MTU and MMRBC may be "
+                    "plain byte counts), times '44.5 ms'.")
+    g = p.add_argument_group("the measurement")
+    g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")
+    g.add_argument("--iperf3", metavar="FILE", help="read the rate, RTT, MSS, buffers and retransmits from "
+                                                    "iperf3 -J output (flags given as well override it)")
+    g.add_argument("--protocol", choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")
+    g.add_argument("--side", choices=("sender", "receiver"), help="which end reported the figure")
+    g.add_argument("--streams", type=int, metavar="N", help="parallel streams (default 1)")
+    g = p.add_argument_group("the network path")
+    g.add_argument("--link", metavar="RATE", help="raw line rate, e.g. '1 Gbit/s' (or from the profile)")
+    g.add_argument("--medium", choices=("ethernet", "atm", "fddi", "appletalk"), default="ethernet",
+                   help="framing on the line (atm: AAL5 over SONET OC-3c; appletalk: DDP on Ethernet)")
+    g.add_argument("--mtu", metavar="SIZE", help="MTU (default 1500 on Ethernet, 9180 ATM, 4352 FDDI)")
+    g.add_argument("--mss", metavar="SIZE", help="TCP MSS (default MTU minus headers)")
+    g.add_argument("--ipv6", action="store_true", help="IPv6 headers (40 B instead of 20)")
+    g.add_argument("--no-timestamps", action="store_true", help="TCP without the 12-byte timestamps option")
+    g.add_argument("--vlan", action="store_true", help="802.1Q tagged frames (+4 B)")
+    g.add_argument("--rtt", metavar="TIME", help="round-trip time, e.g. '44.5 ms'")
+    w = g.add_mutually_exclusive_group()
+    w.add_argument("--window", metavar="SIZE", help="TCP window per stream, e.g. '4 MiB'")
+    w.add_argument("--rcvbuf", metavar="SIZE", help="receive buffer as the kernel holds it (tcp_rmem max, "
+                                                    "getsockopt); the window is a share of it")
+    w.add_argument("--so-rcvbuf", metavar="SIZE", help="the value passed to setsockopt(SO_RCVBUF) or iperf -w "
+                                                       "(Linux doubles it)")
+    g.add_argument("--adv-win-scale", type=int, default=None, metavar="N",
+                   help="net.ipv4.tcp_adv_win_scale (default 1: the window is half the buffer)")
+    g.add_argument("--loss", type=float, metavar="P", help="packet loss probability, 0 < P < 1")
+    g.add_argument("--mathis-c", type=float, metavar="C", help="Mathis constant (1.22; 0.87 with delayed ACKs)")
+    g = p.add_argument_group("the host")
+    g.add_argument("--profile", help="machine profile (bundled name or .toml path) for host path ceilings")
+    g.add_argument("--flow", help="the profile flow the data takes (e.g. nic-rx, nic-tx)")
+    g.add_argument("--clock", metavar="FREQ", help="the CPU clock in use now (a throttled CPU), e.g. '2.0 GHz'")
+    g.add_argument("--cores", type=int, metavar="N", help="CPU cores available (default: the profile's, else 1)")
+    g.add_argument("--mmrbc", metavar="SIZE", help="PCI-X MMRBC (burst) in bytes: 512, 1024, 2048 or 4096")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run_diagnose)
+
+
+def _size(text, flag):
+    from .. import units
+
+    if text is None:
+        return None
+    t = text.strip()
+    try:
+        return float(t) if t.replace(".", "", 1).isdigit() else units.parse(t, "size", key=flag)
+    except ValueError:
+        return units.parse(t, "size", key=flag)
+
+
+def _relocate(exc, origin_file):
+    """Name the flag (or the iperf3 file's value) a DiagnoseInputs error comes from."""
+    from ..errors import InputError
+
+    key = exc.key
+    if key in FLAGS and exc.file is None:
+        return InputError(exc.message, key=FLAGS[key])
+    if key in FLAGS and exc.file is not None:
+        return InputError(exc.message + f" (from the iperf3 file; override with {FLAGS[key]})", file=exc.file,
+                          key=key)
+    return exc
+
+
+def gather(args: argparse.Namespace) -> dict:
+    """DiagnoseInputs keyword arguments from the flags (and the iperf3 file)."""
+    from .. import units
+    from ..errors import InputError
+
+    fields: dict = {}
+    if args.iperf3:
+        from ..importers.iperf3 import load_iperf3
+
+        fields.update(load_iperf3(args.iperf3).diagnose_fields(args.side))
+    elif args.measured is None:
+        raise InputError("give the measured rate (--measured '260 Mbit/s') or an iperf3 report (--iperf3 FILE)",
+                         key="--measured")
+
+    def put(name, value):
+        if value is not None:
+            fields[name] = value
+
+    put("measured_bytes_per_s", units.parse(args.measured, "bandwidth", key="--measured") if args.measured else None)
+    put("protocol", args.protocol)
+    put("side", args.side)
+    put("streams", args.streams)
+    put("line_bytes_per_s", units.parse(args.link, "bandwidth", key="--link") if args.link else None)
+    put("medium", args.medium)
+    put("mtu_bytes", _size(args.mtu, "--mtu"))
+    put("mss_bytes", _size(args.mss, "--mss"))
+    if args.ipv6:
+        fields["ip_version"] = 6
+    if args.no_timestamps:
+        fields["timestamps"] = False
+    if args.vlan:
+        fields["vlan"] = True
+    put("rtt_s", units.parse(args.rtt, "time", key="--rtt") if args.rtt else None)
+    if args.window or args.rcvbuf or args.so_rcvbuf:
+        for k in ("window_bytes", "buffer_bytes", "buffer_requested"):
+            fields.pop(k, None)
+    put("window_bytes", _size(args.window, "--window"))
+    if args.rcvbuf:
+        fields["buffer_bytes"] = _size(args.rcvbuf, "--rcvbuf")
+    if args.so_rcvbuf:
+        fields["buffer_bytes"] = _size(args.so_rcvbuf, "--so-rcvbuf")
+        fields["buffer_requested"] = True
+    put("adv_win_scale", args.adv_win_scale)
+    put("loss", args.loss)
+    put("mathis_c", args.mathis_c)
+    put("clock_hz", units.parse(args.clock, "frequency", key="--clock") if args.clock else None)
+    put("cores", args.cores)
+    put("mmrbc_bytes", _size(args.mmrbc, "--mmrbc"))
+    if args.profile:
+        from ..profile_io import load_profile
+
+        fields["profile"] = load_profile(args.profile)
+    put("flow", args.flow)
+    return fields
+
+
+def run_diagnose(args: argparse.Namespace) -> int:
+    from ..diagnose import DiagnoseInputs, diagnose
+    from ..errors import InputError
+    from .output import print_json
+
+    fields = gather(args)
+    # Flags given on the command line are the user's, not the file's: errors on them name the flag.
+    flag_fields = {k for k, flag in FLAGS.items() if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    try:
+        verdict = diagnose(DiagnoseInputs(**fields))
+    except InputError as exc:
+        if exc.key in flag_fields:
+            raise InputError(exc.message, key=FLAGS[exc.key]) from None
+        raise _relocate(exc, args.iperf3) from None
+    if args.json:
+        print_json(verdict.to_dict())
+        return 0
+    print(render(verdict))
+    return 0
+
+
+def render(v) -> str:
+    """The verdict as text: ceilings sorted with formulas and numbers, binding, efficiency, advice."""
+    from ..units import format_rate
+    from .output import table
+
+    net = lambda x: format_rate(x, "network")  # noqa: E731
+    side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"
+    lines = [f"measured: {net(v.measured_bytes_per_s)}{side}", ""]
+    rows = []
+    for c in v.ceilings:
+        mark = "*" if c is v.binding else ""
+        raw = net(c.raw_bytes_per_s) if c.raw_bytes_per_s is not None else ""
+        rows.append([mark + c.name, c.kind, net(c.ceiling_bytes_per_s), raw,
+                     f"{v.measured_bytes_per_s / c.ceiling_bytes_per_s:.0%}"])
+    lines.append(table(rows, ["ceiling", "kind", "payload rate", "raw", "measured/ceiling"], align="llrrr"))
+    lines.append("")
+    lines.append("formulas:")
+    for c in v.ceilings:
+        lines.append(f"  {c.name}: {c.formula}")
+        if c.note:
+            lines.append(f"      {c.note}")
+    lines.append("")
+    lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
+    lines.append(f"efficiency: {v.efficiency:.1%} (measured / binding)")
+    lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
+    for c in v.causes:
+        lines.append(f"  - {c}")
+    if v.advice:
+        lines.append("advice:")
+        lines += [f"  - {a}" for a in v.advice]
+    if v.hypotheses:
+        lines.append("hypotheses (inputs missing; what would explain the figure):")
+        for h in v.hypotheses:
+            lines.append(f"  {'+' if h.fits else ' '} {h.text}")
+    if v.notes:
+        lines.append("notes:")
+        lines += [f"  - {n}" for n in v.notes]
+    return "\n".join(lines)
