@@ -1,0 +1,79 @@
+"""parse_hwloc_xml against a recorded `lstopo --of xml` of a real machine (see conftest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pinchpoint.detect import parse_hwloc_xml
+from pinchpoint.errors import InputError, PinchpointError
+
+from detect_paths import HWLOC_XML
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return parse_hwloc_xml(HWLOC_XML.read_text(), file=str(HWLOC_XML))
+
+
+def test_topology(facts):
+    # The XML holds 1 Package, 2 Core and 2 PU objects; CPUModel "AMD EPYC".
+    assert (facts.sockets, facts.cores, facts.threads) == (1, 2, 2)
+    assert facts.cpu_model == "AMD EPYC"
+    assert facts.nominal_clock is None  # hwloc gives no clock and the model name states none
+    assert facts.memory_bytes == 5597507584  # NUMANode local_memory
+
+
+def test_caches(facts):
+    got = {(c.level, c.type): (c.size_bytes, c.line_bytes, c.associativity, c.shared_by) for c in facts.caches}
+    assert got == {
+        (1, "data"): (32768, 64, 8, 1),
+        (1, "instruction"): (32768, 64, 8, 1),
+        (2, "unified"): (1048576, 64, 8, 1),
+        (3, "unified"): (33554432, 64, 16, 2),  # one L3 over both cores
+    }
+
+
+def test_devices(facts):
+    assert [(n.name, n.pci_address) for n in facts.nics] == [("eth0", "0000:00:03.0")]
+    assert [(d.name, d.size_bytes, d.pci_address) for d in facts.disks] == [("vda", 256 * 2 ** 30, "0000:00:02.0")]
+    # pci_link_speed="0.000000": a virtio device has no PCIe link -> unknown, not zero
+    assert all(d.link_bytes_per_s is None for d in facts.pci)
+    assert {d.address: d.class_code for d in facts.pci} == {"0000:00:02.0": "0x0180", "0000:00:03.0": "0x0200"}
+
+
+def test_hwloc1_cache_objects_and_link_speed():
+    xml = """<?xml version="1.0"?><topology><object type="Machine" local_memory="1073741824">
+      <object type="Socket"><info name="CPUModel" value="Intel(R) Xeon(R) CPU E5-2680 0 @ 2.70GHz"/>
+        <object type="Cache" depth="2" cache_size="262144" cache_linesize="64" cache_associativity="8" cache_type="0">
+          <object type="Cache" depth="1" cache_size="32768" cache_linesize="64" cache_associativity="8" cache_type="1">
+            <object type="Core"><object type="PU"/></object></object></object></object>
+      <object type="Bridge"><object type="PCIDev" pci_busid="0000:03:00.0" pci_type="0200 [8086:10fb] [8086:000c] 01"
+        pci_link_speed="4.000000"><object type="OSDev" name="eth2" osdev_type="2"/></object></object>
+    </object></topology>"""
+    f = parse_hwloc_xml(xml)
+    assert f.nominal_clock == pytest.approx(2.70e9)
+    assert [(c.level, c.type, c.size_bytes) for c in f.caches] == [(1, "data", 32768), (2, "unified", 262144)]
+    assert f.memory_bytes == 1073741824
+    # hwloc's pci_link_speed is GB/s per direction: 8 lanes x 5 GT/s x 8/10 / 8 = 4 GB/s
+    assert f.pci[0].link_bytes_per_s == pytest.approx(4e9)
+    assert f.nics[0].name == "eth2" and f.pci[0].vendor == "0x8086"
+
+
+def test_truncated_xml_is_a_clear_error():
+    text = HWLOC_XML.read_text()
+    with pytest.raises(InputError) as err:
+        parse_hwloc_xml(text[: len(text) // 2], file="cut.xml")
+    msg = str(err.value)
+    assert "cut.xml" in msg and "truncated" in msg and "line" in msg
+    assert isinstance(err.value, PinchpointError)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("<html><body/></html>", "root element is <html>"),
+    ("<topology></topology>", "no objects"),
+    ('<topology><object type="L2Cache" cache_size="lots"/></topology>', "cache_size='lots'"),
+])
+def test_not_a_topology(text, words):
+    with pytest.raises(InputError, match="x.xml") as err:
+        parse_hwloc_xml(text, file="x.xml")
+    assert words in str(err.value)

@@ -1,0 +1,138 @@
+"""read_sysfs and flags against the hand-assembled tree (detect_paths.SYSFS), and bad trees."""
+
+from __future__ import annotations
+
+import pytest
+from detect_paths import HWLOC_XML, SYSFS
+
+from pinchpoint.detect import (combine, flags, parse_cpu_list, parse_hwloc_xml, parse_link_speed,
+                               pcie_generation, read_sysfs)
+from pinchpoint.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return read_sysfs(SYSFS)
+
+
+def test_cpu(facts):
+    assert facts.cpu_model == "Intel(R) Xeon(R) CPU X5460 @ 3.16GHz"  # whitespace runs collapsed
+    assert (facts.sockets, facts.cores, facts.threads) == (1, 4, 4)
+    # seed 002, "New Faster Servers": 3.16 GHz X5460s "reported only running @ 2.0 GHz".
+    assert facts.nominal_clock == pytest.approx(3.16e9)  # the model name wins over cpuinfo_max_freq (3.166 GHz)
+    assert facts.current_clock == pytest.approx(2.0e9)  # scaling_cur_freq 2000000 kHz
+    assert facts.governor == "powersave"
+    assert facts.memory_bytes == 4045524 * 1024
+
+
+def test_caches(facts):
+    got = [(c.level, c.type, c.size_bytes, c.line_bytes, c.associativity, c.shared_by) for c in facts.caches]
+    assert got == [(1, "data", 32 * 1024, 64, 8, 1), (1, "instruction", 32 * 1024, 64, 8, 1),
+                   (2, "unified", 6 * 1024 * 1024, 64, 24, 2)]
+
+
+def test_devices(facts):
+    pci = {d.address: d for d in facts.pci}
+    assert set(pci) == {"0000:00:01.0", "0000:00:03.0", "0000:01:00.0", "0000:02:00.0"}
+    nic = pci["0000:01:00.0"]
+    assert (nic.current_speed, nic.current_width, nic.max_speed, nic.max_width) == (8e9, 4, 16e9, 16)
+    assert nic.downgraded and not pci["0000:02:00.0"].downgraded
+    assert [(n.name, n.speed, n.mtu, n.pci_address) for n in facts.nics] == [
+        ("eth0", 100e9 / 8, 1500, "0000:01:00.0")]  # lo has no device: left out
+    assert [(d.name, d.size_bytes, d.rotational, d.pci_address) for d in facts.disks] == [
+        ("nvme0n1", 1000215216 * 512, False, "0000:02:00.0")]  # loop0 left out
+
+
+def test_flags_fire(facts):
+    got = {(f.kind, f.subject) for f in flags(facts)}
+    assert got == {("pcie-downgraded", "0000:01:00.0"),  # the bridge above it is not flagged twice
+                   ("cpu-throttled", "cpu0"), ("cpu-governor", "cpu0"), ("mtu", "eth0")}
+    pcie = next(f for f in flags(facts) if f.kind == "pcie-downgraded")
+    assert "x16" in pcie.message and "x4" in pcie.message
+    # 8 GT/s x4 at 128b/130b: 3.938 GB/s; 16 GT/s x16: 31.51 GB/s (per direction)
+    assert "3.938 GB/s of 31.51 GB/s" in pcie.message
+
+
+def test_no_flags_on_a_healthy_tree(sysfs_copy):
+    dev = sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+    (dev / "current_link_speed").write_text("16.0 GT/s PCIe\n")
+    (dev / "current_link_width").write_text("16\n")
+    (dev / "net/eth0/mtu").write_text("9000\n")
+    freq = sysfs_copy / "sys/devices/system/cpu/cpu0/cpufreq"
+    (freq / "scaling_cur_freq").write_text("3166000\n")
+    (freq / "scaling_governor").write_text("performance\n")
+    assert flags(read_sysfs(sysfs_copy)) == []
+
+
+def test_slightly_low_clock_is_not_throttled(sysfs_copy):
+    freq = sysfs_copy / "sys/devices/system/cpu/cpu0/cpufreq"
+    (freq / "scaling_cur_freq").write_text("2900000\n")  # 0.92 of 3.16 GHz: idle dithering
+    (freq / "scaling_governor").write_text("schedutil\n")
+    assert [f.kind for f in flags(read_sysfs(sysfs_copy)) if f.kind.startswith("cpu")] == []
+
+
+@pytest.mark.parametrize("rel, text, expected", [
+    ("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_speed", "very fast", "PCIe link speed"),
+    ("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width", "sixteen", "link width"),
+    ("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2.0GHz", "frequency in kHz"),
+    ("sys/devices/system/cpu/cpu0/cache/index2/size", "six megs", "cache size"),
+    ("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/net/eth0/speed", "\x00\x01garbage", "Mbit/s"),
+    ("proc/meminfo", "MemTotal: lots\n", "MemTotal"),
+])
+def test_garbage_in_a_sysfs_file(sysfs_copy, rel, text, expected):
+    (sysfs_copy / rel).write_text(text)
+    with pytest.raises(InputError) as err:
+        read_sysfs(sysfs_copy)
+    msg = str(err.value)
+    assert rel.split("/")[-1] in msg and expected in msg
+
+
+def test_unknown_values_stay_unknown(sysfs_copy):
+    dev = sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+    (dev / "current_link_speed").write_text("Unknown\n")  # link down
+    (dev / "current_link_width").write_text("0\n")
+    (dev / "net/eth0/speed").write_text("-1\n")  # no carrier
+    f = read_sysfs(sysfs_copy)
+    nic = next(d for d in f.pci if d.address == "0000:01:00.0")
+    assert nic.current_speed is None and nic.current_width is None
+    assert f.nics[0].speed is None
+
+
+def test_a_bare_vm_degrades_to_unknown(tmp_path):
+    """No cpufreq, no PCIe link files, no NIC: everything unknown, nothing crashes."""
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc/cpuinfo").write_text("processor\t: 0\nmodel name\t: Some CPU\n\nprocessor\t: 1\n")
+    f = read_sysfs(tmp_path)
+    assert (f.cpu_model, f.threads, f.cores, f.nominal_clock, f.current_clock) == ("Some CPU", 2, None, None, None)
+    assert f.caches == () and f.pci == () and f.nics == () and flags(f) == []
+    empty = read_sysfs(tmp_path / "nothing-here")
+    assert empty.cpu_model is None and empty.threads is None
+
+
+def test_combine_prefers_hwloc_topology_and_sysfs_details():
+    hw = parse_hwloc_xml(HWLOC_XML.read_text())
+    sy = read_sysfs(SYSFS)
+    both = combine(hw, sy)
+    assert both.caches == hw.caches and both.cores == hw.cores  # topology from hwloc
+    assert both.current_clock == sy.current_clock and both.governor == "powersave"  # clocks from sysfs
+    assert both.memory_bytes == sy.memory_bytes  # MemTotal over hwloc's NUMA nodes
+    assert dict(both.sources)["caches"].startswith("hwloc")
+    assert dict(both.sources)["current_clock"].startswith("sysfs")
+
+
+@pytest.mark.parametrize("text, gts", [("8.0 GT/s PCIe", 8e9), ("2.5 GT/s", 2.5e9), ("16.0 GT/s PCIe", 16e9),
+                                       ("5 GT/s", 5e9), ("Unknown", None), ("Unknown speed", None)])
+def test_parse_link_speed(text, gts):
+    assert parse_link_speed(text) == gts
+
+
+def test_generations():
+    # PCIe base specifications: 2.5, 5, 8, 16, 32, 64 GT/s are generations 1..6
+    assert [pcie_generation(x * 1e9) for x in (2.5, 5, 8, 16, 32, 64)] == [1, 2, 3, 4, 5, 6]
+    assert pcie_generation(10e9) is None
+
+
+def test_cpu_list():
+    assert parse_cpu_list("0-3,8,10-11") == [0, 1, 2, 3, 8, 10, 11]
+    with pytest.raises(InputError):
+        parse_cpu_list("0-3;8")
