@@ -130,10 +130,11 @@ def _max_flow(g, source: str, sink: str) -> _Solution | None:
         if f > _EPS and g.has_edge(u, v):
             flows.setdefault(u, {})[v] = f
             rid = g.edges[u, v]["resource"]
-            usage[rid] = usage.get(rid, 0.0) + f / value
+            if rid is not None:
+                usage[rid] = usage.get(rid, 0.0) + f / value
     # A half-duplex link used both ways breaks the max-flow model (each direction got the full
     # capacity): let the LP, which shares the capacity, answer instead.
-    caps = {d["resource"]: d.get("capacity", math.inf) for _, _, d in g.edges(data=True)}
+    caps = _capacities(g)
     if any(used * value > caps[rid] * (1 + 1e-7) for rid, used in usage.items()):
         return None
     src_side = _reachable(residual, source, forward=True)
@@ -141,10 +142,16 @@ def _max_flow(g, source: str, sink: str) -> _Solution | None:
     binding = set()
     for u, v, d in g.edges(data=True):
         if (u in src_side and v not in src_side) or (v in sink_side and u not in sink_side):
-            if usage.get(d["resource"], 0) > 0:
+            if d["resource"] is not None and usage.get(d["resource"], 0) > 0:
                 binding.add(d["resource"])
     path = tuple(n for n in _follow(flows, source, sink) if not n.startswith("~"))
     return _Solution(value, usage, tuple(sorted(binding)), path, {}, "max-flow")
+
+
+def _capacities(g) -> dict[str, float]:
+    """Resource id -> capacity, over the edges that count against one."""
+    return {d["resource"]: d.get("capacity", math.inf) for _, _, d in g.edges(data=True)
+            if d["resource"] is not None}
 
 
 # --- fixed routes (forests) -----------------------------------------------------------------
@@ -157,14 +164,14 @@ def is_forest(g) -> bool:
     """
     import networkx as nx
 
-    return nx.is_forest(g.to_undirected(as_view=True))
+    return nx.is_forest(g.graph["topology"])
 
 
 def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
     """The LP of :func:`_lp` solved in closed form for graphs where routes are unique."""
     import networkx as nx
 
-    caps = {d["resource"]: d.get("capacity", math.inf) for _, _, d in g.edges(data=True)}
+    caps = _capacities(g)
     usages, paths = [], []
     for f in flows:
         usage: dict[str, float] = {}
@@ -173,7 +180,7 @@ def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, li
             nodes = nx.shortest_path(g, src, dst)
             for u, v in zip(nodes, nodes[1:]):
                 d = g.edges[u, v]
-                if d["link"] not in f.passes:
+                if d["resource"] is not None and d["link"] not in f.passes:
                     usage[d["resource"]] = usage.get(d["resource"], 0.0) + 1.0
             leg = [n for n in nodes if not n.startswith("~")]
             path += leg if not path else leg[1:]
@@ -226,11 +233,10 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
 
     edges = list(g.edges(data=True))
     nodes = {n: i for i, n in enumerate(g.nodes)}
-    resources = sorted({d["resource"] for _, _, d in edges})
+    capacity = _capacities(g)
+    resources = sorted(capacity)
     rindex = {r: i for i, r in enumerate(resources)}
-    caps = np.zeros(len(resources))
-    for _, _, d in edges:
-        caps[rindex[d["resource"]]] = d["capacity"]
+    caps = np.array([capacity[r] for r in resources], dtype=float)
     scale = float(np.max(caps[np.isfinite(caps)])) if np.isfinite(caps).any() else 1.0
     caps = np.where(np.isfinite(caps), caps / scale, 1e12)
 
@@ -247,7 +253,7 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
             eq_r += [row0 + nodes[u], row0 + nodes[v]]
             eq_c += [base + ei, base + ei]
             eq_v += [1.0, -1.0]
-            if d["link"] not in overrides[fi]:
+            if d["resource"] is not None and d["link"] not in overrides[fi]:
                 ub_r.append(rindex[d["resource"]])
                 ub_c.append(base + ei)
                 ub_v.append(1.0)
@@ -284,7 +290,7 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
             for ei, (u, v, d) in enumerate(edges):
                 if x[ei] > _EPS * rate:
                     leg_flows.setdefault(u, {})[v] = x[ei]
-                    if d["link"] not in f.passes:
+                    if d["resource"] is not None and d["link"] not in f.passes:
                         usage[d["resource"]] = usage.get(d["resource"], 0.0) + x[ei] / rate
             leg_path = [n for n in _follow(leg_flows, src, dst) if not n.startswith("~")]
             path += leg_path if not path else leg_path[1:]
@@ -336,8 +342,8 @@ def _core(g, terminals: set[str]):
     the unique route; on a mesh the cycles plus the routes to them.  This keeps the solvers'
     work proportional to the part of a large profile that matters.
     """
-    succ = g.succ  # every link is an edge each way, so successors are the neighbours
-    degree = {n: len(succ[n]) for n in g}
+    neighbours = {n: set(g.succ[n]) | set(g.pred[n]) for n in g}
+    degree = {n: len(neighbours[n]) for n in g}
     todo = [n for n, d in degree.items() if d <= 1 and n not in terminals]
     removed = set()
     while todo:
@@ -345,7 +351,7 @@ def _core(g, terminals: set[str]):
         if n in removed:
             continue
         removed.add(n)
-        for m in succ[n]:
+        for m in neighbours[n]:
             if m not in removed:
                 degree[m] -= 1
                 if degree[m] <= 1 and m not in terminals:
@@ -381,7 +387,7 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
 
     relaxed = nx.DiGraph(g)
     for _, _, d in relaxed.edges(data=True):
-        if d["link"] in binding:
+        if d["link"] in binding and d["resource"] is not None:
             d["capacity"] = math.inf
     try:
         nxt = _solve_flow(relaxed, flow)

@@ -43,32 +43,56 @@ def resources(profile: Profile, *, effective: bool = False) -> dict[str, Resourc
     return out
 
 
+def _link_edges(g, link, cap):
+    """The directed edges of one link: (u, v, resource id or None for a free hop)."""
+    members = link.between
+    if len(members) > 2:
+        # A shared bus with several devices: every transfer enters a hub and leaves it, and
+        # the one capacity sits on the hub's inner edge, so all traffic adds up against it.
+        hub_in, hub_out = f"~{link.id}/in", f"~{link.id}/out"
+        edges = [(hub_in, hub_out, link.id)]
+        for m in members:
+            edges += [(m, hub_in, None), (hub_out, m, None)]
+        return edges
+    a, b = members
+    fwd = link.id if link.duplex == "half" else resource_id(link.id, (a, b))
+    bwd = link.id if link.duplex == "half" else resource_id(link.id, (b, a))
+    if g.has_edge(a, b) or g.has_edge(b, a):
+        # A second link between the same pair: a DiGraph holds one edge per ordered pair, so
+        # it goes through a node of its own; only the first hop counts against the capacity.
+        mid = f"~{link.id}"
+        return [(a, mid, fwd), (mid, b, None), (b, mid, bwd), (mid, a, None)]
+    return [(a, b, fwd), (b, a, bwd)]
+
+
 def build(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
     """Build the networkx DiGraph of a profile.
 
-    Edge attributes: ``capacity`` [B/s], ``link`` (link id), ``resource`` (resource id).  Where
-    two links join the same pair of components, the second goes through a virtual node
-    ``"~link"`` (a DiGraph holds one edge per ordered pair).  ``capacities`` overrides link
-    capacities by link id (used for what-if questions).
+    Edge attributes: ``link`` (link id), ``resource`` (resource id, None on free hops) and
+    ``capacity`` [B/s] (absent on free hops: networkx reads that as unbounded).  Virtual nodes
+    (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
+    overrides link capacities by link id (used for what-if questions).  ``g.graph["topology"]``
+    is the undirected multigraph of components and hubs, used to tell whether routes are unique.
     """
     import networkx as nx
 
     g = nx.DiGraph(profile=profile.name)
+    topology = nx.MultiGraph()
     for comp in profile.components.values():
         g.add_node(comp.id, kind=comp.kind)
+        topology.add_node(comp.id)
     for link in profile.links.values():
         cap = link.effective_capacity if effective else link.capacity
         if capacities and link.id in capacities:
             cap = capacities[link.id]
-        a, b = link.between
-        if g.has_edge(a, b) or g.has_edge(b, a):
-            mid = f"~{link.id}"
-            g.add_node(mid, kind="virtual")
-            forward, backward = [(a, mid), (mid, b)], [(b, mid), (mid, a)]
+        for u, v, rid in _link_edges(g, link, cap):
+            if rid is None:
+                g.add_edge(u, v, link=link.id, resource=None)
+            else:
+                g.add_edge(u, v, capacity=cap, link=link.id, resource=rid)
+        if len(link.between) > 2:
+            topology.add_edges_from((f"~{link.id}", m) for m in link.between)
         else:
-            forward, backward = [(a, b)], [(b, a)]
-        for hops, direction in ((forward, (a, b)), (backward, (b, a))):
-            rid = link.id if link.duplex == "half" else resource_id(link.id, direction)
-            for x, y in hops:
-                g.add_edge(x, y, capacity=cap, link=link.id, resource=rid)
+            topology.add_edge(*link.between)
+    g.graph["topology"] = topology
     return g

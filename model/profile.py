@@ -118,7 +118,7 @@ class Link:
 
     id: str
     kind: str
-    between: tuple[str, str]
+    between: tuple[str, ...]  # two components, or every device on a shared bus
     params: Mapping[str, Value]
     description: str | None = None
     source: str | None = None
@@ -389,14 +389,15 @@ def _link(ctx, lid, table, components, source) -> Link:
     if "generation" in table and kname != "pcie":
         raise ctx.error(f"{key}.generation", "only pcie links have a generation")
     between = table.get("between")
-    if (not isinstance(between, list) or len(between) != 2
+    if (not isinstance(between, list) or len(between) < 2
             or not all(isinstance(x, str) for x in between)):
-        raise ctx.error(f"{key}.between", f"expected two component names, got {between!r}")
+        raise ctx.error(f"{key}.between", f"expected a list of two (or, for a shared bus, more) "
+                        f"component names, got {between!r}")
     for end in between:
         if end not in components:
             raise ctx.error(f"{key}.between", f"no component {end!r} (components: {', '.join(components)})")
-    if between[0] == between[1]:
-        raise ctx.error(f"{key}.between", "a link needs two different components")
+    if len(set(between)) != len(between):
+        raise ctx.error(f"{key}.between", "a link joins different components (a name appears twice)")
     lsource = _text(ctx, table, "source", key) or source
     table = dict(table)
     if kname == "pcie":
@@ -408,7 +409,11 @@ def _link(ctx, lid, table, components, source) -> Link:
                 raise ctx.error(f"{key}.{name}", "missing: give 'generation' (1..6) or both lane_rate and encoding")
         if params["encoding"].si > 1:
             raise ctx.error(f"{key}.encoding", "a line-code efficiency is at most 1")
-    return Link(lid, kname, (between[0], between[1]), params, _text(ctx, table, "description", key), lsource)
+    link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
+    if len(between) > 2 and link.duplex != "half":
+        raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "
+                        f"a {kname} link is full duplex")
+    return link
 
 
 def _pcie_defaults(ctx, table, key):
@@ -532,9 +537,8 @@ def _check_paths(ctx: _Ctx, components, links, flows) -> None:
     """Every leg of every flow must connect: links carry traffic both ways (see duplex)."""
     adjacent: dict[str, set[str]] = {c: set() for c in components}
     for link in links.values():
-        a, b = link.between
-        adjacent[a].add(b)
-        adjacent[b].add(a)
+        for a in link.between:
+            adjacent[a].update(m for m in link.between if m != a)
     for flow in flows.values():
         for i, (a, b) in enumerate(flow.legs):
             seen, todo = {a}, [a]

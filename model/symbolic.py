@@ -119,12 +119,13 @@ def explain_link(profile: Profile, link_id: str) -> Explanation:
     if not math.isclose(value, link.capacity, rel_tol=1e-12):  # the two paths must agree
         raise RuntimeError(f"symbolic and numeric capacity of {link_id} differ: {value} vs {link.capacity}")
     terms = tuple(Term(n, v.text, v.si, v.source) for n, v in link.params.items())
-    a, b = link.between
     duplex = ("half duplex: one capacity shared by both directions" if link.duplex == "half"
               else "full duplex: this capacity in each direction")
+    if len(link.between) > 2:
+        duplex = "a shared bus: one capacity for all traffic between its devices"
     return Explanation(
         target=link_id, kind=link.kind,
-        description=f"{d.name} link {a} <-> {b}, {duplex}" + (f"; {link.description}" if link.description else ""),
+        description=f"{d.name} link {' <-> '.join(link.between)}, {duplex}" + (f"; {link.description}" if link.description else ""),
         formula=f"{d.formula}", substituted=_substitute(d.formula, link),
         result_bytes_per_s=value, network=d.network, terms=terms,
         effective_formula=(f"capacity × {d.efficiency_formula}" if d.efficiency else ""),

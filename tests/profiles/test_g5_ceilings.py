@@ -121,3 +121,35 @@ def test_explain_prints_formula_values_and_sources(cli):
     assert "(64 bit) × (133 MHz)" in out.stdout
     assert "8.512 Gbit/s" in out.stdout
     assert "seed 000, 2.1.1" in out.stdout
+
+
+def test_a_shared_bus_adds_up_all_traffic_between_its_devices(tmp_path, toy_text):
+    """An Intel-style FSB with two CPUs and the bridge on it: both copies share one capacity."""
+    text = toy_text.replace('between = ["bridge", "cpu"]', 'between = ["bridge", "cpu", "cpu2"]')
+    text = text.replace('[links.eth]', '[components.cpu2]\nkind = "cpu"\nclock = "1 GHz"\n\n[links.eth]')
+    text += '\n[flows.copy2]\nlegs = [["mem", "cpu2"], ["cpu2", "mem"]]\n\n[scenarios.both]\nflows = ["copy", "copy2"]\n'
+    path = tmp_path / "bus.toml"
+    path.write_text(text)
+    from pinchpoint.profile_io import load_profile as load
+
+    p = load(path)
+    fsb = p.links["fsb"].capacity  # 8 B x 100 MHz x 4 = 3.2 GB/s, shared by everything on it
+    ddr = p.links["ddr"].capacity  # 8 B x 100 MHz x 2 = 1.6 GB/s
+    assert (fsb, ddr) == (3.2e9, 1.6e9)
+    one = flow_ceiling(p, "copy")
+    assert one.usage["fsb"] == 2  # read in, write out: two crossings of the one bus
+    assert one.ceiling_bytes_per_s == pytest.approx(min(fsb / 2, ddr / 2))
+    both = scenario_ceilings(p, "both")
+    # two copies at once: the DDR bus carries 4 passes per unit rate, the FSB 4 as well
+    assert [c.ceiling_bytes_per_s for c in both] == pytest.approx([min(fsb, ddr) / 4] * 2)
+
+
+def test_a_full_duplex_link_cannot_be_a_bus(tmp_path, toy_text):
+    from pinchpoint.errors import ProfileError
+    from pinchpoint.profile_io import load_profile as load
+
+    text = toy_text.replace('between = ["net", "nic"]', 'between = ["net", "nic", "bridge"]')
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ProfileError, match="links.eth.between: only a shared"):
+        load(path)

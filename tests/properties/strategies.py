@@ -37,9 +37,19 @@ def profile_documents(draw, mesh: bool | None = None, max_nodes: int = 7):
     names = [f"n{i}" for i in range(n)]
     components = {name: {"kind": "device"} for name in names}
     links = {}
-    for i in range(1, n):
+    i = 1
+    while i < n:
         parent = draw(st.integers(0, i - 1))
+        if i + 1 < n and draw(st.booleans()):
+            # a shared bus: the parent and two new components hang on one hub (still a tree)
+            bus = draw(link_tables(names[parent], names[i]))
+            if bus["kind"] in ("pci", "memory") or (bus["kind"] == "link" and bus["shared"]):
+                bus["between"].append(names[i + 1])
+                links[f"l{i}"] = bus
+                i += 2
+                continue
         links[f"l{i}"] = draw(link_tables(names[parent], names[i]))
+        i += 1
     if mesh if mesh is not None else draw(st.booleans()):
         extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4))
         for k, (i, j) in enumerate(extra):
