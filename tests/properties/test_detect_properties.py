@@ -1,0 +1,78 @@
+"""Properties of detection: whatever a machine reveals, the profile document loads; the small
+sysfs parsers invert their formatting."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pinchpoint.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
+                               facts_to_profile_document, flags, parse_cache_size, parse_cpu_list,
+                               parse_link_speed, pcie_generation)
+from pinchpoint.profile import profile_from_document
+from pinchpoint.protocols import PCIE_GENERATIONS
+
+
+caches = st.lists(st.builds(
+    CacheFact, level=st.integers(1, 4), type=st.sampled_from(["data", "instruction", "unified"]),
+    size_bytes=st.integers(1, 2 ** 30), line_bytes=st.none() | st.sampled_from([32, 64, 128]),
+    associativity=st.none() | st.integers(0, 32), shared_by=st.none() | st.integers(1, 64)), max_size=5)
+speeds = st.none() | st.sampled_from([r for r, _ in PCIE_GENERATIONS.values()])
+widths = st.none() | st.sampled_from([1, 2, 4, 8, 16])
+addresses = st.sampled_from(["0000:01:00.0", "0000:02:00.0", "0000:81:00.1"])
+pci = st.lists(st.builds(PciDevice, address=addresses, class_code=st.none() | st.just("0x020000"),
+                         current_speed=speeds, current_width=widths, max_speed=speeds, max_width=widths,
+                         link_bytes_per_s=st.none() | st.floats(1e6, 1e11),
+                         numa_node=st.none() | st.integers(0, 3)),
+               max_size=3, unique_by=lambda d: d.address)
+nics = st.lists(st.builds(NicFact, name=st.sampled_from(["eth0", "ens1f0", "ib0", "enp65s0"]),
+                          speed=st.none() | st.sampled_from([1e9 / 8, 10e9 / 8, 100e9 / 8]),
+                          mtu=st.none() | st.sampled_from([1500, 9000]), pci_address=st.none() | addresses),
+                max_size=3, unique_by=lambda n: n.name)
+disks = st.lists(st.builds(DiskFact, name=st.sampled_from(["sda", "nvme0n1", "vda"]),
+                           size_bytes=st.none() | st.integers(1, 2 ** 44), rotational=st.none() | st.booleans(),
+                           pci_address=st.none() | addresses), max_size=2, unique_by=lambda d: d.name)
+facts = st.builds(
+    MachineFacts, cpu_model=st.none() | st.text(min_size=1, max_size=30), sockets=st.none() | st.integers(1, 4),
+    cores=st.none() | st.integers(1, 256), threads=st.none() | st.integers(1, 512),
+    nominal_clock=st.none() | st.floats(1e8, 6e9), current_clock=st.none() | st.floats(1e8, 6e9),
+    governor=st.none() | st.sampled_from(["powersave", "performance", "schedutil"]),
+    caches=caches.map(tuple), memory_bytes=st.none() | st.integers(1, 2 ** 42),
+    pci=pci.map(tuple), nics=nics.map(tuple), disks=disks.map(tuple),
+    hostname=st.none() | st.sampled_from(["host", "9lives", "a b"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(facts, st.none() | st.floats(1e8, 1e12))
+def test_any_facts_give_a_loadable_profile(f, memory_rate):
+    doc = facts_to_profile_document(f, memory_rate=memory_rate)
+    p = profile_from_document(doc)
+    for link in p.links.values():
+        assert link.capacity > 0
+    assert ("mem-copy" in p.flows) == bool(memory_rate)
+    for fl in flags(f):
+        assert fl.message
+
+
+@given(st.integers(1, 10 ** 6), st.sampled_from(["", "K", "M", "G"]))
+def test_cache_size(n, suffix):
+    assert parse_cache_size(f"{n}{suffix}") == n * {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[suffix]
+
+
+@given(st.sampled_from(sorted(PCIE_GENERATIONS)), st.booleans())
+def test_link_speed_and_generation(gen, suffix):
+    rate = PCIE_GENERATIONS[gen][0]
+    text = f"{rate / 1e9:.1f} GT/s" + (" PCIe" if suffix else "")
+    assert pcie_generation(parse_link_speed(text)) == gen
+
+
+@given(st.sets(st.integers(0, 300), max_size=40))
+def test_cpu_list_round_trip(cpus):
+    runs, ordered = [], sorted(cpus)
+    for c in ordered:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    text = ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
+    assert parse_cpu_list(text) == ordered
