@@ -118,7 +118,8 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
     proto = str(_get(data, "start.test_start.protocol", file, required=False) or "TCP").lower()
     if proto not in ("tcp", "udp"):
         raise InputError(f"protocol {proto!r} is not tcp or udp", file=file, key="start.test_start.protocol")
-    streams = _get(data, "start.test_start.num_streams", file, required=False) or 1
+    streams = _get(data, "start.test_start.num_streams", file, required=False)
+    streams = 1 if streams is None else streams
     if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
         raise InputError(f"expected a whole number of streams >= 1, got {streams!r}", file=file,
                          key="start.test_start.num_streams")
