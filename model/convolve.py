@@ -1,0 +1,547 @@
+"""The PMaC convolution: a workload's work divided by a signature's rates gives a predicted time.
+
+Per phase (Snavely et al., "A Framework for Performance Modeling and Prediction", SC2002;
+Carrington et al., "How Well Can Simple Metrics Represent the Performance of HPC
+Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
+
+- memory  T_mem = sum over entries of bytes / BW(op, pattern, working set), with BW read off
+  the MAPS curve, interpolated linearly in log(working set) and log(bandwidth) between the
+  measured points; with hit rates, T_mem = bytes x sum over levels f_level / BW(level), BW(level)
+  read at half the level's cache size (memory: the largest measured working set);
+- floating point  T_fp = flops / PEAK rate (division -> PEAK "division"; add/multiply and FMA
+  -> PEAK "poly5", whose Horner steps are multiply-add pairs), at the workload's loop length
+  (interpolated in log loop length) or, without one, the best rate over all loop lengths;
+- communication  T_comm = count x (latency + size / bandwidth) from MAPS-PING ("ping-pong") or
+  EFF-BW ("exchange"); where the signature measured several message sizes the one-way time is
+  interpolated piecewise linearly in the size instead;
+- I/O  T_io = bytes / IO-BENCH rate of the test (at the nearest buffer size);
+- network  T_net = bytes / the flow's ceiling in the machine profile (the effective ceiling
+  after protocol overhead where the link kinds define one), or the signature's loopback TCP
+  netstream figure; the payload's passes through memory are added to T_mem at the DRAM
+  copy bandwidth.
+
+PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
+range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
+time and share of each resource and the binding (largest) resource.
+
+Memory bandwidth without MAPS.  The published POWER4 signatures (seed 004) have no MAPS table
+(the Redpaper prints MAPS only as plots), but PEAK's DAXPY and DOT are memory-bound at long
+loops, so their flop rates carry the memory bandwidth through the bytes per flop of each loop:
+DAXPY ``y = y + a x`` moves 24 B (two loads, one store) per 2 flop, DOT ``s += x y`` moves
+16 B (two loads) per 2 flop.  p690 long-loop DAXPY 289.66 MFLOPS -> 12 B/flop x 289.66e6 =
+3.48 GB/s; DOT 559.24 MFLOPS -> 8 B/flop x 559.24e6 = 4.47 GB/s (formulas.md section 7).  When a
+signature lacks ``maps``, stride-1 memory traffic is priced with this derived curve (working
+set = two arrays of 8-byte elements = 16 B x loop length): loads with DOT, stores, copies and
+triads (which write) with DAXPY.  Random access has no PEAK stand-in: it needs MAPS.
+
+Working sets outside the measured range.  By default the convolution refuses (a
+:class:`~pinchpoint.errors.WorkloadError` that names the phase, the range and the way out);
+with ``extrapolate=True`` it uses the nearest measured value (the MAPS curve is flat beyond its
+last step: the DRAM plateau) and lists every such use in ``Prediction.extrapolations``.
+The same rule applies to PEAK loop lengths and message sizes beyond the largest measured.
+
+Published accuracy of the method: about 80 % average accuracy (Carrington et al., SC05).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .errors import SignatureError, WorkloadError
+from .signature import Result, Signature
+from .workload import Flops, IOOps, MemoryOps, Messages, NetworkTraffic, Phase, Workload
+
+RESOURCES = ("memory", "fp", "communication", "io", "network")
+STATS = ("median", "best")
+
+#: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7).
+PEAK_BYTES_PER_FLOP = {"daxpy": 24 / 2, "dot": 16 / 2}
+#: PEAK loop that prices each memory op when the signature has no MAPS.
+PEAK_FOR_OP = {"load": "dot", "store": "daxpy", "copy": "daxpy", "triad": "daxpy"}
+#: PEAK loop that prices each flop kind.
+PEAK_FOR_FLOP = {"division": "division", "add_multiply": "poly5", "fma": "poly5"}
+#: Preferred values when a signature's points differ in a parameter the workload did not fix.
+PREFERRED = {"placement": ("on_node", "on_node_close", "off_node"),
+             "transport": ("mpi", "pipe", "tcp"), "mapping": ("simple", "cross"),
+             "topology": ("ring", "random"), "nodes": (1,), "sockbuf_bytes": (0,),
+             "threads": (1,)}
+_REL_TOL = 1e-9
+
+
+# ---- layer 1: pure formulas ----------------------------------------------------------------------
+
+def log_interp(x, xs: Sequence[float], ys: Sequence[float]):
+    """Interpolate ``ys`` at ``x`` linearly in log(x) and log(y) (a staircase's ramps).
+
+    Parameters
+    ----------
+    x : float or array
+        Where to read [same unit as ``xs``]; clamped to [xs[0], xs[-1]].
+    xs, ys : sequences of positive float
+        Sorted abscissae and their values.
+    """
+    lx = np.log(np.asarray(xs, dtype=float))
+    ly = np.log(np.asarray(ys, dtype=float))
+    return np.exp(np.interp(np.log(x), lx, ly))
+
+
+def transfer_time(nbytes, bandwidth):
+    """Time [s] to move ``nbytes`` [B] at ``bandwidth`` [B/s]."""
+    return nbytes / bandwidth
+
+
+def message_time(count, size, latency, bandwidth):
+    """Time [s] of ``count`` one-way messages of ``size`` [B]: count x (latency [s] +
+    size / bandwidth [B/s]) (the ping-pong model of MAPS-PING / PMB PingPong)."""
+    return count * (latency + size / bandwidth)
+
+
+def bandwidth_from_peak(flop_rate, loop: str):
+    """Memory bandwidth [B/s] implied by a memory-bound PEAK loop's flop rate [flop/s]:
+    DAXPY 12 B/flop (24 B per 2 flop), DOT 8 B/flop (16 B per 2 flop)."""
+    return flop_rate * PEAK_BYTES_PER_FLOP[loop]
+
+
+def overlap_range(times: Iterable[float]) -> tuple[float, float]:
+    """[overlapped, serial] = [max, sum] of resource times [s]."""
+    t = [float(x) for x in times]
+    return (max(t) if t else 0.0, math.fsum(t))
+
+
+# ---- layer 2: results ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ResourceTime:
+    """Time [s] a resource needs and its share of the serial (sum) time."""
+
+    name: str
+    seconds: float
+    share: float
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "seconds": self.seconds, "share": self.share,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class PhasePrediction:
+    name: str
+    low_s: float
+    high_s: float
+    resources: tuple[ResourceTime, ...]
+    binding: str | None
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "predicted_s": {"low": self.low_s, "high": self.high_s},
+                "resources": [r.to_dict() for r in self.resources], "binding": self.binding}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The convolution of one workload with one signature.
+
+    ``low_s`` assumes the resources overlap (per phase, the slowest one sets the time),
+    ``high_s`` that they run one after the other.
+    """
+
+    workload: str
+    signature: str
+    low_s: float
+    high_s: float
+    resources: tuple[ResourceTime, ...]
+    binding: str | None
+    phases: tuple[PhasePrediction, ...]
+    extrapolations: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    stat: str = "median"
+    profile: str | None = None
+
+    @property
+    def extrapolated(self) -> bool:
+        return bool(self.extrapolations)
+
+    def seconds(self, resource: str) -> float:
+        for r in self.resources:
+            if r.name == resource:
+                return r.seconds
+        raise KeyError(resource)
+
+    def to_dict(self) -> dict:
+        return {"workload": self.workload, "signature": self.signature, "profile": self.profile,
+                "stat": self.stat,
+                "predicted_s": {"low": self.low_s, "high": self.high_s},
+                "resources": [r.to_dict() for r in self.resources], "binding": self.binding,
+                "phases": [p.to_dict() for p in self.phases],
+                "extrapolated": self.extrapolated, "extrapolations": list(self.extrapolations),
+                "notes": list(self.notes)}
+
+
+# ---- layer 3: reading rates off a signature -----------------------------------------------------
+
+def _fmt_size(b: float) -> str:
+    from . import units
+    return units.format_quantity(float(b), "size")
+
+
+@dataclass
+class SignatureRates:
+    """Rates read off a signature for the convolution (with the extrapolation policy and the
+    notes of what was read)."""
+
+    signature: Signature
+    stat: str = "median"
+    extrapolate: bool = False
+    profile: Any = None
+    notes: list[str] = field(default_factory=list)
+    extrapolations: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.stat not in STATS:
+            raise WorkloadError(f"unknown statistic {self.stat!r} (choose from {', '.join(STATS)})",
+                                key="stat")
+        self._cache: dict = {}
+
+    # -- helpers
+    def _value(self, r: Result, kind: str) -> float:
+        """``kind`` "rate" (higher is better) or "time" (lower is better)."""
+        if self.stat == "median":
+            return r.median
+        return r.max if kind == "rate" else r.min
+
+    def _need(self, kernel: str, what: str, key: str):
+        if kernel not in self.signature.kernels:
+            have = ", ".join(sorted(self.signature.kernels)) or "none"
+            raise WorkloadError(f"needs the {kernel!r} kernel for {what}, but signature "
+                                f"{self.signature.name!r} has none (it has: {have})", key=key)
+
+    def _note(self, text: str):
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def _narrow(self, points, fixed: dict):
+        """Keep the points whose free parameters take the preferred value (PREFERRED)."""
+        for name, prefs in PREFERRED.items():
+            if name in fixed:
+                continue
+            values = {p.params.get(name) for p in points if name in p.params}
+            if len(values) > 1:
+                pick = next((v for v in prefs if v in values), sorted(values, key=str)[0])
+                points = [p for p in points
+                          if name not in p.params or p.params[name] == pick]
+        return points
+
+    def _range(self, x: float, lo: float, hi: float, what: str, key: str) -> float:
+        if lo * (1 - _REL_TOL) <= x <= hi * (1 + _REL_TOL):
+            return x
+        msg = (f"{what} {_fmt_size(x) if 'working set' in what else f'{x:g}'} is outside the "
+               f"measured range {_fmt_size(lo) if 'working set' in what else f'{lo:g}'} .. "
+               f"{_fmt_size(hi) if 'working set' in what else f'{hi:g}'} of signature "
+               f"{self.signature.name!r}")
+        if not self.extrapolate:
+            raise WorkloadError(msg + "; measure that range, or allow extrapolation "
+                                      "(extrapolate=True, --extrapolate) to use the nearest "
+                                      "measured value", key=key)
+        text = f"{key}: {msg}; used the nearest measured value"
+        if text not in self.extrapolations:
+            self.extrapolations.append(text)
+        return min(max(x, lo), hi)
+
+    # -- memory
+    def memory_curve(self, op: str, pattern: str, key: str) -> tuple[list[float], list[float], str]:
+        """(working sets [B], bandwidths [B/s], description) of the curve pricing ``op``."""
+        ck = ("mem", op, pattern)
+        if ck in self._cache:
+            return self._cache[ck]
+        sig = self.signature
+        if "maps" in sig.kernels:
+            pts = [p for p in sig.points("maps", op=op, pattern=pattern)
+                   if "working_set_bytes" in p.params]
+            pts = self._narrow(pts, {})
+            if not pts:
+                raise WorkloadError(f"needs MAPS {op} {pattern} points, but signature "
+                                    f"{sig.name!r} measured none (run maps with that op and "
+                                    f"pattern)", key=key)
+            by_ws: dict[float, float] = {}
+            for p in pts:
+                by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
+            desc = f"MAPS {op} {pattern}"
+        elif pattern == "stride1" and "peak" in sig.kernels and \
+                sig.points("peak", op=PEAK_FOR_OP[op]):
+            loop = PEAK_FOR_OP[op]
+            by_ws = {}
+            for p in sig.points("peak", op=loop):
+                by_ws[16.0 * float(p["loop_length"])] = bandwidth_from_peak(
+                    self._value(p.result, "rate"), loop)
+            desc = (f"PEAK {loop} x {PEAK_BYTES_PER_FLOP[loop]:g} B/flop "
+                    f"({int(PEAK_BYTES_PER_FLOP[loop] * 2)} B per 2 flop)")
+            self._note(f"memory {op}: no MAPS in signature {sig.name!r}; bandwidth derived from "
+                       f"{desc}")
+        else:
+            self._need("maps", f"{pattern} memory {op}s", key)
+            raise WorkloadError(f"needs MAPS {op} {pattern} points; signature {sig.name!r} has "
+                                f"none", key=key)  # pragma: no cover
+        xs = sorted(by_ws)
+        ys = [by_ws[x] for x in xs]
+        if any(y <= 0 for y in ys):
+            raise SignatureError(f"{desc}: a bandwidth is zero", key=f"kernels.maps")
+        self._cache[ck] = (xs, ys, desc)
+        return self._cache[ck]
+
+    def memory_bandwidth(self, op: str, pattern: str, working_set: float | None, key: str) -> float:
+        """Bandwidth [B/s] for ``op``/``pattern`` at ``working_set`` [B] (None: the largest
+        measured working set, the DRAM plateau)."""
+        xs, ys, _ = self.memory_curve(op, pattern, key)
+        if working_set is None:
+            return ys[-1]
+        ws = self._range(working_set, xs[0], xs[-1], f"working set", key)
+        return float(log_interp(ws, xs, ys))
+
+    def level_working_set(self, level: str, key: str) -> float | None:
+        """Working set [B] that represents a cache level: half its size (None for memory)."""
+        if level == "memory":
+            return None
+        n = int(level[1:])
+        for c in self.signature.host.get("caches") or []:
+            if c.get("level") == n and str(c.get("type", "")).lower() in ("data", "unified"):
+                return float(c["size_bytes"]) / 2
+        raise WorkloadError(f"hit rate for {level}, but signature {self.signature.name!r} does not "
+                            f"list an {level} data cache in host.caches", key=key)
+
+    # -- floating point
+    def flop_rate(self, kind: str, loop_length: float | None, key: str) -> float:
+        loop = PEAK_FOR_FLOP[kind]
+        self._need("peak", f"{kind} flops", key)
+        pts = [p for p in self.signature.points("peak", op=loop) if "loop_length" in p.params]
+        if not pts:
+            raise WorkloadError(f"needs PEAK {loop} points for {kind} flops; signature "
+                                f"{self.signature.name!r} has none", key=key)
+        by_len = {float(p["loop_length"]): self._value(p.result, "rate") for p in pts}
+        xs = sorted(by_len)
+        ys = [by_len[x] for x in xs]
+        if loop_length is None:
+            return max(ys)
+        ll = self._range(loop_length, xs[0], xs[-1], f"loop length", key)
+        return float(log_interp(ll, xs, ys))
+
+    # -- messages
+    def one_way_time(self, msg: Messages, key: str) -> float:
+        """Time [s] of one message of ``msg.size_bytes``."""
+        kernel = "ping" if msg.pattern == "ping-pong" else "effbw"
+        self._need(kernel, f"{msg.pattern} messages", key)
+        fixed = dict(msg.match)
+        if msg.processes is not None:
+            fixed["processes"] = msg.processes
+        pts = self.signature.points(kernel, **fixed)
+        if not pts:
+            raise WorkloadError(f"no {kernel} points match {fixed!r} in signature "
+                                f"{self.signature.name!r}", key=f"{key}.match")
+        if kernel == "effbw" and "processes" not in fixed:
+            procs = sorted({p["processes"] for p in pts if "processes" in p.params})
+            if procs:
+                pts = [p for p in pts if p.params.get("processes") == procs[0]]
+        pts = self._narrow(pts, fixed)
+        size = msg.size_bytes
+        sized = [p for p in pts if "message_bytes" in p.params]
+        if sized:
+            times: dict[float, float] = {}
+            for p in sized:
+                s = float(p["message_bytes"])
+                metric = p.params.get("metric")
+                if kernel == "ping":
+                    if metric == "latency":
+                        times[s] = self._value(p.result, "time")
+                else:  # effbw: aggregate B/s of P processes each sending s bytes per round
+                    if metric in (None, "bandwidth"):
+                        procs = float(p.params.get("processes", 2))
+                        times[s] = s * procs / max(self._value(p.result, "rate"), 1e-300)
+            if not times:
+                raise WorkloadError(f"no {kernel} latency or bandwidth points in signature "
+                                    f"{self.signature.name!r}", key=key)
+            xs = sorted(times)
+            ys = [times[x] for x in xs]
+            self._note(f"{msg.pattern}: one-way time interpolated over {kernel}'s measured "
+                       f"message sizes {_fmt_size(xs[0])} .. {_fmt_size(xs[-1])}")
+            if size <= xs[0]:
+                return ys[0]  # the latency floor
+            if size > xs[-1] * (1 + _REL_TOL):
+                self._range(size, xs[0], xs[-1], "message size", key)  # refuses or records
+                slope = (ys[-1] - ys[-2]) / (xs[-1] - xs[-2]) if len(xs) > 1 else ys[-1] / xs[-1]
+                return ys[-1] + max(slope, 0.0) * (size - xs[-1])
+            return float(np.interp(size, xs, ys))
+        lat = [p for p in pts if p.params.get("metric") == "latency"]
+        bw = [p for p in pts if p.params.get("metric") in
+              (("bandwidth",) if kernel == "ping" else ("bandwidth_per_process",))]
+        if not lat or not bw:
+            raise WorkloadError(f"signature {self.signature.name!r} has no {kernel} latency and "
+                                f"bandwidth pair for {fixed or 'these messages'}", key=key)
+        latency = min(self._value(p.result, "time") for p in lat) if self.stat == "best" \
+            else sorted(self._value(p.result, "time") for p in lat)[(len(lat) - 1) // 2]
+        bandwidth = max(self._value(p.result, "rate") for p in bw)
+        self._note(f"{msg.pattern}: {kernel} latency {latency * 1e6:.3g} us, bandwidth "
+                   f"{bandwidth / 1e6:.4g} MB/s")
+        return float(message_time(1.0, size, latency, bandwidth))
+
+    # -- I/O
+    def io_rate(self, io: IOOps, key: str) -> float:
+        self._need("iobench", f"{io.test} I/O", key)
+        pts = self.signature.points("iobench", test=io.test)
+        if not pts:
+            raise WorkloadError(f"signature {self.signature.name!r} has no IO-BENCH {io.test} "
+                                f"figure", key=key)
+        bufs = sorted({float(p["buffer_bytes"]) for p in pts if "buffer_bytes" in p.params})
+        if bufs:
+            want = io.buffer_bytes or bufs[0]
+            best = min(bufs, key=lambda b: abs(math.log(b / want)))
+            pts = [p for p in pts if float(p.params.get("buffer_bytes", -1)) == best]
+        return max(self._value(p.result, "rate") for p in pts)
+
+    # -- network
+    def network_rate(self, net: NetworkTraffic, key: str) -> tuple[float, str]:
+        if net.flow is not None:
+            if self.profile is None:
+                raise WorkloadError(f"network traffic over flow {net.flow!r} needs a machine "
+                                    f"profile (--profile)", key=f"{key}.flow")
+            from .ceilings import flow_ceiling
+            from .errors import ProfileError
+            if net.flow not in self.profile.flows:
+                raise WorkloadError(f"profile {self.profile.name!r} has no flow {net.flow!r} "
+                                    f"(flows: {', '.join(self.profile.flows) or 'none'})",
+                                    key=f"{key}.flow")
+            try:
+                c = flow_ceiling(self.profile, net.flow)
+            except ProfileError as exc:  # pragma: no cover - profile validated on load
+                raise WorkloadError(str(exc), key=f"{key}.flow") from None
+            rate = c.effective_bytes_per_s or c.ceiling_bytes_per_s
+            return rate, f"flow {net.flow} of {self.profile.name} [{','.join(c.binding)}]"
+        self._need("netstream", "network traffic without a flow (loopback TCP)", key)
+        pts = self.signature.points("netstream")
+        rate = max(self._value(p.result, "rate") for p in pts)
+        return rate, "loopback TCP (netstream)"
+
+
+# ---- layer 3: the convolution ----------------------------------------------------------------------
+
+def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, dict]:
+    t = {r: 0.0 for r in RESOURCES}
+    detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
+    rep = phase.repeat
+    for i, m in enumerate(phase.memory):
+        k = f"{key}.memory[{i}]"
+        nbytes = m.bytes * rep
+        if nbytes <= 0:
+            continue
+        if m.hit_rates:
+            for level, f in m.hit_rates:
+                if f <= 0:
+                    continue
+                bw = rates.memory_bandwidth(m.op, m.pattern,
+                                            rates.level_working_set(level, k), k)
+                t["memory"] += transfer_time(nbytes * f, bw)
+            detail["memory"].append(f"{m.op} {m.pattern} by hit rates")
+        else:
+            bw = rates.memory_bandwidth(m.op, m.pattern, m.working_set_bytes, k)
+            t["memory"] += transfer_time(nbytes, bw)
+            detail["memory"].append(f"{m.op} {m.pattern} at {_fmt_size(m.working_set_bytes)}: "
+                                    f"{bw / 1e9:.4g} GB/s")
+    f: Flops = phase.flops
+    for kind in ("division", "add_multiply", "fma"):
+        n = getattr(f, kind) * rep
+        if n > 0:
+            rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}")
+            t["fp"] += n / rate
+            detail["fp"].append(f"{kind} at {rate / 1e6:.4g} Mflop/s")
+    for i, msg in enumerate(phase.messages):
+        n = msg.count * rep
+        if n > 0:
+            one = rates.one_way_time(msg, f"{key}.messages[{i}]")
+            t["communication"] += n * one
+            detail["communication"].append(f"{msg.pattern} {_fmt_size(msg.size_bytes)}: "
+                                            f"{one * 1e6:.4g} us each")
+    for i, io in enumerate(phase.io):
+        nbytes = io.bytes * rep
+        if nbytes > 0:
+            rate = rates.io_rate(io, f"{key}.io[{i}]")
+            t["io"] += transfer_time(nbytes, rate)
+            detail["io"].append(f"{io.test} at {rate / 1e6:.4g} MB/s")
+    for i, net in enumerate(phase.network):
+        nbytes = net.bytes * rep
+        if nbytes <= 0:
+            continue
+        k = f"{key}.network[{i}]"
+        rate, what = rates.network_rate(net, k)
+        t["network"] += transfer_time(nbytes, rate)
+        detail["network"].append(f"{what}: {rate / 1e9:.4g} GB/s")
+        if net.memory_passes > 0:
+            bw = rates.memory_bandwidth("copy", "stride1", None, k)
+            t["memory"] += transfer_time(nbytes * net.memory_passes, bw)
+            detail["memory"].append(f"{net.memory_passes:g} network pass(es) at "
+                                    f"{bw / 1e9:.4g} GB/s")
+    return t, detail
+
+
+def _resources(times: dict, detail: dict | None = None) -> tuple[tuple[ResourceTime, ...], str | None]:
+    total = math.fsum(times.values())
+    res = tuple(ResourceTime(r, times[r], times[r] / total if total > 0 else 0.0,
+                             "; ".join(detail[r]) if detail else "") for r in RESOURCES)
+    binding = max(RESOURCES, key=lambda r: times[r]) if total > 0 else None
+    return res, binding
+
+
+def convolve(signature: Signature, workload: Workload, *, profile=None, stat: str = "median",
+             extrapolate: bool = False) -> Prediction:
+    """Predict the time of ``workload`` on the machine ``signature`` describes.
+
+    Parameters
+    ----------
+    signature : Signature
+        Measured (``pinchpoint measure``) or published (profiles/signatures) rates.
+    workload : Workload
+    profile : Profile, optional
+        Machine profile for network traffic over named flows.
+    stat : {"median", "best"}
+        Which statistic of each signature figure to use ("best": the fastest repetition).
+    extrapolate : bool
+        Use the nearest measured value outside the measured range instead of refusing.
+
+    Returns
+    -------
+    Prediction
+        ``low_s`` [s] (resources overlapped), ``high_s`` [s] (serial), per-resource times,
+        shares and the binding resource, per phase as well.
+
+    Raises
+    ------
+    WorkloadError
+        The workload needs a kernel the signature lacks, a working set (loop length, message
+        size) outside the measured range without ``extrapolate``, or a flow without a profile.
+    """
+    rates = SignatureRates(signature, stat, extrapolate, profile)
+    totals = {r: 0.0 for r in RESOURCES}
+    details: dict[str, list[str]] = {r: [] for r in RESOURCES}
+    phases = []
+    low = high = 0.0
+    for i, ph in enumerate(workload.phases):
+        try:
+            t, d = _phase_times(ph, rates, f"phases[{i}]")
+        except WorkloadError as exc:
+            raise WorkloadError(exc.message, file=exc.file or workload.file, key=exc.key,
+                                line=exc.line) from None
+        lo, hi = overlap_range(t.values())
+        low += lo
+        high += hi
+        res, b = _resources(t, d)
+        phases.append(PhasePrediction(ph.name, lo, hi, res, b))
+        for r in RESOURCES:
+            totals[r] += t[r]
+            for text in d[r]:
+                if text not in details[r]:
+                    details[r].append(text)
+    res, binding = _resources(totals, details)
+    return Prediction(workload.name, signature.name, low, high, res, binding, tuple(phases),
+                      tuple(rates.extrapolations), tuple(rates.notes), stat,
+                      getattr(profile, "name", None))

@@ -1,0 +1,461 @@
+"""Workloads: what work an application (or one phase of it) does, independent of the machine.
+
+This is the PMaC *application profile* (Snavely et al., "A Framework for Performance Modeling
+and Prediction", SC2002; Carrington et al., FGCS 2005; reference/formulas.md section 7): per
+phase, the memory operations by working-set size and access pattern, the floating-point
+operations by kind, the messages, the I/O and the network traffic.  A machine *signature*
+(:mod:`pinchpoint.signature`) says how fast a machine does each kind of work; the convolution
+(:mod:`pinchpoint.convolve`) combines the two into a predicted time.
+
+File format (TOML, ``schema = 1``; unknown keys are errors)::
+
+    schema = 1
+    name = "daxpy-dram"                  # optional; default: the file stem
+    description = "..."                  # optional
+    source = "..."                       # optional: where the counts come from
+
+    [[phases]]
+    name = "update"                      # optional; default "phase N"
+    repeat = 1                           # optional: the phase runs this many times (>= 0)
+
+    [[phases.memory]]                    # any number of memory entries
+    ops = 1048576                        # memory operations (>= 0) ...
+    bytes_per_op = "8 B"                 # ... of this size (default 8 B); or instead:
+    # bytes = "8 MiB"                    # total bytes moved
+    working_set = "16 MiB"               # footprint the accesses range over (for the MAPS curve)
+    pattern = "stride1"                  # "stride1" (default) or "random"
+    op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
+    # hit_rates = { L1 = 0.9, L2 = 0.06, memory = 0.04 }   # instead of working_set: fractions
+    #                                    # of the bytes served by each cache level and by memory
+
+    [phases.flops]                       # floating-point operations by kind (each >= 0)
+    division = 0
+    add_multiply = 2097152
+    fma = 0
+    loop_length = 1024                   # optional: read PEAK at this loop length
+
+    [[phases.messages]]
+    count = 1000                         # one-way messages (a ping-pong round trip is 2)
+    size = "64 B"
+    pattern = "ping-pong"                # "ping-pong" (MAPS-PING) or "exchange" (EFF-BW)
+    processes = 2                        # optional (exchange: the EFF-BW process count)
+    match = { transport = "tcp" }        # optional: narrow the signature's points
+
+    [[phases.io]]
+    bytes = "16 MiB"
+    test = "seq_read"                    # an IO-BENCH test: seq_read, seq_write, random_read,
+                                         # rewrite, backward_read, backward_write
+    buffer = "4 KiB"                     # optional: the IO-BENCH buffer size to read
+
+    [[phases.network]]
+    bytes = "1 GB"                       # payload
+    flow = "tcp-rx-copy"                 # a flow of the machine profile (--profile); without a
+                                         # profile the signature's loopback netstream figure
+    memory_passes = 2                    # optional: passes of the payload through memory (>= 0)
+
+Quantities are strings with units parsed by :mod:`pinchpoint.units` ("4 KiB", "1 GB");
+counts are plain TOML numbers.  Everything is validated on load with a
+:class:`~pinchpoint.errors.WorkloadError` naming the file and the key path.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import UnitError, WorkloadError
+from .paths import data_root
+
+SCHEMA_VERSION = 1
+PATTERNS = ("stride1", "random")
+MEMORY_OPS = ("load", "store", "copy", "triad")
+FLOP_KINDS = ("division", "add_multiply", "fma")
+MESSAGE_PATTERNS = ("ping-pong", "exchange")
+IO_TESTS = ("seq_read", "seq_write", "random_read", "rewrite", "backward_read", "backward_write")
+LEVEL_NAMES = ("L1", "L2", "L3", "L4", "memory")
+
+
+# ---- data objects ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemoryOps:
+    """Memory traffic of one kind.
+
+    Parameters
+    ----------
+    bytes : float
+        Bytes moved [B] (operations x bytes per operation).
+    pattern : {"stride1", "random"}
+    op : {"load", "store", "copy", "triad"}
+        Which MAPS curve prices the traffic.
+    working_set_bytes : float or None
+        Footprint [B]; None when ``hit_rates`` is given.
+    hit_rates : tuple of (str, float)
+        (level, fraction of the bytes) pairs, levels "L1" .. "L4" and "memory"; fractions sum to 1.
+    """
+
+    bytes: float
+    pattern: str = "stride1"
+    op: str = "load"
+    working_set_bytes: float | None = None
+    hit_rates: tuple[tuple[str, float], ...] = ()
+
+    def scaled(self, factor: float) -> "MemoryOps":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "pattern": self.pattern, "op": self.op,
+                "working_set_bytes": self.working_set_bytes,
+                "hit_rates": dict(self.hit_rates) or None}
+
+
+@dataclass(frozen=True)
+class Flops:
+    """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None)."""
+
+    division: float = 0.0
+    add_multiply: float = 0.0
+    fma: float = 0.0
+    loop_length: float | None = None
+
+    @property
+    def total(self) -> float:
+        return self.division + self.add_multiply + self.fma
+
+    def scaled(self, factor: float) -> "Flops":
+        return replace(self, division=self.division * factor,
+                       add_multiply=self.add_multiply * factor, fma=self.fma * factor)
+
+    def to_dict(self) -> dict:
+        return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
+                "loop_length": self.loop_length}
+
+
+@dataclass(frozen=True)
+class Messages:
+    """``count`` one-way messages of ``size_bytes`` [B] each."""
+
+    count: float
+    size_bytes: float
+    pattern: str = "ping-pong"
+    processes: int | None = None
+    match: tuple[tuple[str, Any], ...] = ()
+
+    def scaled(self, factor: float) -> "Messages":
+        return replace(self, count=self.count * factor)
+
+    def to_dict(self) -> dict:
+        return {"count": self.count, "size_bytes": self.size_bytes, "pattern": self.pattern,
+                "processes": self.processes, "match": dict(self.match)}
+
+
+@dataclass(frozen=True)
+class IOOps:
+    """``bytes`` [B] of file I/O in the IO-BENCH ``test`` pattern, optionally at a buffer size."""
+
+    bytes: float
+    test: str = "seq_read"
+    buffer_bytes: float | None = None
+
+    def scaled(self, factor: float) -> "IOOps":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "test": self.test, "buffer_bytes": self.buffer_bytes}
+
+
+@dataclass(frozen=True)
+class NetworkTraffic:
+    """``bytes`` [B] of payload over ``flow`` (None: the signature's loopback TCP figure),
+    crossing memory ``memory_passes`` times."""
+
+    bytes: float
+    flow: str | None = None
+    memory_passes: float = 0.0
+
+    def scaled(self, factor: float) -> "NetworkTraffic":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "flow": self.flow, "memory_passes": self.memory_passes}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase (basic block, loop nest) of a workload; ``repeat`` multiplies every count."""
+
+    name: str
+    repeat: float = 1.0
+    memory: tuple[MemoryOps, ...] = ()
+    flops: Flops = field(default_factory=Flops)
+    messages: tuple[Messages, ...] = ()
+    io: tuple[IOOps, ...] = ()
+    network: tuple[NetworkTraffic, ...] = ()
+
+    def scaled(self, factor: float) -> "Phase":
+        """The same phase doing ``factor`` times the work (used by property tests)."""
+        return replace(self, repeat=self.repeat * factor)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "repeat": self.repeat,
+                "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
+                "messages": [m.to_dict() for m in self.messages],
+                "io": [i.to_dict() for i in self.io],
+                "network": [n.to_dict() for n in self.network]}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A named list of phases (the PMaC application profile)."""
+
+    name: str
+    phases: tuple[Phase, ...]
+    description: str = ""
+    source: str = ""
+    file: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"schema": SCHEMA_VERSION, "name": self.name, "description": self.description,
+                "source": self.source, "phases": [p.to_dict() for p in self.phases]}
+
+
+# ---- validation helpers --------------------------------------------------------------------------
+
+class _Ctx:
+    def __init__(self, file):
+        self.file = file
+
+    def err(self, key, message):
+        return WorkloadError(message, file=self.file, key=key)
+
+    def table(self, d, key, allowed, required=()):
+        if not isinstance(d, Mapping):
+            raise self.err(key, "must be a table")
+        for k in d:
+            if k not in allowed:
+                raise self.err(f"{key}.{k}" if key else k,
+                               f"unknown key (allowed: {', '.join(allowed)})")
+        for k in required:
+            if k not in d:
+                raise self.err(f"{key}.{k}" if key else k, "missing")
+        return d
+
+    def count(self, value, key, *, integer=False):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.err(key, f"{value!r} is not a number (give a count such as 1000 or 1e6)")
+        if not math.isfinite(value):
+            raise self.err(key, f"{value!r} is not finite")
+        if value < 0:
+            raise self.err(key, f"{value!r} is negative (counts must be >= 0)")
+        if integer and value != int(value):
+            raise self.err(key, f"{value!r} is not a whole number")
+        return float(value)
+
+    def quantity(self, value, dimension, key, *, positive=False):
+        if isinstance(value, bool) or not isinstance(value, str):
+            example = '"4 KiB"' if dimension == "size" else '"1 ms"'
+            raise self.err(key, f"{value!r} must be a string with a unit, e.g. {example}")
+        from . import units
+        try:
+            v = units.parse(value, dimension, file=self.file, key=key)
+        except UnitError as exc:
+            raise WorkloadError(exc.message, file=self.file, key=key) from None
+        if not math.isfinite(v) or v < 0:
+            raise self.err(key, f"{value!r} is negative (must be >= 0)")
+        if positive and v <= 0:
+            raise self.err(key, f"{value!r} must be greater than zero")
+        return v
+
+    def choice(self, value, choices, key):
+        if value not in choices:
+            raise self.err(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def string(self, value, key):
+        if not isinstance(value, str):
+            raise self.err(key, f"{value!r} must be a string")
+        return value
+
+
+def _memory(ctx: _Ctx, d, key) -> MemoryOps:
+    ctx.table(d, key, ("ops", "bytes_per_op", "bytes", "working_set", "hit_rates", "pattern",
+                       "op"))
+    if "bytes" in d and ("ops" in d or "bytes_per_op" in d):
+        raise ctx.err(key, "give either bytes or ops (with bytes_per_op), not both")
+    if "bytes" in d:
+        total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
+    elif "ops" in d:
+        per = ctx.quantity(d.get("bytes_per_op", "8 B"), "size", f"{key}.bytes_per_op",
+                           positive=True)
+        total = ctx.count(d["ops"], f"{key}.ops") * per
+    else:
+        raise ctx.err(f"{key}.ops", "missing (give ops, or bytes)")
+    pattern = ctx.choice(d.get("pattern", "stride1"), PATTERNS, f"{key}.pattern")
+    op = ctx.choice(d.get("op", "load"), MEMORY_OPS, f"{key}.op")
+    if ("working_set" in d) == ("hit_rates" in d):
+        raise ctx.err(key, "give exactly one of working_set or hit_rates")
+    ws, rates = None, ()
+    if "working_set" in d:
+        ws = ctx.quantity(d["working_set"], "size", f"{key}.working_set", positive=True)
+    else:
+        hr = ctx.table(d["hit_rates"], f"{key}.hit_rates", LEVEL_NAMES)
+        if not hr:
+            raise ctx.err(f"{key}.hit_rates", "is empty")
+        pairs = []
+        for level in LEVEL_NAMES:
+            if level in hr:
+                f = ctx.count(hr[level], f"{key}.hit_rates.{level}")
+                if f > 1:
+                    raise ctx.err(f"{key}.hit_rates.{level}", f"{f!r} is more than 1")
+                pairs.append((level, f))
+        total_f = sum(f for _, f in pairs)
+        if abs(total_f - 1.0) > 1e-6:
+            raise ctx.err(f"{key}.hit_rates", f"fractions sum to {total_f:g}, not 1")
+        rates = tuple(pairs)
+    return MemoryOps(total, pattern, op, ws, rates)
+
+
+def _flops(ctx: _Ctx, d, key) -> Flops:
+    ctx.table(d, key, FLOP_KINDS + ("loop_length",))
+    vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS}
+    ll = None
+    if "loop_length" in d:
+        ll = ctx.count(d["loop_length"], f"{key}.loop_length", integer=True)
+        if ll < 1:
+            raise ctx.err(f"{key}.loop_length", "must be at least 1")
+    return Flops(loop_length=ll, **vals)
+
+
+def _messages(ctx: _Ctx, d, key) -> Messages:
+    ctx.table(d, key, ("count", "size", "pattern", "processes", "match"), ("count", "size"))
+    count = ctx.count(d["count"], f"{key}.count")
+    size = ctx.quantity(d["size"], "size", f"{key}.size")
+    pattern = ctx.choice(d.get("pattern", "ping-pong"), MESSAGE_PATTERNS, f"{key}.pattern")
+    procs = None
+    if "processes" in d:
+        procs = int(ctx.count(d["processes"], f"{key}.processes", integer=True))
+        if procs < 2:
+            raise ctx.err(f"{key}.processes", "must be at least 2")
+    match = ()
+    if "match" in d:
+        m = d["match"]
+        if not isinstance(m, Mapping):
+            raise ctx.err(f"{key}.match", "must be a table of point parameters")
+        for k, v in m.items():
+            if not isinstance(v, (str, int, float, bool)):
+                raise ctx.err(f"{key}.match.{k}", f"{v!r} must be a string, number or boolean")
+        match = tuple(sorted(m.items()))
+    return Messages(count, size, pattern, procs, match)
+
+
+def _io(ctx: _Ctx, d, key) -> IOOps:
+    ctx.table(d, key, ("bytes", "test", "buffer"), ("bytes",))
+    total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
+    test = ctx.choice(d.get("test", "seq_read"), IO_TESTS, f"{key}.test")
+    buf = (ctx.quantity(d["buffer"], "size", f"{key}.buffer", positive=True)
+           if "buffer" in d else None)
+    return IOOps(total, test, buf)
+
+
+def _network(ctx: _Ctx, d, key) -> NetworkTraffic:
+    ctx.table(d, key, ("bytes", "flow", "memory_passes"), ("bytes",))
+    total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
+    flow = ctx.string(d["flow"], f"{key}.flow") if "flow" in d else None
+    passes = ctx.count(d.get("memory_passes", 0), f"{key}.memory_passes")
+    return NetworkTraffic(total, flow, passes)
+
+
+def _list(ctx: _Ctx, d, name, key, parse):
+    if name not in d:
+        return ()
+    items = d[name]
+    if isinstance(items, Mapping):
+        items = [items]
+    if not isinstance(items, list):
+        raise ctx.err(f"{key}.{name}", "must be an array of tables ([[...]])")
+    return tuple(parse(ctx, it, f"{key}.{name}[{i}]") for i, it in enumerate(items))
+
+
+def _phase(ctx: _Ctx, d, key, index) -> Phase:
+    ctx.table(d, key, ("name", "repeat", "memory", "flops", "messages", "io", "network"))
+    name = ctx.string(d.get("name", f"phase {index + 1}"), f"{key}.name")
+    repeat = ctx.count(d.get("repeat", 1), f"{key}.repeat")
+    flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
+    return Phase(name, repeat,
+                 memory=_list(ctx, d, "memory", key, _memory), flops=flops,
+                 messages=_list(ctx, d, "messages", key, _messages),
+                 io=_list(ctx, d, "io", key, _io),
+                 network=_list(ctx, d, "network", key, _network))
+
+
+def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
+    """Validate a parsed workload document and build the :class:`Workload`.
+
+    Raises
+    ------
+    WorkloadError
+        Naming ``file`` and the key path of the first problem (unknown schema version, unknown
+        key, negative count, quantity without a unit ...).
+    """
+    ctx = _Ctx(file)
+    ctx.table(doc, "", ("schema", "name", "description", "source", "phases"), ("schema",))
+    schema = doc["schema"]
+    if isinstance(schema, bool) or schema != SCHEMA_VERSION:
+        raise ctx.err("schema", f"unsupported schema {schema!r} (this pinchpoint reads "
+                                f"schema {SCHEMA_VERSION})")
+    name = ctx.string(doc.get("name", default_name), "name")
+    phases = doc.get("phases")
+    if phases is None:
+        raise ctx.err("phases", "missing (a workload needs at least one [[phases]] table)")
+    if not isinstance(phases, list) or not phases:
+        raise ctx.err("phases", "must be a non-empty array of tables ([[phases]])")
+    parsed = tuple(_phase(ctx, p, f"phases[{i}]", i) for i, p in enumerate(phases))
+    return Workload(name, parsed, ctx.string(doc.get("description", ""), "description"),
+                    ctx.string(doc.get("source", ""), "source"), file)
+
+
+def loads_workload(text: str, *, file=None, default_name="workload") -> Workload:
+    """Parse workload TOML text (``file`` names it in error messages)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise WorkloadError(f"not valid TOML: {exc}", file=file) from None
+    return workload_from_dict(doc, file=file, default_name=default_name)
+
+
+# ---- files and bundled workloads -------------------------------------------------------------------
+
+def workloads_dir() -> Path:
+    """profiles/workloads/ in a checkout (pinchpoint/profiles/workloads in a wheel)."""
+    return data_root("profiles") / "workloads"
+
+
+def bundled_workloads() -> dict[str, Path]:
+    """Short name (file stem) -> file of every bundled workload."""
+    return {p.stem: p for p in sorted(workloads_dir().glob("*.toml"))}
+
+
+def load_workload(name_or_path) -> Workload:
+    """Read a workload by bundled short name ("stream-triad-dram") or path to a .toml file.
+
+    Raises
+    ------
+    WorkloadError
+        Unknown name, unreadable file, or any validation error (file and key named).
+    """
+    text_name = str(name_or_path)
+    path = Path(text_name)
+    if not path.suffix and not path.exists():
+        table = bundled_workloads()
+        if text_name not in table:
+            raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
+                                f"(bundled: {', '.join(table) or 'none'})", key="--workload")
+        path = table[text_name]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise WorkloadError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    return loads_workload(text, file=str(path), default_name=path.stem)
