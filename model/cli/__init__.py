@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "pinchpoint.cli.measure_cmds",
     "pinchpoint.cli.planning_cmds",
     "pinchpoint.cli.detect_cmds",
+    "pinchpoint.cli.predict_cmds",
     "pinchpoint.cli.diagnose_cmds",
 ]
 

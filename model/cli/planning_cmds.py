@@ -70,8 +70,11 @@ def add_parser(sub) -> None:
 
 def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``compare``; other commands' options (workloads, signatures) can be added here."""
-    p.add_argument("profiles", nargs="+", metavar="PROFILE", help="bundled profile names or .toml paths")
+    p.add_argument("profiles", nargs="*", metavar="PROFILE", help="bundled profile names or .toml paths")
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
+    p.add_argument("--workload", metavar="W", help="instead: predict workload W on each --signature side by side")
+    p.add_argument("--signature", nargs="+", metavar="S", help="signatures for --workload (files or bundled names)")
+    p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="FILE", help="bar chart to FILE (.png, .svg, .pdf)")
 
@@ -180,6 +183,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..profile_io import load_profile
     from .output import print_json, table
 
+    if args.workload or args.signature:  # predictions side by side (pinchpoint.cli.predict_cmds)
+        from .predict_cmds import run_compare_predictions
+        return run_compare_predictions(args)
     profiles = [load_profile(p) for p in args.profiles]
     c = compare(profiles, args.flow)
     if args.plot:

@@ -15,6 +15,7 @@ def add_parser(sub) -> None:
     p.add_argument("profile", help="bundled profile name or path to a .toml file")
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--signature", metavar="S", help="also show this signature's measured ceilings and efficiencies")
     p.set_defaults(run=run_ceilings)
 
     p = sub.add_parser("explain", help="the formula, values and sources behind a link or flow")
@@ -65,7 +66,11 @@ def run_ceilings(args: argparse.Namespace) -> int:
     ceilings = all_ceilings(profile, flows)
     scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
     if args.json:
-        print_json(reporting.ceilings_json(profile, ceilings, scenarios))
+        doc = reporting.ceilings_json(profile, ceilings, scenarios)
+        if getattr(args, "signature", None):  # measured beside theoretical (pinchpoint.cli.predict_cmds)
+            from .predict_cmds import measured_ceilings_report
+            doc["measured"] = measured_ceilings_report(profile, args.signature, True)
+        print_json(doc)
         return 0
     binding = {b for c in ceilings for b in c.binding}
     print(f"{profile.name}: {profile.description}")
@@ -80,6 +85,9 @@ def run_ceilings(args: argparse.Namespace) -> int:
     print("* binds at least one flow. capacity: raw (per direction when full duplex, shared when half);"
           " effective: after protocol overhead. 'to move it': growth of the binding link(s) before"
           " the next link binds.")
+    if getattr(args, "signature", None):
+        from .predict_cmds import measured_ceilings_report
+        measured_ceilings_report(profile, args.signature, False)
     return 0
 
 
