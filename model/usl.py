@@ -193,16 +193,14 @@ def _fit(n, x, fixed: dict[str, float]):
 
     g0 = float(np.max(x / n))
     best = None
-    for a0 in (0.0, 0.05, 0.3, 0.8):
-        for b0 in (0.0, 1e-4, 1e-2, 0.2):
-            for gs in (1.0, 2.0):
-                start = {"gamma": g0 * gs, "alpha": a0, "beta": b0}
-                theta0 = [start[p] for p in free]
-                res = least_squares(resid, theta0, bounds=([lower[p] for p in free], [upper[p] for p in free]),
-                                    method="trf", x_scale="jac", xtol=1e-14, ftol=1e-14, gtol=1e-14,
-                                    max_nfev=2000)
-                if best is None or res.cost < best.cost:
-                    best = res
+    # A few starting points across the (alpha, beta) box: the problem is small but not convex.
+    for a0, b0 in ((0.0, 0.0), (0.05, 1e-4), (0.3, 1e-2), (0.8, 0.2), (0.02, 1e-3)):
+        start = {"gamma": g0, "alpha": a0, "beta": b0}
+        theta0 = [start[p] for p in free]
+        res = least_squares(resid, theta0, bounds=([lower[p] for p in free], [upper[p] for p in free]),
+                            method="trf", x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=400)
+        if best is None or res.cost < best.cost:
+            best = res
     return full(best.x), float(2 * best.cost), best.jac, free
 
 

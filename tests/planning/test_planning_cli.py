@@ -1,0 +1,105 @@
+"""The planning commands end to end: output, files, and exit code 2 with a clear message."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pinchpoint.cli import main
+
+BUNDLED = "mysql-g5-anandtech-2005-09-01"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("vary, fragment", [
+    ("pcix.clock=266MHz..66MHz:41", "is empty"),  # an empty range
+    ("pcix.clock=64bit..128bit:41", "is not a frequency"),  # a range in the wrong unit
+    ("pcix.voltage=1V..3V:3", "has no parameter 'voltage'"),  # a parameter that does not exist
+])
+def test_sweep_bad_input_exits_2(capsys, vary, fragment):
+    code, out, err = run(capsys, "sweep", "powermac-g5", "--flow", "nic-rx", "--vary", vary)
+    assert code == 2
+    assert err.startswith("pinchpoint: error: --vary") and fragment in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_scale_too_few_points_exits_2(capsys, tmp_path):
+    f = tmp_path / "one.csv"
+    f.write_text("clients,throughput\n4,100\n")
+    code, _, err = run(capsys, "scale", str(f))
+    assert code == 2
+    assert str(f) in err and "fewer than the 2 fit parameters" in err
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("n,qps\n1,2\n", "needs columns 'clients' and 'throughput'"),
+    ("clients,throughput\n1,abc\n", "(line 2)"),
+    ("# only comments\n", "no header"),
+])
+def test_scale_bad_file_exits_2(capsys, tmp_path, body, fragment):
+    f = tmp_path / "bad.csv"
+    f.write_text(body)
+    code, _, err = run(capsys, "scale", str(f))
+    assert code == 2 and fragment in err
+
+
+def test_scale_seed001_verdicts(capsys):
+    code, out, _ = run(capsys, "scale", BUNDLED, "--json")
+    assert code == 0
+    d = json.loads(out)
+    verdicts = {f["series"]: f["retrograde"] for f in d["fits"]}
+    assert verdicts == {"macosx-server-10.4": True, "yellow-dog-linux-4.0.1": False}
+    code, out, _ = run(capsys, "scale", BUNDLED)
+    assert "contention in software" in out
+
+
+def test_scale_with_mva_and_plot(capsys, tmp_path):
+    png = tmp_path / "scale.png"
+    code, out, _ = run(capsys, "scale", BUNDLED, "--demands", "cpu=2 ms,disk=1 ms", "--think", "0 s",
+                       "--clients", "20", "--plot", str(png))
+    assert code == 0 and png.stat().st_size > 1000
+    assert "N* = 1.5" in out  # (2 + 1) ms / 2 ms
+    code, _, err = run(capsys, "scale", BUNDLED, "--demands", "cpu=2 GHz")
+    assert code == 2 and "--demands cpu" in err
+
+
+def test_sweep_csv_plot_and_json(capsys, tmp_path):
+    csv_file, png = tmp_path / "s.csv", tmp_path / "s.png"
+    code, out, _ = run(capsys, "sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=66MHz..266MHz:41",
+                       "--vary", "pcix.width=32bit..64bit:2", "--csv", str(csv_file), "--plot", str(png))
+    assert code == 0 and "82 points" in out
+    assert len(csv_file.read_text().splitlines()) == 83 and png.stat().st_size > 1000
+    code, out, _ = run(capsys, "sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=100MHz..200MHz:3",
+                       "--json")
+    d = json.loads(out)
+    # 100, 150, 200 MHz x 64 bit = 6.4, 9.6, 12.8 Gbit/s: the 10 Gbit/s port binds only at 200 MHz
+    assert [p["binding"] for p in d["grid"]] == ["pcix", "pcix", "ethernet"]
+
+
+def test_uncertainty_command(capsys):
+    code, out, _ = run(capsys, "uncertainty", "powermac-g5", "--flow", "nic-rx", "--uncertain",
+                       "ht.clock=100 MHz .. 1000 MHz", "--samples", "20000", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert set(d["binding_share"]) == {"pcix", "ht"}
+    code, _, err = run(capsys, "uncertainty", "powermac-g5", "--flow", "nic-rx")
+    assert code == 2 and "no value with a spread" in err
+
+
+def test_compare_command(capsys, tmp_path):
+    png = tmp_path / "c.png"
+    code, out, _ = run(capsys, "compare", "powermac-g5", "powermac-g5", "--flow", "nic-rx", "--plot", str(png))
+    assert code == 0 and "[pcix]" in out and png.exists()
+    code, _, err = run(capsys, "compare", "powermac-g5", "--flow", "warp")
+    assert code == 2 and "--flow" in err
+
+
+def test_whole_process_exit_code(cli):
+    r = cli("sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=66MHz..266MHz:0")
+    assert r.returncode == 2 and "is empty" in r.stderr and "Traceback" not in r.stderr

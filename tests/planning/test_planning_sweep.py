@@ -1,0 +1,135 @@
+"""What-if sweeps: parsing --vary, the vectorised grid against hand-computed ceilings, CSV/JSON."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from pinchpoint.ceilings import flow_ceiling
+from pinchpoint.errors import InputError
+from pinchpoint.profile_io import load_profile
+from pinchpoint.sweep import parse_vary, sweep
+
+GBIT = 1e9 / 8  # B/s in one Gbit/s
+
+# seed 000 (Visser & Hilster, G5 Performance Report, UvA 2004), 2.1.1: PCI-X ceiling = clock x 64 bit;
+# the 10 GbE port (3.4) caps nic-rx at 10 Gbit/s, so PCI-X stops binding at 10e9 / 64 = 156.25 MHz.
+G5_PCIX_WIDTH_BITS = 64
+G5_CROSSOVER_HZ = 10e9 / G5_PCIX_WIDTH_BITS
+# PCI-X 2.0 addendum burst efficiency with the default 512 B MMRBC and 8 overhead clocks on a
+# 64-bit bus: (512/8) / (512/8 + 8) = 64/72.
+PCIX_EFFICIENCY = 64 / 72
+
+
+@pytest.fixture(scope="module")
+def g5():
+    return load_profile("powermac-g5")
+
+
+def test_parse_linear_range_in_units(g5):
+    a = parse_vary("pcix.clock=66MHz..266MHz:41", g5)
+    assert a.name == "pcix.clock" and a.dimension == "frequency"
+    assert a.values.size == 41
+    np.testing.assert_allclose(np.diff(a.values), 5e6)  # (266 - 66) / 40 MHz
+    assert a.values[0] == 66e6 and a.values[-1] == pytest.approx(266e6)
+
+
+def test_parse_log_range_and_bits(g5):
+    a = parse_vary("pcix.width=16 bit..128 bit:4:log", g5)
+    np.testing.assert_allclose(a.values, [2, 4, 8, 16])  # bytes, doubling
+    assert a.spacing == "log"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("pcix.clock=266MHz..66MHz:41", "is empty"),  # reversed: an empty range
+    ("pcix.clock=66MHz..266MHz:0", "is empty"),  # zero points
+    ("pcix.clock=66MHz..66MHz:5", "is empty"),
+    ("pcix.clock=32bit..64bit:5", "is not a frequency"),  # a range in the wrong unit
+    ("pcix.speed=66MHz..266MHz:5", "has no parameter 'speed'"),  # a parameter that does not exist
+    ("agp.clock=66MHz..266MHz:5", "no link 'agp'"),
+    ("pcix.clock=66MHz..266MHz", "expected LINK.PARAM=LO..HI:N"),
+    ("pcix.clock=66MHz..266MHz:4:cubic", "spacing"),
+    ("fsb0.paths=1..2:2", "duplex"),  # would change the routing
+])
+def test_bad_vary_is_an_input_error(g5, text, fragment):
+    with pytest.raises(InputError) as e:
+        parse_vary(text, g5)
+    assert fragment in str(e.value)
+    assert "--vary" in str(e.value)
+
+
+def test_one_axis_against_hand_computed_ceilings(g5):
+    a = parse_vary("pcix.clock=66MHz..266MHz:41", g5)
+    r = sweep(g5, "nic-rx", [a])
+    expected = np.minimum(a.values * G5_PCIX_WIDTH_BITS / 8, 10 * GBIT)
+    np.testing.assert_allclose(r.ceiling, expected, rtol=1e-12)
+    links = r.binding_links()
+    assert set(links[a.values < G5_CROSSOVER_HZ]) == {"pcix"}
+    assert set(links[a.values > G5_CROSSOVER_HZ]) == {"ethernet"}
+    # effective: PCI-X payload after burst overhead, still capped by the port
+    pcix_payload = a.values * G5_PCIX_WIDTH_BITS / 8 * PCIX_EFFICIENCY
+    np.testing.assert_allclose(r.effective, np.minimum(pcix_payload, 10 * GBIT), rtol=1e-12)
+    assert r.nominal_bytes_per_s == pytest.approx(133e6 * 8)
+
+
+def test_multi_pass_flow_divides_by_passes(g5):
+    # tcp-rx-copy crosses the DDR bus three times (DMA write, CPU read, CPU write)
+    a = parse_vary("mem.clock=25MHz..200MHz:8", g5)
+    r = sweep(g5, "tcp-rx-copy", [a])
+    mem = a.values * 16 * 2 / 3  # 128 bit, DDR, 3 passes
+    np.testing.assert_allclose(r.ceiling, np.minimum(mem, 133e6 * 8), rtol=1e-12)
+    assert r.binding_links()[0] == "mem" and r.binding_links()[-1] == "pcix"
+
+
+def test_grid_shape_and_shares(g5):
+    axes = [parse_vary("pcix.clock=66MHz..266MHz:5", g5), parse_vary("ht.clock=100MHz..800MHz:3", g5)]
+    r = sweep(g5, "nic-rx", axes)
+    assert r.shape == (5, 3)
+    hand = np.minimum.reduce([axes[0].values[:, None] * 8 + 0 * axes[1].values[None, :],
+                              np.broadcast_to(axes[1].values[None, :] * 2 * 2, (5, 3)),
+                              np.full((5, 3), 10 * GBIT)])
+    np.testing.assert_allclose(r.ceiling, hand, rtol=1e-12)
+    assert sum(r.binding_share().values()) == pytest.approx(1.0)
+
+
+def test_variant_point_agrees_with_numeric_path(g5):
+    a = parse_vary("ht.clock=100MHz..400MHz:4", g5)
+    r = sweep(g5, "nic-rx", [a])
+    for i, v in enumerate(a.values):
+        c = flow_ceiling(g5.with_link_param("ht", "clock", float(v)), "nic-rx")
+        assert r.ceiling[i] == pytest.approx(c.ceiling_bytes_per_s, rel=1e-12)
+        assert r.binding_links()[i] in c.binding
+
+
+def test_unknown_flow_and_no_axes(g5):
+    from pinchpoint.errors import ProfileError
+
+    with pytest.raises(ProfileError):
+        sweep(g5, "nope", [parse_vary("pcix.clock=66MHz..133MHz:2", g5)])
+    with pytest.raises(InputError):
+        sweep(g5, "nic-rx", [])
+    a = parse_vary("pcix.clock=66MHz..133MHz:2", g5)
+    with pytest.raises(InputError, match="twice"):
+        sweep(g5, "nic-rx", [a, a])
+
+
+def test_csv_and_json_outputs(g5, tmp_path):
+    from pinchpoint.cli.planning_cmds import write_sweep_csv
+
+    axes = [parse_vary("pcix.clock=66MHz..266MHz:4", g5), parse_vary("pcix.width=32bit..64bit:2", g5)]
+    r = sweep(g5, "nic-rx", axes)
+    out = tmp_path / "sweep.csv"
+    write_sweep_csv(r, out)
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 8
+    assert list(rows[0]) == ["pcix.clock_Hz", "pcix.width_B", "ceiling_bytes_per_s", "binding",
+                             "effective_ceiling_bytes_per_s", "effective_binding"]
+    assert float(rows[0]["ceiling_bytes_per_s"]) == pytest.approx(66e6 * 4)
+    assert [p.name for p in tmp_path.iterdir()] == ["sweep.csv"]  # no temporary file left behind
+    d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
+    assert d["points"] == 8 and len(d["grid"]) == 8
+    assert d["grid"][0]["binding"] == "pcix"  # 66 MHz x 32 bit = 2.1 Gbit/s
+    assert d["grid"][-1]["binding"] == "ethernet"  # 266 MHz x 64 bit = 17 Gbit/s > the 10 Gbit/s port

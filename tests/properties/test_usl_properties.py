@@ -1,0 +1,37 @@
+"""Property: the USL fit recovers known parameters from noisy synthetic data."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pinchpoint import usl
+
+
+@settings(max_examples=25, deadline=None)
+@given(gamma=st.floats(5.0, 5000.0), alpha=st.floats(0.0, 0.3), beta=st.floats(0.0, 0.004),
+       seed=st.integers(0, 2**32 - 1))
+def test_fit_recovers_parameters_from_noisy_data(gamma, alpha, beta, seed):
+    rng = np.random.default_rng(seed)
+    n = np.arange(1, 41, dtype=float)
+    noise = 0.01  # 1 % multiplicative measurement noise
+    x = usl.usl(n, gamma, alpha, beta) * (1 + noise * rng.standard_normal(n.size))
+    f = usl.fit(n, x)
+    # Tolerances about five standard errors for 40 points at 1 % noise (checked over many seeds).
+    assert abs(f.gamma.value / gamma - 1) < 0.05
+    assert abs(f.alpha.value - alpha) < 0.03
+    assert abs(f.beta.value - beta) < 2e-4 + 0.1 * beta
+    # the truth lies within (a generous multiple of) the reported standard error
+    assert abs(f.beta.value - beta) <= 6 * f.beta.stderr + 1e-6
+    if beta >= 0.002:  # the peak (at most 22 clients) lies well inside the data: retrograde
+        assert f.retrograde
+
+
+@settings(max_examples=25, deadline=None)
+@given(gamma=st.floats(5.0, 5000.0), alpha=st.floats(0.0, 0.9))
+def test_noise_free_amdahl_data_is_never_retrograde(gamma, alpha):
+    n = np.arange(1, 25, dtype=float)
+    f = usl.fit(n, usl.usl(n, gamma, alpha, 0.0))
+    assert not f.retrograde
+    assert f.peak_clients is None or f.peak_clients > 24 or f.beta.value < 1e-9
