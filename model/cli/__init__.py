@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "pinchpoint.cli.detect_cmds",
     "pinchpoint.cli.predict_cmds",
     "pinchpoint.cli.diagnose_cmds",
+    "pinchpoint.cli.report_cmds",
 ]
 
 

@@ -1,0 +1,115 @@
+"""``pinchpoint report``: one self-contained HTML page with the graph, the ceilings, the verdict.
+
+Examples::
+
+    pinchpoint report powermac-g5 -o g5.html
+    pinchpoint report powermac-g5 --measured "3.5 Gbit/s" --flow nic-rx --mtu 9000 --streams 16 \\
+        --mmrbc 4096 -o g5-tcp.html
+    pinchpoint report powermac-g5 --signature powermac-g5-xbench -o g5-memory.html
+
+The measurement flags are those of ``pinchpoint diagnose`` (same names, same meaning: the
+inputs are gathered by :func:`pinchpoint.cli.diagnose_cmds.gather`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+#: Flags that only make sense with a measured figure.
+_MEASUREMENT_ONLY = ("protocol", "side", "streams", "link", "mtu", "mss", "rtt", "window", "rcvbuf",
+                     "so_rcvbuf", "loss", "clock", "cores", "mmrbc")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "report", help="an HTML report: link graph, ceilings with formulas, ladder, verdict and advice",
+        description="Write one self-contained HTML page (plots as inline SVG, no network access) for a "
+                    "profile: the link graph with the binding link, every flow's ceiling with its formula, "
+                    "a ceiling ladder and, with --measured (flags as for 'pinchpoint diagnose'), the verdict "
+                    "and the advice; with --signature, the measured figures beside the theoretical ones.")
+    p.add_argument("profile", metavar="PROFILE", help="bundled profile name or path to a .toml file")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write (atomically)")
+    p.add_argument("--signature", metavar="S", help="signature JSON, or a bundled name such as p690")
+    p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
+    p.add_argument("--title", help="page title (default: the profile name)")
+    g = p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)")
+    g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '3.5 Gbit/s'")
+    g.add_argument("--iperf3", metavar="FILE", help="iperf3 -J output to take the measurement from")
+    g.add_argument("--protocol", choices=("tcp", "udp"))
+    g.add_argument("--side", choices=("sender", "receiver"))
+    g.add_argument("--streams", type=int, metavar="N")
+    g.add_argument("--link", metavar="RATE", help="raw line rate (default: the profile's network link)")
+    g.add_argument("--mtu", metavar="SIZE")
+    g.add_argument("--mss", metavar="SIZE")
+    g.add_argument("--rtt", metavar="TIME")
+    w = g.add_mutually_exclusive_group()
+    w.add_argument("--window", metavar="SIZE")
+    w.add_argument("--rcvbuf", metavar="SIZE")
+    w.add_argument("--so-rcvbuf", metavar="SIZE")
+    g.add_argument("--loss", type=float, metavar="P")
+    g.add_argument("--clock", metavar="FREQ")
+    g.add_argument("--cores", type=int, metavar="N")
+    g.add_argument("--mmrbc", metavar="SIZE")
+    # diagnose flags the report does not expose, at diagnose's defaults
+    p.set_defaults(run=run_report, medium="ethernet", ipv6=False, no_timestamps=False, vlan=False,
+                   adv_win_scale=None, mathis_c=None)
+
+
+def _verdict(args, profile):
+    from ..diagnose import DiagnoseInputs, diagnose
+    from ..errors import InputError
+    from .diagnose_cmds import FLAGS, gather
+
+    if args.measured is None and args.iperf3 is None:
+        given = [f"--{n.replace('_', '-')}" for n in _MEASUREMENT_ONLY if getattr(args, n) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} describe a measurement: give the measured rate too "
+                             "(--measured '3.5 Gbit/s' or --iperf3 FILE)", key="--measured")
+        return None
+    if args.flow is None:
+        raise InputError(f"a measured figure needs the flow it took through profile {profile.name!r} "
+                         f"(--flow; flows: {', '.join(profile.flows) or 'none'})", key="--flow")
+    fields = gather(args)
+    fields["profile"] = profile
+    flag_fields = {k for k, flag in FLAGS.items() if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    try:
+        return diagnose(DiagnoseInputs(**fields))
+    except InputError as exc:
+        if exc.key in FLAGS and (exc.key in flag_fields or exc.file is None):
+            raise InputError(exc.message, key=FLAGS[exc.key]) from None
+        raise
+
+
+def _signature(name: str):
+    from pathlib import Path
+
+    from ..signature import find_bundled, load_signature
+
+    path = Path(name)
+    if path.exists() or path.suffix == ".json" or "/" in name:
+        return load_signature(path)
+    return load_signature(find_bundled(name))
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..profile_io import load_profile
+    from ..report import build_report, write_report
+
+    out = args.output
+    if not out.lower().endswith((".html", ".htm")):
+        raise InputError(f"the report is an HTML page: the file name must end in .html, got {out!r}", key="-o")
+    profile = load_profile(args.profile)
+    if args.flow is not None and args.flow not in profile.flows:
+        raise InputError(f"no flow {args.flow!r} in profile {profile.name!r} "
+                         f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
+    args.profile_name = args.profile
+    args.profile = None  # gather() would load it again; the loaded one is passed in
+    verdict = _verdict(args, profile)
+    signature = _signature(args.signature) if args.signature else None
+    text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
+                        signature_name=args.signature, title=args.title)
+    path = write_report(text, out)
+    what = f"verdict {verdict.verdict}" if verdict is not None else "theory only"
+    print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
+    return 0

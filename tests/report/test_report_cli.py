@@ -1,0 +1,54 @@
+"""``pinchpoint report``: one whole-process run, bad input as one line on stderr and exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from pinchpoint.cli import main
+
+
+def test_report_whole_process(cli, tmp_path):
+    out = tmp_path / "g5.html"
+    # seed 000, 4.4.1: UDP 7.8 Gbit/s from the sender, MMRBC 4096, MTU 9000
+    r = cli("report", "powermac-g5", "--measured", "7.8 Gbit/s", "--protocol", "udp", "--side", "sender",
+            "--flow", "nic-tx", "--mtu", "9000", "--mmrbc", "4096", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "verdict at-ceiling" in r.stdout
+    text = out.read_text()
+    assert 'id="verdict-ceilings"' in text and "at-ceiling" in text
+    assert "sender" in text  # the verdict says whose figure it judged
+
+
+@pytest.mark.parametrize("argv, flag, words", [
+    (["--measured", "3.5 Gbit/s"], "--flow", "needs the flow"),
+    (["--measured", "3.5 Gbit/z", "--flow", "nic-rx"], "--measured", ""),
+    (["--mtu", "9000"], "--measured", "describe a measurement"),
+    (["--flow", "nope"], "--flow", "no flow 'nope'"),
+    (["--measured", "3.5 Gbit/s", "--flow", "nic-rx", "--mmrbc", "100"], "--mmrbc", "MMRBC"),
+    (["--measured", "30 Gbit/s", "--flow", "nic-rx"], "--measured", "above the raw line rate"),
+    (["--signature", "no-such-signature"], "", "no-such-signature"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, flag, words):
+    out = tmp_path / "r.html"
+    code = main(["report", "powermac-g5", "-o", str(out), *argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("pinchpoint: error:")
+    assert flag in err and words in err
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+def test_output_must_be_html(capsys, tmp_path):
+    assert main(["report", "powermac-g5", "-o", str(tmp_path / "r.txt")]) == 2
+    assert "-o" in capsys.readouterr().err
+
+
+def test_output_folder_must_exist(capsys, tmp_path):
+    assert main(["report", "powermac-g5", "-o", str(tmp_path / "no" / "r.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_unknown_profile(capsys, tmp_path):
+    assert main(["report", "no-such-machine", "-o", str(tmp_path / "r.html")]) == 2
+    assert "no-such-machine" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""report.build_report / write_report: contents, escaping, atomic writes, bad input."""
+
+from __future__ import annotations
+
+import os
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from pinchpoint.errors import InputError
+from pinchpoint.profile_io import load_profile
+from pinchpoint.report import build_report, write_report
+from pinchpoint.signature import load_bundled
+
+
+class _Index(HTMLParser):
+    """Element ids, table rows by table id, and every tag name."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.tags, self.rows, self._table, self._row, self._cell = {}, [], {}, None, None, None
+        self.row_classes = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "id" in a:
+            self.ids.setdefault(a["id"], tag)
+        if tag == "table":
+            self._table = a.get("id")
+            self.rows[self._table] = []
+            self.row_classes[self._table] = []
+        elif tag == "tr" and self._table:
+            self._row = []
+            self.row_classes[self._table].append(a.get("class"))
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.rows[self._table].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def index(text: str) -> _Index:
+    p = _Index()
+    p.feed(text)
+    return p
+
+
+def test_theory_only_page(g5):
+    text = build_report(g5)
+    ix = index(text)
+    for i in ("graph", "ladder", "ceiling-table", "link-table", "verdict", "advice"):
+        assert i in ix.ids
+    assert ix.ids["graph"] == "figure" and ix.ids["ceiling-table"] == "table"
+    assert text.count("<svg") == 2  # graph and ladder
+    rows = {r[0]: r for r in ix.rows["ceiling-table"][1:]}
+    assert set(rows) == set(g5.flows)
+    # seed 000, 2.1.1: PCI-X 133 MHz x 64 bit = 8.5 Gbit/s binds the NIC flows
+    assert rows["nic-rx"][1] == "8.512 Gbit/s" and rows["nic-rx"][3] == "pcix"
+    assert "pcix.width*pcix.clock" in rows["nic-rx"][5]
+    # seed 000, 2.1.5: DDR-400 128 bit = 6.4 GB/s, crossed twice by a copy
+    assert rows["mem-copy"][1] == "3.2 GB/s" and rows["mem-copy"][3] == "mem"
+    links = {r[0]: r for r in ix.rows["link-table"][1:]}
+    assert links["ht"][4] == "3.2 GB/s"  # seed 000, 2.1.3: 25.6 Gbit/s = 3.2 GB/s per direction
+    assert links["pcix"][7] == "(64 bit) × (133 MHz)"
+    # the flow in focus (first flow) and the binding links are marked
+    classes = dict(zip([r[0] for r in ix.rows["ceiling-table"]], ix.row_classes["ceiling-table"]))
+    assert classes["nic-rx"] == "binding" and classes["nic-tx"] is None
+    assert "theory only" in text
+    # self-contained: no scripts, nothing fetched
+    assert "script" not in ix.tags
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+
+
+def test_verdict_page_seed000_tcp(g5, g5_verdict):
+    text = build_report(g5, verdict=g5_verdict)
+    ix = index(text)
+    assert "verdict-ceilings" in ix.ids
+    # seed 000: TCP 3.5 Gbit/s on a bus whose effective ceiling with MMRBC 4096 and MTU 9000 is
+    # 8.512 Gbit/s x 512 / (512 + 8) (burst efficiency) x 8948 / 9018 (headers on the bus) = 8.316 Gbit/s
+    expected = 8.512 * 512 / 520 * 8948 / 9018
+    rows = {r[0]: r for r in ix.rows["verdict-ceilings"][1:]}
+    pcix = rows["pcix (pci-x) on flow nic-rx"]
+    assert pcix[2] == f"{expected:.4g} Gbit/s"
+    assert pcix[4] == f"{3.5 / expected:.0%}"
+    assert "far-below-all" in text and "software or something not modelled" in text
+    assert 'class="verdict far-below-all"' in text
+    assert "<li>" in text.split('id="advice"')[1]
+    binding_rows = [r for r, c in zip(ix.rows["verdict-ceilings"], ix.row_classes["verdict-ceilings"]) if c]
+    assert [r[0] for r in binding_rows] == ["pcix (pci-x) on flow nic-rx"]
+
+
+EVIL = '<script>alert("x")</script> & <b>bold</b>'
+
+
+def test_text_is_escaped(tmp_path, toy_text):
+    text = toy_text.replace('description = "toy machine for tests"', f"description = '{EVIL}'")
+    text = text.replace('source = "made up for the tests"', f"source = '{EVIL}'")
+    text += f"\n[flows.rx2]\nsource = 'net'\nsink = 'mem'\ndescription = '{EVIL}'\n"
+    path = tmp_path / "evil.toml"
+    path.write_text(text)
+    page = build_report(load_profile(path))
+    assert "<script" not in page and "<b>" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
+    assert "script" not in index(page).tags
+
+
+def test_signature_section_xbench_and_maps(g5, maps_sig):
+    sig = load_bundled("powermac-g5-xbench")
+    text = build_report(g5, signature=sig, signature_name="powermac-g5-xbench")
+    ix = index(text)
+    rows = ix.rows["signature-xbench_memory"][1:]
+    # seed 000, appendix 1: fill 2721.69 MB/sec (MB = 2^20 B, as the report reads it) = 2.854 GB/s
+    assert ["op=fill, power_setting=maximum", "2.854 GB/s"] == rows[0][:2]
+    assert "staircase" not in ix.ids  # no MAPS points in Xbench
+    text = build_report(g5, signature=maps_sig)
+    ix = index(text)
+    assert ix.ids.get("staircase") == "figure" and text.count("<svg") == 3
+    # the G5's memory ceilings are named beside the measurement
+    assert "mem (memory) 6.4 GB/s" in text
+
+
+def test_unknown_flow(g5):
+    with pytest.raises(InputError, match="no flow 'nope'") as e:
+        build_report(g5, flow="nope")
+    assert e.value.key == "--flow"
+
+
+def test_write_report_atomic_and_readable(tmp_path, g5):
+    target = tmp_path / "r.html"
+    target.write_text("old")
+    write_report("<!DOCTYPE html><p>new</p>", target)
+    assert target.read_text() == "<!DOCTYPE html><p>new</p>"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_write_report_bad_paths(tmp_path):
+    with pytest.raises(InputError, match="does not exist") as e:
+        write_report("x", tmp_path / "missing" / "r.html")
+    assert e.value.key == "-o"
+    (tmp_path / "d.html").mkdir()
+    with pytest.raises(InputError, match="is a folder"):
+        write_report("x", tmp_path / "d.html")
