@@ -75,7 +75,7 @@ def _run_lstopo() -> str | None:
     import shutil
     import subprocess
 
-    exe = shutil.which("lstopo-no-graphics") or shutil.which("lstopo")
+    exe = shutil.which("lstopo") or shutil.which("lstopo-no-graphics")
     if not exe:
         return None
     try:

@@ -106,3 +106,47 @@ def test_bad_flags(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["import", "fio", str(tmp_path / "missing.json"), "-o", str(tmp_path / "s.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def _fake_lstopo(folder, body: str):
+    folder.mkdir()
+    for name in ("lstopo", "lstopo-no-graphics"):
+        exe = folder / name
+        exe.write_text("#!/bin/sh\n" + body)
+        exe.chmod(0o755)
+    return folder
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux sysfs")
+def test_detect_uses_lstopo_on_path_and_survives_its_failure(tmp_path):
+    """kerncraft-style fake tools on PATH: detection is tested without the hardware."""
+    import os
+
+    xml = tmp_path / "topo.xml"
+    xml.write_text(HWLOC_XML.read_text().replace('value="AMD EPYC"', 'value="Fake CPU from lstopo"'))
+    good = _fake_lstopo(tmp_path / "good", f"cat '{xml}'\n")
+    env = dict(os.environ, PATH=f"{good}{os.pathsep}{os.environ.get('PATH', '')}")
+    r = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "detect", "--json"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    facts = json.loads(r.stdout)["facts"]
+    assert facts["sources"]["caches"].startswith("hwloc")
+    assert facts["cpu_model"] == "Fake CPU from lstopo"  # what the lstopo on PATH said
+    bad = _fake_lstopo(tmp_path / "bad", "echo 'lstopo: broken' >&2\nexit 1\n")
+    env["PATH"] = f"{bad}{os.pathsep}{os.environ.get('PATH', '')}"
+    r = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "detect", "--json"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr  # falls back to /sys and /proc
+    assert not str(json.loads(r.stdout)["facts"]["sources"].get("caches", "")).startswith("hwloc")
+
+
+def test_detect_with_a_signature_adds_the_memory_link(tmp_path, capsys):
+    sig = tmp_path / "k.json"
+    assert main(["import", "kerncraft", str(KERNCRAFT), "-o", str(tmp_path / "k.toml"), "--signature", str(sig)]) == 0
+    out = tmp_path / "fx.toml"
+    assert main(["detect", "--sysfs-root", str(SYSFS), "--signature", str(sig), "-o", str(out)]) == 0
+    p = load_profile(out)
+    # likwid-bench points at the largest working set (120 MB, MEM), most threads (2): load 28.3 GB/s median
+    assert p.links["memory"].capacity == pytest.approx(28.3e9)
+    assert "likwid-bench" in p.links["memory"].params["rate"].source
+    assert p.flows["nic-rx"].sink == "memory" and "mem-copy" in p.flows
