@@ -291,6 +291,9 @@ class Signature:
     def from_dict(cls, d, *, file=None) -> "Signature":
         if not isinstance(d, Mapping):
             raise SignatureError("the top level must be an object", file=file)
+        if "schema" in d and (d["schema"] != SCHEMA_VERSION or isinstance(d["schema"], bool)):
+            raise SignatureError(f"unsupported schema {d['schema']!r} (this pinchpoint reads "
+                                 f"{SCHEMA_VERSION})", file=file, key="schema")
         for k in d:
             if k not in _TOP_KEYS:
                 raise SignatureError("unknown key", file=file, key=str(k))
