@@ -325,10 +325,27 @@ def _resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
 
 
 def _flow_links(profile, flow: str) -> list[str]:
+    """The links a flow crosses (routing does not depend on MMRBC or other efficiency params)."""
+    c = _flow_ceiling(profile, flow)
+    return list(dict.fromkeys(r.split(":", 1)[0] for r in c.usage))
+
+
+_CEILING_CACHE: dict = {}
+
+
+def _flow_ceiling(profile, flow: str):
+    """pinchpoint.ceilings.flow_ceiling, memoised on the (frozen) profile's links for one process."""
     from .ceilings import flow_ceiling
 
+    key = (id(profile), flow)
+    hit = _CEILING_CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
     c = flow_ceiling(profile, flow)
-    return list(dict.fromkeys(r.split(":", 1)[0] for r in c.usage))
+    if len(_CEILING_CACHE) > 64:
+        _CEILING_CACHE.clear()
+    _CEILING_CACHE[key] = (profile, c)
+    return c
 
 
 def _resolve_mtu(inputs: DiagnoseInputs, profile) -> tuple[float, str]:
@@ -452,10 +469,8 @@ def _host_profile(inputs):
 
 
 def _host_limits(inputs, profile, mtu) -> list[Limit]:
-    from .ceilings import flow_ceiling
-
     flow = inputs.flow
-    c = flow_ceiling(profile, flow)
+    c = _flow_ceiling(profile, flow)
     share = framing.bus_bytes_per_payload(mtu, inputs.protocol, inputs.ip_version, inputs.timestamps)
     usage: dict[str, float] = {}
     for rid, u in c.usage.items():
@@ -534,7 +549,7 @@ def _cpu_limit(inputs, profile, payload) -> tuple[Limit | None, str | None, floa
 
 def _known_window(w: float) -> str | None:
     for known, text in KNOWN_WINDOWS.items():
-        if abs(w / known - 1) <= 0.05:
+        if abs(w / known - 1) <= 0.03:
             return text
     return None
 
@@ -711,6 +726,11 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
                           f"{_net(jumbo)}) or a faster line raise it")
         else:
             advice.append("this is the line's goodput: only a faster line raises it")
+    elif kind in ("framing", "line") and verdict == "below-ceiling":
+        advice.append(f"the line could carry {_net(binding.ceiling_bytes_per_s)}: look at the hosts (CPU per core, "
+                      "NIC driver and its buffers: ethtool -g ring sizes, interrupt coalescing; seed 003 names the "
+                      "driver code and the number of allocated buffers) and at TCP (give --rtt with --window or "
+                      "--loss to check them)")
     elif kind == "target":
         advice.append("the sender was rate-limited: rerun without the limit (iperf3 -b 0, or a rate above the "
                       "line's) to measure the path")
