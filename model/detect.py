@@ -53,6 +53,10 @@ THROTTLE_RATIO = 0.9
 #: NIC line rate from which an MTU of 1500 is flagged [B/s] (10 Gbit/s).
 JUMBO_RATE = 10e9 / 8
 
+#: Values of /sys/class/net/IFACE/speed [Mbit/s] that mean "unknown" (ethtool SPEED_UNKNOWN
+#: is -1; older drivers wrote 65535 or 4294967295).
+_SPEED_UNKNOWN = (65535, 4294967295)
+
 _PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _GTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s(?:\s+PCIe)?\s*$")
 _GHZ = re.compile(r"@\s*([0-9]+(?:\.[0-9]+)?)\s*GHz", re.I)
@@ -206,7 +210,8 @@ def parse_link_speed(text: str, *, file=None) -> float | None:
     m = _GTS.match(t)
     if not m:
         raise _bad(file, "a PCIe link speed such as '8.0 GT/s PCIe'", t)
-    return float(m.group(1)) * 1e9
+    speed = float(m.group(1)) * 1e9
+    return speed if speed > 0 else None  # "0.0 GT/s": no link trained
 
 
 def pcie_generation(transfers_per_s: float) -> int | None:
@@ -506,8 +511,10 @@ def _nics(sys: Path) -> list[NicFact]:
         if not os.path.lexists(d / "device"):  # lo, bridges, tunnels, ifb: no hardware behind
             continue
         speed = _read_int(d / "speed", "a speed in Mbit/s")
+        if speed is not None and (speed <= 0 or speed in _SPEED_UNKNOWN or speed > 10_000_000):
+            speed = None  # SPEED_UNKNOWN: -1 now, 65535 or (u32)-1 from older drivers
         mtu = _read_int(d / "mtu", "an MTU in bytes")
-        out.append(NicFact(d.name, speed * 1e6 / 8 if speed and speed > 0 else None,
+        out.append(NicFact(d.name, speed * 1e6 / 8 if speed else None,
                            mtu if mtu and mtu > 0 else None, _device_pci_address(d / "device")))
     return out
 

@@ -16,8 +16,9 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", metavar="PROFILE.toml", help="write the profile here (atomically)")
     p.add_argument("--name", help="profile name (default: the host name)")
     p.add_argument("--measure", action="store_true",
-                   help="also run the quick STREAM and MAPS kernels, write PROFILE.signature.json "
-                        "beside the profile and give the profile a measured memory link")
+                   help="also run the quick STREAM and MAPS kernels (pinchpoint measure --quick), write "
+                        "PROFILE.signature.json beside the profile (./detected.signature.json without -o) "
+                        "and give the profile a measured memory link")
     p.add_argument("--signature", metavar="SIG.json",
                    help="take the measured memory bandwidth from this signature (STREAM or MAPS points)")
     p.add_argument("--json", action="store_true", help="print facts, flags and the profile as JSON")

@@ -87,6 +87,19 @@ def test_garbage_in_a_sysfs_file(sysfs_copy, rel, text, expected):
     assert rel.split("/")[-1] in msg and expected in msg
 
 
+@pytest.mark.parametrize("speed", ["-1", "65535", "4294967295", "0"])
+def test_speed_unknown_sentinels(sysfs_copy, speed):
+    (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/net/eth0/speed").write_text(speed + "\n")
+    f = read_sysfs(sysfs_copy)
+    assert f.nics[0].speed is None and [x for x in flags(f) if x.kind == "mtu"] == []
+
+
+def test_untrained_link_is_unknown_not_downgraded(sysfs_copy):
+    (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_speed").write_text("0.0 GT/s PCIe\n")
+    (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width").write_text("16\n")
+    assert [x for x in flags(read_sysfs(sysfs_copy)) if x.kind == "pcie-downgraded"] == []
+
+
 def test_unknown_values_stay_unknown(sysfs_copy):
     dev = sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
     (dev / "current_link_speed").write_text("Unknown\n")  # link down
