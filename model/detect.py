@@ -723,6 +723,22 @@ def flags(facts: MachineFacts) -> list[Flag]:
     return out
 
 
+def unchecked(facts: MachineFacts) -> list[str]:
+    """What :func:`flags` could not judge because the machine did not reveal it."""
+    out = []
+    if not (facts.nominal_clock and facts.current_clock):
+        missing = " and ".join(n for n, v in (("nominal", facts.nominal_clock), ("current", facts.current_clock))
+                               if not v)
+        out.append(f"CPU clock (the {missing} clock is unknown)")
+    if facts.governor is None:
+        out.append("cpufreq governor (no cpufreq in sysfs)")
+    if not any(d.current_speed and d.max_speed for d in facts.pci):
+        out.append("PCIe link speed and width (no device reports current and maximum link)")
+    if facts.nics and not any(n.speed for n in facts.nics):
+        out.append("MTU against NIC speed (no NIC reports its speed)")
+    return out
+
+
 # --- the profile document --------------------------------------------------------------------
 
 def _ident(text: str) -> str:
@@ -967,5 +983,5 @@ def detect(root: Path | str = Path("/"), hwloc_xml: str | None = None, *,
 
 __all__ = ["CacheFact", "PciDevice", "NicFact", "DiskFact", "MachineFacts", "Flag",
            "parse_hwloc_xml", "read_sysfs", "combine", "detect", "flags",
-           "facts_to_profile_document", "memory_rate_from_signature", "parse_link_speed", "pcie_generation", "parse_cache_size",
+           "facts_to_profile_document", "memory_rate_from_signature", "unchecked", "parse_link_speed", "pcie_generation", "parse_cache_size",
            "parse_cpu_list", "clock_from_model_name"]

@@ -137,7 +137,8 @@ def run_detect(args: argparse.Namespace) -> int:
 
         dump_document(doc, args.output)
     if args.json:
-        print_json({"facts": facts.to_dict(), "flags": [f.to_dict() for f in found], "profile": doc,
+        print_json({"facts": facts.to_dict(), "flags": [f.to_dict() for f in found],
+                    "not_checked": detect.unchecked(facts), "profile": doc,
                     "written": args.output, "signature": sig_path})
         return 0
     print(_summary(facts, doc))
@@ -145,8 +146,12 @@ def run_detect(args: argparse.Namespace) -> int:
         print()
         for fl in found:
             print(f"FLAG {fl.kind}: {fl.message}")
-    else:
-        print("\nno flags: nothing detected runs below what it could")
+    blind = detect.unchecked(facts)
+    if not found:
+        print("\nno flags: " + ("nothing that could be checked runs below what it could" if blind
+                                else "nothing detected runs below what it could"))
+    if blind:
+        print("not checked (unknown on this machine): " + "; ".join(blind))
     if sig_path and args.measure:
         print(f"\nwrote {sig_path}")
     if args.output:

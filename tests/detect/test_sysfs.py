@@ -6,7 +6,7 @@ import pytest
 from detect_paths import HWLOC_XML, SYSFS
 
 from pinchpoint.detect import (combine, flags, parse_cpu_list, parse_hwloc_xml, parse_link_speed,
-                               pcie_generation, read_sysfs)
+                               pcie_generation, read_sysfs, unchecked)
 from pinchpoint.errors import InputError
 
 
@@ -118,6 +118,8 @@ def test_a_bare_vm_degrades_to_unknown(tmp_path):
     f = read_sysfs(tmp_path)
     assert (f.cpu_model, f.threads, f.cores, f.nominal_clock, f.current_clock) == ("Some CPU", 2, None, None, None)
     assert f.caches == () and f.pci == () and f.nics == () and flags(f) == []
+    assert len(unchecked(f)) == 3  # clock, governor, PCIe: "no flags" would otherwise mislead
+    assert unchecked(read_sysfs(SYSFS)) == []
     empty = read_sysfs(tmp_path / "nothing-here")
     assert empty.cpu_model is None and empty.threads is None
 
