@@ -95,6 +95,8 @@ class DiagnoseInputs:
     clock_hz: float | None = None
     cores: int | None = None
     mmrbc_bytes: float | None = None
+    outstanding_reads: int | None = None  # PCI-X split reads the NIC keeps in flight
+    read_latency_s: float | None = None  # memory read latency seen from the bus
     retransmits: int | None = None
     sent_bytes_per_s: float | None = None
     received_bytes_per_s: float | None = None
@@ -137,6 +139,10 @@ class DiagnoseInputs:
         positive("received_bytes_per_s", self.received_bytes_per_s, "receiver rate")
         positive("duration_s", self.duration_s, "duration")
         positive("target_bytes_per_s", self.target_bytes_per_s, "target rate")
+        positive("read_latency_s", self.read_latency_s, "read latency")
+        if self.outstanding_reads is not None and (not isinstance(self.outstanding_reads, int)
+                                                   or self.outstanding_reads < 1):
+            raise self._error("outstanding_reads", f"expected a whole number >= 1, got {self.outstanding_reads!r}")
         if self.window_bytes is not None and self.buffer_bytes is not None:
             raise self._error("window_bytes", "give a window or a buffer, not both")
         if self.loss is not None:
@@ -499,6 +505,7 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
             note += f"; MMRBC (burst) {link.params['burst'].text}"
         out.append(Limit(f"{lid} ({link.kind}) on flow {flow}", link.kind, value, " ".join(parts), note,
                          raw_bytes_per_s=raw, link=lid))
+    out += _split_read_limits(inputs, profile, usage, share)
     flow_eff = (c.effective_bytes_per_s or c.ceiling_bytes_per_s) / share
     if out and flow_eff < min(x.ceiling_bytes_per_s for x in out) * (1 - 1e-6):
         lid = (c.effective_binding or c.binding)[0]
@@ -506,6 +513,39 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
                          f"{c.formula} (effective capacities) / {share:.4f} = {_net(flow_eff)}",
                          f"binding: {', '.join(c.effective_binding)}", raw_bytes_per_s=c.ceiling_bytes_per_s / share,
                          link=lid))
+    return out
+
+
+def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
+    """PCI-X DMA reads (memory -> NIC) bounded by outstanding split reads and memory latency.
+
+    X <= N x MMRBC / (T_latency + MMRBC / B_peak) (formulas.md 2; :func:`protocols.split_read_bound`).
+    Needs the number of outstanding reads and the latency (given, or the profile memory's ``latency``).
+    """
+    from . import protocols
+
+    flow = profile.flow(inputs.flow)
+    if profile.components[flow.source].kind != "memory" or inputs.outstanding_reads is None:
+        return []
+    latency = inputs.read_latency_s
+    if latency is None:
+        latency = profile.components[flow.source].get("latency")
+    if latency is None:
+        return []
+    out = []
+    n = inputs.outstanding_reads
+    for lid, u in usage.items():
+        link = profile.links[lid]
+        if link.kind != "pci-x":
+            continue
+        burst = link.values()["burst"]
+        bound = protocols.split_read_bound(n, burst, latency, link.capacity)
+        value = bound / u / share
+        formula = (f"N x MMRBC / (latency + MMRBC / peak) = {n} x {burst:g} B / ({_time(latency)} + {burst:g} B / "
+                   f"{format_rate(link.capacity, 'memory')}) / {share:.4f} = {_net(value)}")
+        out.append(Limit(f"{lid} split reads ({n} outstanding, MMRBC {burst:g} B)", "pci-x", value, formula,
+                         "DMA reads from memory: each outstanding read returns MMRBC bytes a latency later "
+                         "(PCI-X 2.0 addendum; Intel CS-025829)", link=lid))
     return out
 
 
@@ -752,8 +792,11 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
 
     # MMRBC: whenever the path crosses a PCI-X link with a burst below 4096 bytes.
     if profile is not None:
+        advised = set()
         for x in limits:
-            if x.kind == "pci-x" and x.link and profile.links[x.link].values()["burst"] < 4096:
+            if x.kind == "pci-x" and x.link and x.raw_bytes_per_s is not None and x.link not in advised \
+                    and profile.links[x.link].values()["burst"] < 4096:
+                advised.add(x.link)
                 better = profile.with_link_param(x.link, "burst", 4096.0).links[x.link]
                 ratio = better.effective_capacity / profile.links[x.link].effective_capacity
                 advice.append(f"set MMRBC to 4096 on the NIC (e.g. setpci -d 8086:1048 e6.b=2e for the Intel "

@@ -19,7 +19,7 @@ FLAGS = {
     "window_bytes": "--window", "buffer_bytes": "--rcvbuf", "mtu_bytes": "--mtu", "loss": "--loss",
     "streams": "--streams", "protocol": "--protocol", "side": "--side", "flow": "--flow",
     "clock_hz": "--clock", "cores": "--cores", "mmrbc_bytes": "--mmrbc", "mss_bytes": "--mss",
-    "mathis_c": "--mathis-c", "adv_win_scale": "--adv-win-scale", "medium": "--medium",
+    "mathis_c": "--mathis-c", "outstanding_reads": "--outstanding-reads", "read_latency_s": "--read-latency", "adv_win_scale": "--adv-win-scale", "medium": "--medium",
 }
 
 
@@ -64,6 +64,10 @@ def add_parser(sub) -> None:
     g.add_argument("--clock", metavar="FREQ", help="the CPU clock in use now (a throttled CPU), e.g. '2.0 GHz'")
     g.add_argument("--cores", type=int, metavar="N", help="CPU cores available (default: the profile's, else 1)")
     g.add_argument("--mmrbc", metavar="SIZE", help="PCI-X MMRBC (burst) in bytes: 512, 1024, 2048 or 4096")
+    g.add_argument("--outstanding-reads", type=int, metavar="N",
+                   help="PCI-X split reads the NIC keeps in flight (with --read-latency: the DMA-read bound)")
+    g.add_argument("--read-latency", metavar="TIME", help="memory read latency seen from the bus, e.g. '1 us' "
+                                                          "(default: the profile memory's latency)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run_diagnose)
 
@@ -141,6 +145,8 @@ def gather(args: argparse.Namespace) -> dict:
     put("clock_hz", units.parse(args.clock, "frequency", key="--clock") if args.clock else None)
     put("cores", args.cores)
     put("mmrbc_bytes", _size(args.mmrbc, "--mmrbc"))
+    put("outstanding_reads", args.outstanding_reads)
+    put("read_latency_s", units.parse(args.read_latency, "time", key="--read-latency") if args.read_latency else None)
     if args.profile:
         from ..profile_io import load_profile
 

@@ -286,3 +286,22 @@ def test_bad_profile_inputs(g5):
 def test_nothing_to_compare_with():
     with pytest.raises(InputError, match="nothing to compare"):
         diagnose(DiagnoseInputs(measured_bytes_per_s=1e6))
+
+
+def test_pcix_split_read_bound(g5):
+    # formulas.md 2: X <= N x MMRBC / (T_latency + MMRBC / B_peak); 1 us, MMRBC 512: 2.77 Gbit/s per read
+    v = diagnose(DiagnoseInputs(**G5_UDP, profile=g5, mmrbc_bytes=512, outstanding_reads=1, read_latency_s=1e-6))
+    split = next(c for c in v.ceilings if "split reads" in c.name)
+    share = 9018 / 8972  # bus bytes per UDP payload byte at MTU 9000
+    assert split.ceiling_bytes_per_s * share / GBIT == pytest.approx(512 / (1e-6 + 512 / (133e6 * 8)) / GBIT, rel=1e-9)
+    assert split.ceiling_bytes_per_s * share / GBIT == pytest.approx(2.77, abs=0.01)
+    assert v.binding is split and split.kind == "pci-x"
+    assert sum("MMRBC to 4096" in a for a in v.advice) == 1
+    # more outstanding reads or a larger MMRBC lift it
+    v4 = diagnose(DiagnoseInputs(**G5_UDP, profile=g5, mmrbc_bytes=4096, outstanding_reads=1, read_latency_s=1e-6))
+    split4 = next(c for c in v4.ceilings if "split reads" in c.name)
+    assert split4.ceiling_bytes_per_s * share == pytest.approx(4096 / (1e-6 + 4096 / (133e6 * 8)), rel=1e-9)
+    assert split4.ceiling_bytes_per_s * share / GBIT == pytest.approx(6.8, abs=0.05)  # formulas.md 2 (133.33 MHz)
+    # a receive flow (DMA writes) has no split-read bound
+    rx = diagnose(DiagnoseInputs(**(G5_UDP | {"flow": "nic-rx"}), profile=g5, outstanding_reads=1, read_latency_s=1e-6))
+    assert not any("split reads" in c.name for c in rx.ceilings)
