@@ -305,3 +305,51 @@ def test_pcix_split_read_bound(g5):
     # a receive flow (DMA writes) has no split-read bound
     rx = diagnose(DiagnoseInputs(**(G5_UDP | {"flow": "nic-rx"}), profile=g5, outstanding_reads=1, read_latency_s=1e-6))
     assert not any("split reads" in c.name for c in rx.ceilings)
+
+
+def _pcie_host(cpb=None, cpp=None, current="3.16 GHz"):
+    """A 10 GbE NIC in a PCIe 1.1 x8 slot (seed 002's Myricom card), one quad-core CPU."""
+    from pinchpoint.profile import profile_from_document
+
+    cpu = {"kind": "cpu", "clock": "3.16 GHz", "current_clock": current, "cores": 4}
+    if cpb is not None:
+        cpu["cycles_per_byte"] = cpb
+    if cpp is not None:
+        cpu["cycles_per_packet"] = cpp
+    doc = {
+        "schema": 1, "name": "pcie-host",
+        "components": {"net": {"kind": "network"}, "nic": {"kind": "nic", "line_rate": "10 Gbit/s"},
+                       "mch": {"kind": "controller"}, "mem": {"kind": "memory"}, "cpu": cpu},
+        "links": {"eth": {"kind": "ethernet", "between": ["net", "nic"], "rate": "10 Gbit/s"},
+                  "slot": {"kind": "pcie", "between": ["nic", "mch"], "generation": 1, "lanes": 8},
+                  "ddr": {"kind": "memory", "between": ["mch", "mem"], "width": "64 bit", "clock": "400 MHz",
+                          "channels": 2},
+                  "fsb": {"kind": "fsb", "between": ["mch", "cpu"], "width": "64 bit", "clock": "333 MHz",
+                          "transfers_per_clock": 4}},
+        "flows": {"rx": {"source": "net", "sink": "mem"}},
+    }
+    return profile_from_document(doc)
+
+
+def test_pcie_ceiling_and_measured_cpu_costs():
+    p = _pcie_host(cpb=0.5, cpp=10000)
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=8.9 * GBIT, mtu_bytes=9000, profile=p, flow="rx"))
+    slot = next(c for c in v.ceilings if c.kind == "pcie")
+    # gen1 x8: 2.5 GT/s x 8 x 8/10 = 16 Gbit/s raw; x 256/(256+24) x 0.95 effective; per payload byte
+    share = 9018 / 8948
+    assert slot.raw_bytes_per_s == pytest.approx(16 * GBIT / share)
+    assert slot.ceiling_bytes_per_s == pytest.approx(16 * GBIT * 256 / 280 * 0.95 / share)
+    cpu = next(c for c in v.ceilings if c.kind == "cpu")
+    assert not cpu.estimate  # the profile carries measured costs: no rule of thumb
+    assert cpu.ceiling_bytes_per_s == pytest.approx(3.16e9 / (0.5 + 10000 / 8948))
+    assert v.binding.kind == "framing"  # 9.9 Gbit/s at MTU 9000
+
+
+def test_throttled_cpu_binds_seed_002():
+    # seed 002: "Servers reported only running @ 2.0 GHz ... 'cpuspeed' service was saving power"
+    p = _pcie_host(cpb=1.0, cpp=10000, current="2.0 GHz")
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=0.9 * 2e9 / (1.0 + 10000 / 8948), mtu_bytes=9000,
+                                profile=p, flow="rx"))
+    assert v.binding.kind == "cpu" and v.verdict == "at-ceiling"
+    assert "2 GHz of its nominal 3.16 GHz" in v.binding.note
+    assert any("power saving" in a and "cpupower" in a for a in v.advice)
