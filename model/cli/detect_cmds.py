@@ -100,6 +100,9 @@ def run_detect(args: argparse.Namespace) -> int:
         _check_folder(args.output, "-o")
     if args.measure and args.signature:
         raise InputError("give --measure or --signature, not both", key="--signature")
+    if args.measure and args.sysfs_root:
+        raise InputError("--measure measures the machine it runs on, not the tree under --sysfs-root "
+                         "(use --signature with a signature of that machine)", key="--measure")
     root = Path(args.sysfs_root or "/")
     if args.sysfs_root and not (root / "sys").is_dir() and not (root / "proc").is_dir():
         raise InputError("expected a folder holding sys/ and/or proc/", file=args.sysfs_root,

@@ -106,6 +106,8 @@ def test_bad_flags(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["import", "fio", str(tmp_path / "missing.json"), "-o", str(tmp_path / "s.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+    assert main(["detect", "--sysfs-root", str(SYSFS), "--measure"]) == 2
+    assert "--measure" in capsys.readouterr().err
 
 
 def _fake_lstopo(folder, body: str):
