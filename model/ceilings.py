@@ -90,16 +90,40 @@ class _Solution:
 
 # --- max-flow --------------------------------------------------------------------------------
 
-def _reachable(residual, start, forward: bool) -> set:
+def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
+    """Remove circulations from an edge flow, in place.
+
+    A preflow may leave flow going round a cycle (through a bus hub and back, say); it adds
+    nothing to the value but would count as usage of the links on the cycle.
+    """
+    import networkx as nx
+
+    while True:
+        g = nx.DiGraph()
+        g.add_edges_from(e for e, f in flow.items() if f > 0)
+        try:
+            cycle = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            return
+        least = min(flow[(u, v)] for u, v in cycle)
+        for u, v in cycle:
+            flow[(u, v)] -= least
+
+
+def _reachable(g, flow, start, forward: bool, tolerance: float) -> set:
+    """Nodes reachable from ``start`` in the residual network (capacity left above ``tolerance``)."""
+
+    def residual(u, v):
+        left = g.edges[u, v].get("capacity", math.inf) - flow.get((u, v), 0.0) if g.has_edge(u, v) else 0.0
+        return left + flow.get((v, u), 0.0)  # flow the other way can be pushed back
+
     seen, todo = {start}, [start]
     while todo:
         n = todo.pop()
-        edges = residual.out_edges(n, data=True) if forward else residual.in_edges(n, data=True)
-        for u, v, d in edges:
-            nxt = v if forward else u
-            if nxt not in seen and d["capacity"] - d["flow"] > _EPS * max(1.0, d["capacity"]):
-                seen.add(nxt)
-                todo.append(nxt)
+        for m in set(g.succ[n]) | set(g.pred[n]):
+            if m not in seen and (residual(n, m) if forward else residual(m, n)) > tolerance:
+                seen.add(m)
+                todo.append(m)
     return seen
 
 
@@ -123,11 +147,12 @@ def _max_flow(g, source: str, sink: str) -> _Solution | None:
     value = residual.graph["flow_value"]
     if value <= 0:
         return None
+    edge_flow = {(u, v): d["flow"] for u, v, d in residual.edges(data=True) if d["flow"] > 0 and g.has_edge(u, v)}
+    _cancel_cycles(edge_flow)
     flows: dict[str, dict[str, float]] = {}
     usage: dict[str, float] = {}
-    for u, v, d in residual.edges(data=True):
-        f = d["flow"]
-        if f > _EPS and g.has_edge(u, v):
+    for (u, v), f in edge_flow.items():
+        if f > 1e-12 * value:
             flows.setdefault(u, {})[v] = f
             rid = g.edges[u, v]["resource"]
             if rid is not None:
@@ -137,8 +162,10 @@ def _max_flow(g, source: str, sink: str) -> _Solution | None:
     caps = _capacities(g)
     if any(used * value > caps[rid] * (1 + 1e-7) for rid, used in usage.items()):
         return None
-    src_side = _reachable(residual, source, forward=True)
-    sink_side = _reachable(residual, sink, forward=False)
+    # Residuals below a relative tolerance are rounding left-overs, not spare capacity: ties
+    # must stay ties whatever units the profile was written in.
+    src_side = _reachable(g, edge_flow, source, forward=True, tolerance=1e-9 * value)
+    sink_side = _reachable(g, edge_flow, sink, forward=False, tolerance=1e-9 * value)
     binding = set()
     for u, v, d in g.edges(data=True):
         if (u in src_side and v not in src_side) or (v in sink_side and u not in sink_side):
@@ -162,9 +189,7 @@ def is_forest(g) -> bool:
     Then every leg has exactly one route, and the linear program collapses to a closed form:
     the ceiling is min over resources of capacity / (bytes crossing it per unit of rate).
     """
-    import networkx as nx
-
-    return nx.is_forest(g.graph["topology"])
+    return g.graph["forest"]
 
 
 def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
@@ -342,7 +367,7 @@ def _core(g, terminals: set[str]):
     the unique route; on a mesh the cycles plus the routes to them.  This keeps the solvers'
     work proportional to the part of a large profile that matters.
     """
-    neighbours = {n: set(g.succ[n]) | set(g.pred[n]) for n in g}
+    neighbours = g.graph["neighbours"]
     degree = {n: len(neighbours[n]) for n in g}
     todo = [n for n, d in degree.items() if d <= 1 and n not in terminals]
     removed = set()
@@ -356,7 +381,8 @@ def _core(g, terminals: set[str]):
                 degree[m] -= 1
                 if degree[m] <= 1 and m not in terminals:
                     todo.append(m)
-    return g.subgraph(set(g) - removed) if removed else g
+    # A real (small) copy, not a view: views filter every lookup and are slow to walk.
+    return g.subgraph(set(g) - removed).copy() if removed else g
 
 
 def _terminals(flows: Iterable[Flow]) -> set[str]:
@@ -400,8 +426,8 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
     raw_g, eff_g = graphs or (graphmod.build(profile), graphmod.build(profile, effective=True))
-    keep = _terminals([flow])
-    raw_g, eff_g = _core(raw_g, keep), _core(eff_g, keep)
+    raw_g = _core(raw_g, _terminals([flow]))
+    eff_g = eff_g.subgraph(raw_g.nodes).copy()  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
     eff = _solve_flow(eff_g, flow)
     binding = _links(raw.binding_resources)
@@ -430,9 +456,10 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     sc = profile.scenarios[name]
     flows = [profile.flow(n) for n in sc.flows]
     out = []
-    keep = _terminals(flows)
-    raw = _shared(_core(graphmod.build(profile), keep), flows, list(sc.weights))
-    eff = _shared(_core(graphmod.build(profile, effective=True), keep), flows, list(sc.weights))
+    raw_g = _core(graphmod.build(profile), _terminals(flows))
+    eff_g = graphmod.build(profile, effective=True).subgraph(raw_g.nodes).copy()
+    raw = _shared(raw_g, flows, list(sc.weights))
+    eff = _shared(eff_g, flows, list(sc.weights))
     for f, r, e in zip(flows, raw, eff):
         out.append(Ceiling(
             name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(r.binding_resources),

@@ -72,7 +72,9 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
     ``capacity`` [B/s] (absent on free hops: networkx reads that as unbounded).  Virtual nodes
     (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
     overrides link capacities by link id (used for what-if questions).  ``g.graph["topology"]``
-    is the undirected multigraph of components and hubs, used to tell whether routes are unique.
+    is the undirected multigraph of components and hubs; ``g.graph["forest"]`` says whether it
+    has no cycle (then every route is unique); ``g.graph["neighbours"]`` maps each node to its
+    neighbours either way.
     """
     import networkx as nx
 
@@ -95,4 +97,24 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
         else:
             topology.add_edge(*link.between)
     g.graph["topology"] = topology
+    g.graph["forest"] = _is_forest(topology)
+    g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
     return g
+
+
+def _is_forest(multigraph) -> bool:
+    """A multigraph is a forest when it has no cycle: edges = nodes - components (union-find)."""
+    parent = {n: n for n in multigraph}
+
+    def root(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for u, v in multigraph.edges():
+        ru, rv = root(u), root(v)
+        if ru == rv:
+            return False
+        parent[ru] = rv
+    return True
