@@ -84,18 +84,23 @@ def _exit2(result, *words):
         assert w in err, err
 
 
-def test_bad_input_exits_2(tmp_path, sysfs_copy):
+def test_bad_input_exits_2(tmp_path, sysfs_copy, capsys):
     cut = tmp_path / "cut.xml"
     text = HWLOC_XML.read_text()
     cut.write_text(text[: len(text) // 3])
+    # one whole process: exit code 2, one line on stderr, no traceback
     _exit2(run("detect", "--hwloc-xml", str(cut), "--sysfs-root", str(SYSFS)), "cut.xml", "truncated")
 
     (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/max_link_speed").write_text("warp 9\n")
-    _exit2(run("detect", "--sysfs-root", str(sysfs_copy)), "max_link_speed", "'warp 9'")
+    assert main(["detect", "--sysfs-root", str(sysfs_copy)]) == 2
+    err = capsys.readouterr().err
+    assert "max_link_speed" in err and "'warp 9'" in err and len(err.strip().splitlines()) == 1
 
     old = tmp_path / "old.yml"
     old.write_text(KERNCRAFT.read_text().replace("kerncraft version: 0.8.3.dev0", "kerncraft version: 0.6.6"))
-    _exit2(run("import", "kerncraft", str(old), "-o", str(tmp_path / "o.toml")), "old.yml", "not supported")
+    assert main(["import", "kerncraft", str(old), "-o", str(tmp_path / "o.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "old.yml" in err and "not supported" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.toml").exists()
 
 
@@ -120,26 +125,24 @@ def _fake_lstopo(folder, body: str):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux sysfs")
-def test_detect_uses_lstopo_on_path_and_survives_its_failure(tmp_path):
+def test_detect_uses_lstopo_on_path_and_survives_its_failure(tmp_path, monkeypatch, capsys):
     """kerncraft-style fake tools on PATH: detection is tested without the hardware."""
     import os
 
     xml = tmp_path / "topo.xml"
     xml.write_text(HWLOC_XML.read_text().replace('value="AMD EPYC"', 'value="Fake CPU from lstopo"'))
     good = _fake_lstopo(tmp_path / "good", f"cat '{xml}'\n")
-    env = dict(os.environ, PATH=f"{good}{os.pathsep}{os.environ.get('PATH', '')}")
-    r = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "detect", "--json"], capture_output=True,
-                       text=True, timeout=120, env=env)
-    assert r.returncode == 0, r.stderr
-    facts = json.loads(r.stdout)["facts"]
+    path = os.environ.get("PATH", "")
+    monkeypatch.setenv("PATH", f"{good}{os.pathsep}{path}")
+    assert main(["detect", "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
     assert facts["sources"]["caches"].startswith("hwloc")
     assert facts["cpu_model"] == "Fake CPU from lstopo"  # what the lstopo on PATH said
     bad = _fake_lstopo(tmp_path / "bad", "echo 'lstopo: broken' >&2\nexit 1\n")
-    env["PATH"] = f"{bad}{os.pathsep}{os.environ.get('PATH', '')}"
-    r = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "detect", "--json"], capture_output=True,
-                       text=True, timeout=120, env=env)
-    assert r.returncode == 0, r.stderr  # falls back to /sys and /proc
-    assert not str(json.loads(r.stdout)["facts"]["sources"].get("caches", "")).startswith("hwloc")
+    monkeypatch.setenv("PATH", f"{bad}{os.pathsep}{path}")
+    assert main(["detect", "--json"]) == 0  # falls back to /sys and /proc
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert not str(facts["sources"].get("caches", "")).startswith("hwloc")
 
 
 def test_detect_with_a_signature_adds_the_memory_link(tmp_path, capsys):
