@@ -178,10 +178,7 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
 
     c = ceilings.flow_ceiling(profile, flow)
     values = profile_values(profile)
-    free_syms = []
-    for name in free:
-        link_id, _, param = name.partition(".")
-        free_syms.append(sympy.Symbol(name, positive=True))
+    free_syms = [sympy.Symbol(name, positive=True) for name in free]  # == symbolic.symbol(link, param)
     fixed = {s: v for s, v in values.items() if s.name not in set(free)}
     resources, links, raw, eff, raw_exprs = [], [], [], [], []
     for rid, u in sorted(c.usage.items()):

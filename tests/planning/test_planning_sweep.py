@@ -133,3 +133,17 @@ def test_csv_and_json_outputs(g5, tmp_path):
     assert d["points"] == 8 and len(d["grid"]) == 8
     assert d["grid"][0]["binding"] == "pcix"  # 66 MHz x 32 bit = 2.1 Gbit/s
     assert d["grid"][-1]["binding"] == "ethernet"  # 266 MHz x 64 bit = 17 Gbit/s > the 10 Gbit/s port
+
+
+def test_terms_are_the_symbolic_flow_expression(g5):
+    # the sweep's terms are the arguments of symbolic.flow_expression: their min at the profile's
+    # values is the same number
+    from pinchpoint.symbolic import evaluate, flow_expression
+    from pinchpoint.sweep import build_terms
+
+    for flow in ("nic-rx", "tcp-rx-copy"):
+        c = flow_ceiling(g5, flow)
+        terms = build_terms(g5, flow, ["pcix.clock"])
+        values = [float(f(133e6)) for f in terms.raw]
+        assert min(values) == pytest.approx(evaluate(flow_expression(g5, c.usage), g5), rel=1e-12)
+        assert len(values) == len(c.usage)
