@@ -163,11 +163,15 @@ def run_diagnose(args: argparse.Namespace) -> int:
     fields = gather(args)
     # Flags given on the command line are the user's, not the file's: errors on them name the flag.
     flag_fields = {k for k, flag in FLAGS.items() if getattr(args, flag[2:].replace("-", "_"), None) is not None}
+    flags = dict(FLAGS)
+    if args.so_rcvbuf:
+        flag_fields.add("buffer_bytes")
+        flags["buffer_bytes"] = "--so-rcvbuf"
     try:
         verdict = diagnose(DiagnoseInputs(**fields))
     except InputError as exc:
         if exc.key in flag_fields:
-            raise InputError(exc.message, key=FLAGS[exc.key]) from None
+            raise InputError(exc.message, key=flags[exc.key]) from None
         raise _relocate(exc, args.iperf3) from None
     if args.json:
         print_json(verdict.to_dict())
