@@ -7,7 +7,17 @@ Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
 - memory  T_mem = sum over entries of bytes / BW(op, pattern, working set), with BW read off
   the MAPS curve, interpolated linearly in log(working set) and log(bandwidth) between the
   measured points; with hit rates, T_mem = bytes x sum over levels f_level / BW(level), BW(level)
-  read at half the level's cache size (memory: the largest measured working set);
+  read at half the level's cache size (memory: the largest measured working set).
+  In-place stores (``in_place = true``: stores to lines the phase also loads, as DAXPY's
+  ``y[i] = y[i] + a x[i]`` or a read-modify-write sweep) find their line already in the cache:
+  they cost the write-back of dirty lines only, which travels against the load stream and
+  overlaps it, so T_mem = T_other + max(T_loads, T_in-place stores).  Our choice, checked by
+  benchmarks/predict_validation.py: on the 2-vCPU EPYC (Zen 4) it was written on, DAXPY and a
+  strided update take the time of their loads alone at every level, and pricing their stores
+  serially (plain PMaC) over-predicted them by 60-115 %.  It is a property of the machine,
+  not of the loop: POWER4's PEAK table shows DAXPY taking 1.9x DOT's time per element at long
+  loops (p690: 2 flop / 289.66 MFLOPS = 6.9 ns vs 2 / 559.24 = 3.6 ns), so where the memory
+  bandwidth comes from PEAK (no MAPS) in-place stores are priced serially like other stores;
 - floating point  T_fp = flops / PEAK rate (division -> PEAK "division"; add/multiply and FMA
   -> PEAK "poly5", whose Horner steps are multiply-add pairs), at the workload's loop length
   (interpolated in log loop length) or, without one, the best rate over all loop lengths;
@@ -430,24 +440,30 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     t = {r: 0.0 for r in RESOURCES}
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
     rep = phase.repeat
+    mem = {"load": 0.0, "in_place": 0.0, "other": 0.0}
     for i, m in enumerate(phase.memory):
         k = f"{key}.memory[{i}]"
         nbytes = m.bytes * rep
         if nbytes <= 0:
             continue
+        part = "load" if m.op == "load" else "other"
+        if m.in_place and rates.memory_curve(m.op, m.pattern, k)[2].startswith("MAPS"):
+            part = "in_place"
+        tag = f"{m.op}{' in place' if m.in_place else ''} {m.pattern}"
         if m.hit_rates:
             for level, f in m.hit_rates:
                 if f <= 0:
                     continue
                 bw = rates.memory_bandwidth(m.op, m.pattern,
                                             rates.level_working_set(level, k), k)
-                t["memory"] += transfer_time(nbytes * f, bw)
-            detail["memory"].append(f"{m.op} {m.pattern} by hit rates")
+                mem[part] += transfer_time(nbytes * f, bw)
+            detail["memory"].append(f"{tag} by hit rates")
         else:
             bw = rates.memory_bandwidth(m.op, m.pattern, m.working_set_bytes, k)
-            t["memory"] += transfer_time(nbytes, bw)
-            detail["memory"].append(f"{m.op} {m.pattern} at {_fmt_size(m.working_set_bytes)}: "
+            mem[part] += transfer_time(nbytes, bw)
+            detail["memory"].append(f"{tag} at {_fmt_size(m.working_set_bytes)}: "
                                     f"{bw / 1e9:.4g} GB/s")
+    t["memory"] = mem["other"] + max(mem["load"], mem["in_place"])
     f: Flops = phase.flops
     for kind in ("division", "add_multiply", "fma"):
         n = getattr(f, kind) * rep

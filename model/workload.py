@@ -25,6 +25,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     working_set = "16 MiB"               # footprint the accesses range over (for the MAPS curve)
     pattern = "stride1"                  # "stride1" (default) or "random"
     op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
+    # in_place = true                    # op = "store" only: stores to lines this phase also
+    #                                    # loads (read-modify-write); see pinchpoint.convolve
     # hit_rates = { L1 = 0.9, L2 = 0.06, memory = 0.04 }   # instead of working_set: fractions
     #                                    # of the bytes served by each cache level and by memory
 
@@ -95,6 +97,8 @@ class MemoryOps:
         Footprint [B]; None when ``hit_rates`` is given.
     hit_rates : tuple of (str, float)
         (level, fraction of the bytes) pairs, levels "L1" .. "L4" and "memory"; fractions sum to 1.
+    in_place : bool
+        Stores to lines the same phase loads (read-modify-write, e.g. DAXPY's y); op "store" only.
     """
 
     bytes: float
@@ -102,6 +106,7 @@ class MemoryOps:
     op: str = "load"
     working_set_bytes: float | None = None
     hit_rates: tuple[tuple[str, float], ...] = ()
+    in_place: bool = False
 
     def scaled(self, factor: float) -> "MemoryOps":
         return replace(self, bytes=self.bytes * factor)
@@ -109,7 +114,7 @@ class MemoryOps:
     def to_dict(self) -> dict:
         return {"bytes": self.bytes, "pattern": self.pattern, "op": self.op,
                 "working_set_bytes": self.working_set_bytes,
-                "hit_rates": dict(self.hit_rates) or None}
+                "hit_rates": dict(self.hit_rates) or None, "in_place": self.in_place}
 
 
 @dataclass(frozen=True)
@@ -282,7 +287,7 @@ class _Ctx:
 
 def _memory(ctx: _Ctx, d, key) -> MemoryOps:
     ctx.table(d, key, ("ops", "bytes_per_op", "bytes", "working_set", "hit_rates", "pattern",
-                       "op"))
+                       "op", "in_place"))
     if "bytes" in d and ("ops" in d or "bytes_per_op" in d):
         raise ctx.err(key, "give either bytes or ops (with bytes_per_op), not both")
     if "bytes" in d:
@@ -315,7 +320,12 @@ def _memory(ctx: _Ctx, d, key) -> MemoryOps:
         if abs(total_f - 1.0) > 1e-6:
             raise ctx.err(f"{key}.hit_rates", f"fractions sum to {total_f:g}, not 1")
         rates = tuple(pairs)
-    return MemoryOps(total, pattern, op, ws, rates)
+    in_place = d.get("in_place", False)
+    if not isinstance(in_place, bool):
+        raise ctx.err(f"{key}.in_place", f"{in_place!r} must be true or false")
+    if in_place and op != "store":
+        raise ctx.err(f"{key}.in_place", f"only stores can be in place (op is {op!r})")
+    return MemoryOps(total, pattern, op, ws, rates, in_place)
 
 
 def _flops(ctx: _Ctx, d, key) -> Flops:
