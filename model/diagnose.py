@@ -490,9 +490,7 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
         eff_cap, raw_cap = link.effective_capacity, link.capacity
         value = eff_cap / u / share
         raw = raw_cap / u / share
-        memory = not link.definition.network
-        fmt = (lambda x: format_rate(x, "memory")) if memory else _net
-        parts = [f"{link.formula} = {fmt(raw_cap)}"]
+        parts = [f"{link.formula} = {format_rate(raw_cap, 'memory')}"]
         if link.definition.efficiency is not None:
             vals = ", ".join(f"{p.name} = {link.params[p.name].text}" for p in link.definition.params
                              if p.name in link.params and p.name in link.definition.efficiency_formula)
@@ -688,7 +686,8 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
     if binding.estimate:
         limited_by += " (estimate)"
 
-    hyps = _hypotheses(inputs, payload, measured) if (verdict != "at-ceiling" or inputs.rtt_s is None) else []
+    # Hypotheses only where the ceilings leave the figure unexplained.
+    hyps = _hypotheses(inputs, payload, measured) if verdict != "at-ceiling" else []
     causes, advice = _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, profile,
                              throttle, cpu_nominal, hyps)
 
