@@ -178,6 +178,7 @@ def test_open_transport_93_on_10mbit_is_at_ceiling():
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=9.3 * MBIT, line_bytes_per_s=10 * MBIT, timestamps=False))
     assert v.binding.kind == "framing" and v.verdict == "at-ceiling"
     assert v.efficiency == pytest.approx(9.3 / (10 * 1460 / 1538), rel=1e-9)
+    assert v.hypotheses == ()  # explained: nothing to guess
 
 
 def test_open_transport_48_on_fast_ethernet_is_not():
