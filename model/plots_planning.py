@@ -124,7 +124,7 @@ def plot_scale(fits, path, unit: str = "1/s", mva=None) -> Path:
     grid = np.linspace(1, max(top * 1.5, 2), 200)
     for f in fits:
         line = ax.plot(f.clients, f.throughput, "o", label=f"{f.series} (measured)")[0]
-        tag = "USL" if f.fitted else "beta = 0 fit"
+        tag = "USL" if f.fitted else ("USL, alpha held" if f.alpha_held else "beta = 0 fit")
         ax.plot(grid, f.predict(grid), "-", color=line.get_color(),
                 label=f"{f.series}: {tag}{' (retrograde)' if f.retrograde else ''}")
     if mva is not None:

@@ -101,23 +101,31 @@ class USLFit:
     test: BetaTest
     level: float = LEVEL
     notes: tuple[str, ...] = field(default=())
+    #: When the series is too short for the full fit but retrograde: the USL with alpha held at 0
+    #: (or at its --fix value) through the points, (gamma, alpha, beta).  An illustration of one
+    #: curve consistent with the data, not an estimate with an interval.
+    alpha_held: tuple[float, float, float] | None = None
 
     @property
     def fitted(self) -> bool:
         return self.beta is not None
 
+    def _params(self) -> tuple[float, float, float] | None:
+        if self.fitted:
+            return self.gamma.value, self.alpha.value, self.beta.value
+        return self.alpha_held
+
     @property
     def peak_clients(self) -> float | None:
-        if not self.fitted:
-            return None
-        return peak_clients(self.alpha.value, self.beta.value)
+        p = self._params()
+        return None if p is None else peak_clients(p[1], p[2])
 
     @property
     def peak_throughput(self) -> float | None:
-        n = self.peak_clients
+        n, p = self.peak_clients, self._params()
         if n is None or not math.isfinite(n):
             return None
-        return float(usl(n, self.gamma.value, self.alpha.value, self.beta.value))
+        return float(usl(n, *p))
 
     @property
     def retrograde(self) -> bool:
@@ -138,8 +146,9 @@ class USLFit:
         return "not retrograde: throughput rises or levels off with clients (beta not significant)"
 
     def predict(self, clients) -> np.ndarray:
-        if self.fitted:
-            return usl(clients, self.gamma.value, self.alpha.value, self.beta.value)
+        p = self._params()
+        if p is not None:
+            return usl(clients, *p)
         g, a = self.amdahl
         return usl(clients, g, a, 0.0)
 
@@ -154,6 +163,7 @@ class USLFit:
             "peak_clients": pk if pk is None or math.isfinite(pk) else None,
             "peak_throughput": self.peak_throughput,
             "amdahl_fit": {"gamma": self.amdahl[0], "alpha": self.amdahl[1]},
+            "alpha_held_fit": (dict(zip(PARAMS, self.alpha_held)) if self.alpha_held else None),
             "beta_test": self.test.to_dict(),
             "retrograde": self.retrograde, "verdict": self.verdict, "notes": list(self.notes),
         }
@@ -293,5 +303,11 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
         test = BetaTest("chi2 (assumed noise)", chi2, p_value, rss0, rss, rel, bool(sig))
         notes.append(f"the measurement noise cannot be estimated from {n.size} points: {rel:.0%} relative noise "
                      "is assumed for the beta test (--noise)")
+    held = None
+    if ests["beta"] is None and test.significant and not {"gamma", "alpha"} <= set(fixed):
+        pa, _, _, _ = _fit(n, x, {"alpha": 0.0, **fixed})
+        held = (float(pa["gamma"]), float(pa["alpha"]), float(pa["beta"]))
+        notes.append(f"one retrograde USL curve through the points, alpha held at {held[1]:g}: gamma = "
+                     f"{held[0]:.4g}, beta = {held[2]:.3g}, peak at N = {peak_clients(held[1], held[2]):.3g}")
     return USLFit(series, n, x, ests["gamma"], ests["alpha"], ests["beta"], rss, dof,
-                  (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes))
+                  (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes), held)

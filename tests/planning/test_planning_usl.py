@@ -43,6 +43,19 @@ def test_seed001_macosx_is_retrograde():
     assert f.amdahl[0] * 1 == pytest.approx(87.5, rel=1e-6) and f.amdahl[1] == pytest.approx(1.0, abs=1e-6)
 
 
+def test_seed001_macosx_alpha_held_curve_peaks_near_two_clients():
+    # With alpha = 0 the USL through (5, 113) and (10, 62) solves by hand:
+    # 10 (1 + 20 b) / (5 (1 + 90 b)) = 62 / 113  ->  b = (2 - r) / (90 r - 40), r = 62 / 113
+    r = 62 / 113
+    beta = (2 - r) / (90 * r - 40)
+    gamma = 113 * (1 + 20 * beta) / 5
+    f = usl.fit(list(SEED001_MACOSX), list(SEED001_MACOSX.values()), series="macosx")
+    assert f.alpha_held == pytest.approx((gamma, 0.0, beta), rel=1e-6)
+    # seed 001: Mac OS X "shows better performance going from one to a second connection ... After that,
+    # however, performance completely collapses": the curve peaks between 2 and 3 clients.
+    assert 2 < f.peak_clients < 3
+
+
 def test_seed001_linux_is_not_retrograde():
     f = usl.fit(list(SEED001_LINUX), list(SEED001_LINUX.values()), series="linux")
     assert not f.retrograde
