@@ -1,0 +1,191 @@
+"""The convolution against hand-computed values on a synthetic signature (tests/predict/conftest.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import synthetic_signature
+
+from pinchpoint.convolve import convolve, log_interp, message_time, overlap_range
+from pinchpoint.errors import WorkloadError
+from pinchpoint.signature import load_bundled
+from pinchpoint.workload import loads_workload
+
+GiB, MiB, KiB = 2 ** 30, 2 ** 20, 2 ** 10
+
+
+def wl(body: str):
+    return loads_workload("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n" + body, file="w.toml")
+
+
+def mem(bytes_, ws, op="load", extra=""):
+    return f"[[phases.memory]]\nbytes = '{bytes_}'\nworking_set = '{ws}'\nop = '{op}'\n{extra}"
+
+
+def test_pure_formulas():
+    assert log_interp(2.0, [1.0, 4.0], [100.0, 25.0]) == pytest.approx(50.0)
+    assert message_time(10, 1000, 1e-6, 1e9) == pytest.approx(10 * (1e-6 + 1e-6))
+    assert overlap_range([1.0, 2.0, 0.5]) == (2.0, 3.5)
+
+
+def test_memory_at_a_measured_point(sig):
+    p = convolve(sig, wl(mem("1 GiB", "4 MiB")))
+    assert p.seconds("memory") == pytest.approx(GiB / 20e9, rel=1e-12)
+    assert p.binding == "memory" and p.low_s == p.high_s
+
+
+def test_memory_interpolates_in_log_log(sig):
+    # 1 MiB is the geometric midpoint of 256 KiB (50 GB/s) and 4 MiB (20 GB/s): sqrt(50 x 20) GB/s
+    p = convolve(sig, wl(mem("1 GiB", "1 MiB")))
+    assert p.seconds("memory") == pytest.approx(GiB / math.sqrt(50e9 * 20e9), rel=1e-9)
+
+
+def test_hit_rates(sig):
+    # L1 (32 KiB) read at 16 KiB: 2/3 of the way from 4 KiB (200) to 32 KiB (100) in log size;
+    # L2 (512 KiB) at 256 KiB: 50 GB/s; memory at the largest working set: 10 GB/s
+    p = convolve(sig, wl("[[phases.memory]]\nbytes = '1 GiB'\nhit_rates = {L1 = 0.5, L2 = 0.3, memory = 0.2}\n"))
+    l1 = 200e9 * 0.5 ** (2 / 3)
+    assert p.seconds("memory") == pytest.approx(GiB * (0.5 / l1 + 0.3 / 50e9 + 0.2 / 10e9), rel=1e-9)
+
+
+def test_hit_rate_for_a_cache_the_signature_lacks(sig):
+    with pytest.raises(WorkloadError, match="L3"):
+        convolve(sig, wl("[[phases.memory]]\nbytes = '1 GiB'\nhit_rates = {L3 = 1.0}\n"))
+
+
+def test_in_place_stores_overlap_the_loads(sig):
+    loads = mem("2 GiB", "4 MiB")
+    # stores at half the load bandwidth (10 GB/s): 1 GiB of stores takes as long as 2 GiB of loads
+    serial = convolve(sig, wl(loads + mem("1 GiB", "4 MiB", "store")))
+    overlapped = convolve(sig, wl(loads + mem("1 GiB", "4 MiB", "store", "in_place = true\n")))
+    assert serial.seconds("memory") == pytest.approx(2 * GiB / 20e9 + GiB / 10e9)
+    assert overlapped.seconds("memory") == pytest.approx(2 * GiB / 20e9)
+
+
+def test_flops_peak_rates(sig):
+    p = convolve(sig, wl("[phases.flops]\ndivision = 1e9\n"))
+    assert p.seconds("fp") == pytest.approx(1.0)  # best division rate 1 Gflop/s
+    p = convolve(sig, wl("[phases.flops]\nfma = 1e10\nadd_multiply = 5e9\nloop_length = 1024\n"))
+    assert p.seconds("fp") == pytest.approx(1.5)  # poly5 at 1024: 10 Gflop/s
+
+
+def test_range_shares_and_binding(sig):
+    p = convolve(sig, wl(mem("20 GB", "4 MiB") + "[phases.flops]\ndivision = 2e9\n"))
+    assert p.low_s == pytest.approx(2.0) and p.high_s == pytest.approx(3.0)
+    assert p.binding == "fp"
+    shares = {r.name: r.share for r in p.resources}
+    assert shares["memory"] == pytest.approx(1 / 3) and shares["fp"] == pytest.approx(2 / 3)
+    d = p.to_dict()
+    assert d["predicted_s"] == {"low": p.low_s, "high": p.high_s}
+    assert {"name", "seconds", "share"} <= set(d["resources"][0]) and d["binding"] == "fp"
+
+
+def test_phases_add_up(sig):
+    w = loads_workload("schema = 1\n[[phases]]\n" + mem("20 GB", "4 MiB") +
+                       "[[phases]]\nrepeat = 3\n[phases.flops]\ndivision = 1e9\n")
+    p = convolve(sig, w)
+    assert p.low_s == pytest.approx(1.0 + 3.0) and p.high_s == pytest.approx(4.0)
+    assert [ph.binding for ph in p.phases] == ["memory", "fp"]
+
+
+def test_ping_pong_interpolates_measured_sizes(sig):
+    p = convolve(sig, wl("[[phases.messages]]\ncount = 1000\nsize = '64 B'\n"))
+    one = 1e-5 + (64 - 1) / (1024 - 1) * 2e-6
+    assert p.seconds("communication") == pytest.approx(1000 * one)
+
+
+def test_exchange_latency_plus_size_over_bandwidth(sig):
+    p = convolve(sig, wl("[[phases.messages]]\ncount = 1000\nsize = '4 kB'\npattern = 'exchange'\n"))
+    assert p.seconds("communication") == pytest.approx(1000 * (3e-6 + 4000 / 4e8))
+
+
+def test_io_nearest_buffer(sig):
+    p = convolve(sig, wl("[[phases.io]]\nbytes = '1 GB'\nbuffer = '256 KiB'\n"))
+    assert p.seconds("io") == pytest.approx(1.0)
+    p = convolve(sig, wl("[[phases.io]]\nbytes = '1 GB'\n"))  # default: the smallest buffer
+    assert p.seconds("io") == pytest.approx(10.0)
+
+
+def test_network_loopback_and_profile_flow(sig):
+    from pinchpoint.profile_io import load_profile
+
+    p = convolve(sig, wl("[[phases.network]]\nbytes = '2 GB'\n"))
+    assert p.seconds("network") == pytest.approx(1.0)  # netstream 2 GB/s
+    g5 = load_profile("powermac-g5")
+    p = convolve(sig, wl("[[phases.network]]\nbytes = '1 GB'\nflow = 'tcp-rx-copy'\nmemory_passes = 2\n"),
+                 profile=g5)
+    # seed 000: PCI-X 133 MHz x 64 bit binds, 945.8 MB/s after burst overhead (512 B MMRBC)
+    assert p.seconds("network") == pytest.approx(1e9 / 945.7777e6, rel=1e-5)
+    assert p.seconds("memory") == pytest.approx(2e9 / 10e9)  # copy at the DRAM plateau
+    assert p.binding == "network"
+
+
+def test_best_statistic(sig):
+    fast = synthetic_signature(spread=2.0)
+    w = wl(mem("1 GiB", "4 MiB"))
+    assert convolve(fast, w, stat="best").low_s == pytest.approx(convolve(fast, w).low_s / 2)
+    with pytest.raises(WorkloadError, match="unknown statistic"):
+        convolve(fast, w, stat="mean")
+
+
+# ---- bad input: a clear error each -------------------------------------------------------------
+
+def test_kernel_the_signature_lacks():
+    w = wl("[[phases.memory]]\nops = 1000\nworking_set = '1 MiB'\npattern = 'random'\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(load_bundled("p690"), w)
+    assert "needs the 'maps' kernel" in exc.value.message and "'p690'" in exc.value.message
+    assert exc.value.key == "phases[0].memory[0]" and exc.value.file == "w.toml"
+    with pytest.raises(WorkloadError, match="needs the 'ping' kernel"):
+        convolve(load_bundled("powermac-g5-xbench"), wl("[[phases.messages]]\ncount = 1\nsize = '8 B'\n"))
+    with pytest.raises(WorkloadError, match="needs the 'peak' kernel"):
+        convolve(load_bundled("powermac-g5-xbench"), wl("[phases.flops]\nfma = 1\n"))
+
+
+@pytest.mark.parametrize("ws", ["1 KiB", "1 GiB"])
+def test_working_set_outside_the_measured_range_is_refused(sig, ws):
+    with pytest.raises(WorkloadError) as exc:
+        convolve(sig, wl(mem("1 GiB", ws)))
+    assert "outside the measured range" in exc.value.message and "--extrapolate" in exc.value.message
+    assert exc.value.key == "phases[0].memory[0]"
+
+
+def test_extrapolation_is_flagged(sig):
+    p = convolve(sig, wl(mem("1 GiB", "1 GiB")), extrapolate=True)
+    assert p.extrapolated and "outside the measured range" in p.extrapolations[0]
+    assert p.seconds("memory") == pytest.approx(GiB / 10e9)  # the DRAM plateau
+    assert p.to_dict()["extrapolated"] is True
+    assert not convolve(sig, wl(mem("1 GiB", "4 MiB"))).extrapolated
+
+
+def test_flow_needs_a_profile(sig):
+    with pytest.raises(WorkloadError, match="needs a machine profile"):
+        convolve(sig, wl("[[phases.network]]\nbytes = '1 GB'\nflow = 'nic-rx'\n"))
+
+
+def test_zero_work_needs_no_kernel():
+    p = convolve(load_bundled("powermac-g5-xbench"), wl("[phases.flops]\nfma = 0\n"))
+    assert p.low_s == 0 and p.binding is None
+
+
+def test_real_quick_measurement(tmp_path):
+    """A tiny real MAPS run through the kernel runner: at a measured working set the prediction is
+    exactly bytes / measured bandwidth."""
+    from pinchpoint.errors import CompileError
+    from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel, source_sha256
+    from pinchpoint.measure import point_from_record
+    from pinchpoint.signature import KernelRun, Signature
+
+    try:
+        binary = compile_kernel("maps", find_compiler())
+    except CompileError as exc:
+        pytest.skip(f"no C compiler: {exc}")
+    out = run_kernel(binary, ["--ops", "load", "--sizes", "16K,64K", "--reps", "3", "--min-time", "0.001"],
+                     kernel="maps", timeout=60)
+    points = tuple(point_from_record(r) for r in out.points)
+    s = Signature({"name": "tiny", "cpu_model": "this host"}, {}, "now",
+                  {"maps": KernelRun(source_sha256("maps"), points)})
+    bw = s.value("maps", op="load", pattern="stride1", working_set_bytes=16384)
+    p = convolve(s, wl(mem("1 GiB", "16 KiB")))
+    assert p.seconds("memory") == pytest.approx(GiB / bw, rel=1e-12)

@@ -1,0 +1,113 @@
+"""The predict, classify, ceilings --signature and compare --workload commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pinchpoint.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_predict_json(capsys):
+    code, out, _ = run(capsys, "predict", "--signature", "p690", "--workload", "power4-message-heavy", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert set(d["predicted_s"]) == {"low", "high"} and d["binding"] == "communication"
+    assert [r["name"] for r in d["resources"]][:2] == ["memory", "fp"]
+    assert all({"name", "seconds", "share"} <= set(r) for r in d["resources"])
+
+
+def test_predict_text(capsys):
+    code, out, _ = run(capsys, "predict", "--signature", "p650", "--workload", "power4-compute-heavy")
+    assert code == 0 and "binding: fp" in out and "overlapped" in out
+
+
+@pytest.mark.parametrize("workload_text, words", [
+    # a workload needing a kernel the signature lacks
+    ("[[phases.memory]]\nops = 10\nworking_set = '1 MiB'\npattern = 'random'\n", "needs the 'maps' kernel"),
+    # a working set outside the measured range (PEAK-derived: 16 KiB .. 64 MiB on the p690)
+    ("[[phases.memory]]\nops = 10\nworking_set = '1 GiB'\n", "outside the measured range"),
+    # negative counts
+    ("[[phases.messages]]\ncount = -3\nsize = '8 B'\n", "negative"),
+])
+def test_bad_workloads_exit_2(capsys, tmp_path, workload_text, words):
+    path = tmp_path / "bad.toml"
+    path.write_text("schema = 1\n[[phases]]\n" + workload_text)
+    code, out, err = run(capsys, "predict", "--signature", "p690", "--workload", str(path))
+    assert code == 2 and out == ""
+    assert err.startswith("pinchpoint: error: ") and str(path) in err and words in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_schema_exit_2(capsys, tmp_path):
+    path = tmp_path / "future.toml"
+    path.write_text("schema = 7\n[[phases]]\n")
+    code, _, err = run(capsys, "predict", "--signature", "p690", "--workload", str(path))
+    assert code == 2 and "schema: unsupported schema 7" in err
+
+
+def test_unknown_signature_exit_2(capsys):
+    code, _, err = run(capsys, "predict", "--signature", "nope", "--workload", "daxpy-l1")
+    assert code == 2 and "no bundled signature named 'nope'" in err
+
+
+def test_extrapolate_flag(capsys, tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text("schema = 1\n[[phases]]\n[[phases.memory]]\nbytes = '1 GiB'\nworking_set = '1 GiB'\n")
+    code, out, _ = run(capsys, "predict", "--signature", "p690", "--workload", str(path), "--extrapolate", "--json")
+    assert code == 0 and json.loads(out)["extrapolated"] is True
+
+
+def test_compare_workload_side_by_side(capsys):
+    code, out, _ = run(capsys, "compare", "--workload", "power4-message-heavy", "--signature", "p690", "p650",
+                       "p655-1.3", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["fastest"] == ["p655-1.3"] and len(d["predictions"]) == 3
+    code, out, _ = run(capsys, "compare", "--workload", "power4-compute-heavy", "--signature", "p690", "p650")
+    assert code == 0 and "*p650" in out
+
+
+def test_compare_profiles_unchanged(capsys):
+    code, out, _ = run(capsys, "compare", "powermac-g5", "--flow", "nic-rx", "--json")
+    assert code == 0 and json.loads(out)["flows"][0]["flow"] == "nic-rx"
+    code, _, err = run(capsys, "compare")
+    assert code == 2 and "at least one profile" in err
+    code, _, err = run(capsys, "compare", "--signature", "p690")
+    assert code == 2 and "--workload" in err
+
+
+def test_ceilings_with_signature(capsys):
+    code, out, _ = run(capsys, "ceilings", "powermac-g5", "--signature", "powermac-g5-xbench")
+    assert code == 0 and "efficiency" in out and "xbench_memory" in out
+    code, out, _ = run(capsys, "ceilings", "powermac-g5", "--signature", "powermac-g5-xbench", "--json")
+    d = json.loads(out)
+    assert d["measured"]["measured"][0]["name"] == "mem" and "flows" in d
+
+
+def test_classify_command(capsys):
+    code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "3.5 Gbit/s")
+    assert code == 0 and "software-bound" in out
+    code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "7.8 Gbit/s", "--json")
+    assert json.loads(out)["verdict"] == "hardware-bound"
+    code, _, err = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "fast")
+    assert code == 2 and "--measured" in err
+
+
+def test_workloads_listing(capsys):
+    code, out, _ = run(capsys, "workloads")
+    assert code == 0 and "stream-triad" in out
+
+
+def test_whole_process(cli):
+    r = cli("predict", "--signature", "p655-1.3", "--workload", "power4-memory-heavy", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["binding"] == "memory"
+    r = cli("predict", "--signature", "p690", "--workload", "pointer-chase")
+    assert r.returncode == 2 and "maps" in r.stderr and "Traceback" not in r.stderr
