@@ -103,11 +103,15 @@ def gather(args: argparse.Namespace) -> dict:
     from ..errors import InputError
 
     fields: dict = {}
-    if args.iperf3:
+
+    def a(name):  # other commands reuse gather() with a subset of these flags
+        return getattr(args, name, None)
+
+    if a("iperf3"):
         from ..importers.iperf3 import load_iperf3
 
-        fields.update(load_iperf3(args.iperf3).diagnose_fields(args.side))
-    elif args.measured is None:
+        fields.update(load_iperf3(a("iperf3")).diagnose_fields(a("side")))
+    elif a("measured") is None:
         raise InputError("give the measured rate (--measured '260 Mbit/s') or an iperf3 report (--iperf3 FILE)",
                          key="--measured")
 
@@ -115,43 +119,43 @@ def gather(args: argparse.Namespace) -> dict:
         if value is not None:
             fields[name] = value
 
-    put("measured_bytes_per_s", units.parse(args.measured, "bandwidth", key="--measured") if args.measured else None)
-    put("protocol", args.protocol)
-    put("side", args.side)
-    put("streams", args.streams)
-    put("line_bytes_per_s", units.parse(args.link, "bandwidth", key="--link") if args.link else None)
-    put("medium", args.medium)
-    put("mtu_bytes", _size(args.mtu, "--mtu"))
-    put("mss_bytes", _size(args.mss, "--mss"))
-    if args.ipv6:
+    put("measured_bytes_per_s", units.parse(a("measured"), "bandwidth", key="--measured") if a("measured") else None)
+    put("protocol", a("protocol"))
+    put("side", a("side"))
+    put("streams", a("streams"))
+    put("line_bytes_per_s", units.parse(a("link"), "bandwidth", key="--link") if a("link") else None)
+    put("medium", a("medium"))
+    put("mtu_bytes", _size(a("mtu"), "--mtu"))
+    put("mss_bytes", _size(a("mss"), "--mss"))
+    if a("ipv6"):
         fields["ip_version"] = 6
-    if args.no_timestamps:
+    if a("no_timestamps"):
         fields["timestamps"] = False
-    if args.vlan:
+    if a("vlan"):
         fields["vlan"] = True
-    put("rtt_s", units.parse(args.rtt, "time", key="--rtt") if args.rtt else None)
-    if args.window or args.rcvbuf or args.so_rcvbuf:
+    put("rtt_s", units.parse(a("rtt"), "time", key="--rtt") if a("rtt") else None)
+    if a("window") or a("rcvbuf") or a("so_rcvbuf"):
         for k in ("window_bytes", "buffer_bytes", "buffer_requested"):
             fields.pop(k, None)
-    put("window_bytes", _size(args.window, "--window"))
-    if args.rcvbuf:
-        fields["buffer_bytes"] = _size(args.rcvbuf, "--rcvbuf")
-    if args.so_rcvbuf:
-        fields["buffer_bytes"] = _size(args.so_rcvbuf, "--so-rcvbuf")
+    put("window_bytes", _size(a("window"), "--window"))
+    if a("rcvbuf"):
+        fields["buffer_bytes"] = _size(a("rcvbuf"), "--rcvbuf")
+    if a("so_rcvbuf"):
+        fields["buffer_bytes"] = _size(a("so_rcvbuf"), "--so-rcvbuf")
         fields["buffer_requested"] = True
-    put("adv_win_scale", args.adv_win_scale)
-    put("loss", args.loss)
-    put("mathis_c", args.mathis_c)
-    put("clock_hz", units.parse(args.clock, "frequency", key="--clock") if args.clock else None)
-    put("cores", args.cores)
-    put("mmrbc_bytes", _size(args.mmrbc, "--mmrbc"))
-    put("outstanding_reads", args.outstanding_reads)
-    put("read_latency_s", units.parse(args.read_latency, "time", key="--read-latency") if args.read_latency else None)
-    if args.profile:
+    put("adv_win_scale", a("adv_win_scale"))
+    put("loss", a("loss"))
+    put("mathis_c", a("mathis_c"))
+    put("clock_hz", units.parse(a("clock"), "frequency", key="--clock") if a("clock") else None)
+    put("cores", a("cores"))
+    put("mmrbc_bytes", _size(a("mmrbc"), "--mmrbc"))
+    put("outstanding_reads", a("outstanding_reads"))
+    put("read_latency_s", units.parse(a("read_latency"), "time", key="--read-latency") if a("read_latency") else None)
+    if a("profile"):
         from ..profile_io import load_profile
 
-        fields["profile"] = load_profile(args.profile)
-    put("flow", args.flow)
+        fields["profile"] = load_profile(a("profile"))
+    put("flow", a("flow"))
     return fields
 
 
