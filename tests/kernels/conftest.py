@@ -36,10 +36,10 @@ def quick_signature(tmp_path_factory, compiler):
 
 
 @pytest.fixture(scope="session")
-def host_caches(quick_signature):
-    from pinchpoint.hostinfo import data_cache_sizes
+def host_caches():
+    from pinchpoint.hostinfo import caches as read_caches, data_cache_sizes
 
-    caches = data_cache_sizes(quick_signature.host.get("caches", []))
+    caches = data_cache_sizes(read_caches())
     if len(caches) < 2:
         pytest.skip("the host does not report its cache sizes in /sys")
     return caches
