@@ -80,7 +80,7 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
         On text that is not fio JSON, a job that reports an error, or a missing field.
     """
     data = _load(text, file)
-    glob = data.get("global options") or {}
+    glob = data.get("global options", {})
     if not isinstance(glob, dict):
         raise InputError("expected an object", file=file, key="global options")
     out = []

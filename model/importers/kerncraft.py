@@ -247,7 +247,10 @@ def memory_rate(machine: dict, *, file=None) -> tuple[float, str] | None:
         if level != "MEM":
             continue
         cores = _list(block, "cores", file, key)
-        for kernel, values in (block.get("results") or {}).items():
+        results = block.get("results") or {}
+        if not isinstance(results, dict):
+            raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
+        for kernel, values in results.items():
             values = _list(block["results"], kernel, file, f"{key}.results", len(cores))
             for i, v in enumerate(values):
                 rate = _quantity(v, "bandwidth", file, f"{key}.results.{kernel}[{i}]")
