@@ -3,12 +3,17 @@ sysfs parsers invert their formatting."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinchpoint.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
                                facts_to_profile_document, flags, parse_cache_size, parse_cpu_list,
-                               parse_link_speed, pcie_generation)
+                               parse_hwloc_xml, parse_link_speed, pcie_generation, read_sysfs)
+from pinchpoint.errors import InputError
 from pinchpoint.profile import profile_from_document
 from pinchpoint.protocols import PCIE_GENERATIONS
 
@@ -76,3 +81,44 @@ def test_cpu_list_round_trip(cpus):
             runs.append([c, c])
     text = ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
     assert parse_cpu_list(text) == ordered
+
+
+# --- bad input never escapes as anything but InputError ---------------------------------------
+
+_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+_SYSFS = _FIXTURES / "sysfs" / "x5460-throttled-pcie-x4"
+_SYSFS_FILES = sorted(str(p.relative_to(_SYSFS)) for p in _SYSFS.rglob("*") if p.is_file() and not p.is_symlink())
+_XML = (_FIXTURES / "hwloc" / "vm-amd-epyc-2core-lstopo-2.9.0.xml").read_text()
+
+
+_TREE = tempfile.TemporaryDirectory(prefix="pinchpoint-sysfs-")  # one copy, restored after each example
+_ROOT = Path(_TREE.name) / "root"
+shutil.copytree(_SYSFS, _ROOT, symlinks=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_SYSFS_FILES), st.text(max_size=20))
+def test_any_garbage_in_one_sysfs_file_is_facts_or_input_error(rel, garbage):
+    target = _ROOT / rel
+    original = target.read_bytes()
+    target.write_text(garbage, encoding="utf-8", errors="surrogatepass")
+    try:
+        facts = read_sysfs(_ROOT)
+    except InputError as exc:
+        assert rel.split("/")[-1] in str(exc)
+    else:
+        profile_from_document(facts_to_profile_document(facts))
+        flags(facts)
+    finally:
+        target.write_bytes(original)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, len(_XML)), st.text(max_size=10))
+def test_any_cut_or_spliced_hwloc_xml_is_facts_or_input_error(cut, splice):
+    try:
+        facts = parse_hwloc_xml(_XML[:cut] + splice + _XML[cut:], file="t.xml")
+    except InputError as exc:
+        assert "t.xml" in str(exc)
+    else:
+        profile_from_document(facts_to_profile_document(facts))
