@@ -69,6 +69,10 @@ def main(argv=None) -> int:
     if shutil.which("likwid-bench") is None:
         print("likwid-bench not found (Debian: apt-get install likwid)", file=sys.stderr)
         return 1
+    import os
+
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
+          f"(figures are only comparable on an otherwise idle machine)")
     caches = data_cache_sizes(host_info().get("caches", []))
     binary = compile_kernel("maps", find_compiler())
     rows, ok = [], True
@@ -84,7 +88,8 @@ def main(argv=None) -> int:
             print(f"{level:5s} {size:>11d} B  {op:5s}  likwid {lk / 1e9:8.2f} GB/s  "
                   f"ours {med / 1e9:8.2f} GB/s  ratio {ratio:5.3f}  max/min {spread:5.3f}"
                   f"  {'ok' if good else 'MISS'}", flush=True)
-    print(f"\n{sum(r[-1] for r in rows)}/{len(rows)} rows within 10 % with max/min < 1.10")
+    print(f"\n{sum(r[-1] for r in rows)}/{len(rows)} rows within 10 % with max/min < 1.10; "
+          f"load average after: {os.getloadavg()[0]:.2f}")
     return 0 if ok else 3
 
 

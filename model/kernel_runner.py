@@ -27,11 +27,14 @@ from .paths import cache_dir, data_root
 
 #: The kernels shipped in kernels/, in the order ``measure`` runs them.
 KERNELS = ("maps", "stream", "peak", "ping", "effbw", "iobench", "netstream")
+#: MPI variants, built with mpicc and started with mpirun when both exist.
+MPI_KERNELS = ("ping_mpi", "effbw_mpi")
 
 DEFAULT_FLAGS = ("-O3", "-march=native")
 _BASE_FLAGS = ("-std=c99",)
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 _LDFLAGS = re.compile(r"pinchpoint-ldflags:\s*(.*)$", re.M)
+_COMPILER = re.compile(r"pinchpoint-compiler:\s*(\S+)", re.M)
 
 
 def kernel_source(name: str) -> Path:
@@ -42,7 +45,7 @@ def kernel_source(name: str) -> Path:
     InputError
         If there is no kernel of that name.
     """
-    if name not in KERNELS:
+    if name not in KERNELS + MPI_KERNELS:
         raise InputError(f"unknown kernel {name!r} (choose from {', '.join(KERNELS)})",
                          key="kernel")
     return data_root("kernels") / f"{name}.c"
@@ -124,6 +127,9 @@ def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:
     compiler = compiler or find_compiler()
     src = kernel_source(name)
     text = src.read_text(encoding="utf-8")
+    wrapper = _COMPILER.search(text)
+    if wrapper:  # e.g. the MPI variants: mpicc with the same flags
+        compiler = find_compiler(wrapper.group(1), compiler.flags)
     ldflags = tuple(shlex.split(m)) if (m := next(iter(_LDFLAGS.findall(text)), "")) else ()
     key = hashlib.sha256(b"\0".join([source_bundle(name), " ".join(compiler.command).encode(),
                                      compiler.version.encode(),
@@ -157,6 +163,27 @@ def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:
             pass
         raise
     return target
+
+
+def mpi_available() -> bool:
+    """True when mpicc and mpirun are both on PATH."""
+    return shutil.which("mpicc") is not None and shutil.which("mpirun") is not None
+
+
+def mpi_launcher(ranks: int) -> list[str]:
+    """The mpirun prefix for ``ranks`` processes (Open MPI needs --oversubscribe on small
+    machines and --allow-run-as-root as root)."""
+    cmd = ["mpirun", "-np", str(ranks)]
+    try:
+        version = subprocess.run(["mpirun", "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        version = ""
+    if "Open MPI" in version:
+        cmd.append("--oversubscribe")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+    return cmd
 
 
 @dataclass
@@ -193,7 +220,7 @@ def _stop(proc: subprocess.Popen, grace: float = 3.0) -> None:
 
 
 def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
-               memory_bytes: int | None = None,
+               memory_bytes: int | None = None, launcher: list[str] | None = None,
                on_point: Callable[[dict], None] | None = None) -> KernelOutput:
     """Run a compiled kernel and collect its JSON lines.
 
@@ -207,6 +234,8 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
         Hard limit [s]; the kernel is killed and MeasurementError raised when it is exceeded.
     memory_bytes : int, optional
         Address-space limit [B] (RLIMIT_AS) for the kernel process.
+    launcher : list of str, optional
+        A prefix such as ``mpirun -np 2`` (see :func:`mpi_launcher`).
     on_point : callable, optional
         Called with each point as it arrives (progress reporting).
 
@@ -217,7 +246,7 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
     KeyboardInterrupt
         Re-raised after the kernel has been stopped.
     """
-    cmd = [str(binary), *[str(a) for a in args]]
+    cmd = [*(launcher or []), str(binary), *[str(a) for a in args]]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_limits(memory_bytes))
     timed_out = threading.Event()

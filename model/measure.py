@@ -17,10 +17,10 @@ import tempfile
 from dataclasses import dataclass, field
 
 from . import __version__
-from .errors import InputError
+from .errors import CompileError, InputError, MeasurementError
 from .hostinfo import host_info, last_level_cache_bytes
-from .kernel_runner import (KERNELS, compile_kernel, find_compiler, run_kernel,
-                            source_sha256)
+from .kernel_runner import (KERNELS, compile_kernel, find_compiler, mpi_available,
+                            mpi_launcher, run_kernel, source_sha256)
 from .signature import KernelRun, Point, Result, Signature
 
 MODES = ("quick", "full")
@@ -39,6 +39,8 @@ class Job:
     label: str
     timeout_s: float
     memory_bytes: int | None = None
+    mpi_ranks: int = 0          # > 0: start under mpirun with this many ranks
+    optional: bool = False      # a failure is recorded, not fatal (the MPI variants)
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,8 @@ def maps_sizes(llc_bytes: int, mode: str) -> list[int]:
 
 
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
-              cpus: int | None = None, io_dir: str | None = None) -> Plan:
+              cpus: int | None = None, io_dir: str | None = None,
+              mpi: bool | None = None) -> Plan:
     """The list of kernel invocations for a mode.
 
     Parameters
@@ -102,6 +105,8 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         Logical CPUs (default: os.cpu_count()).
     io_dir : str, optional
         Directory for iobench's temporary files.
+    mpi : bool, optional
+        Add the MPI variants of ping and effbw (default: when mpicc and mpirun exist).
     """
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})", key="mode")
@@ -117,9 +122,9 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     bound = 20.0 if quick else 600.0
     jobs: list[Job] = []
 
-    def add(kernel, args, label, memory=None, bound_s=bound):
+    def add(kernel, args, label, memory=None, bound_s=bound, **extra):
         jobs.append(Job(kernel, tuple(common + ["--max-seconds", str(bound_s)] + args), label,
-                        timeout_s=2 * bound_s + 30, memory_bytes=memory))
+                        timeout_s=2 * bound_s + 30, memory_bytes=memory, **extra))
 
     if "maps" in kernels:
         sizes = maps_sizes(llc, mode)
@@ -161,7 +166,17 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         add("netstream", ["--sizes", "1024,65536,1048576" if quick else "128,1024,8192,65536,1048576",
                           "--sockbufs", "0,262144" if quick else "0,65536,262144,4194304"],
             "netstream")
-    return Plan(mode, tuple(jobs), kernels)
+    if mpi is None:
+        mpi = mpi_available()
+    if mpi and "ping" in kernels:
+        add("ping_mpi", ["--sizes", "1,64,4096,65536,1048576" if quick else
+                         "1,8,64,512,4096,32768,262144,1048576,4194304"], "ping mpi",
+            mpi_ranks=2, optional=True)
+    if mpi and "effbw" in kernels:
+        add("effbw_mpi", ["--sizes", "8,1024,65536,1048576"], "effbw mpi",
+            mpi_ranks=max(2, cpus if not quick else 2), optional=True)
+    names = tuple(dict.fromkeys(kernels + tuple(j.kernel for j in jobs)))
+    return Plan(mode, tuple(jobs), names)
 
 
 def point_from_record(rec: dict) -> Point:
@@ -201,26 +216,45 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
                          io_dir=workdir)
         binaries = {}
         points: dict[str, list[Point]] = {}
-        truncated = []
+        truncated, skipped = [], []
         with tqdm(total=len(plan.kernels) + len(plan.jobs), disable=not progress, unit="step",
                   desc="compile", leave=False) as bar:
+            optional = {j.kernel for j in plan.jobs if j.optional}
             for kernel in plan.kernels:
                 bar.set_description(f"compile {kernel}")
-                binaries[kernel] = compile_kernel(kernel, compiler)
+                try:
+                    binaries[kernel] = compile_kernel(kernel, compiler)
+                except CompileError as exc:
+                    if kernel not in optional:
+                        raise
+                    skipped.append(f"{kernel}: {exc}")
                 bar.update()
             for job in plan.jobs:
                 bar.set_description(job.label)
-                out = run_kernel(binaries[job.kernel], list(job.args), kernel=job.kernel,
-                                 timeout=job.timeout_s, memory_bytes=job.memory_bytes,
-                                 on_point=lambda rec: bar.set_postfix_str(_short(rec)))
+                if job.kernel not in binaries:
+                    bar.update()
+                    continue
+                try:
+                    out = run_kernel(binaries[job.kernel], list(job.args), kernel=job.kernel,
+                                     timeout=job.timeout_s, memory_bytes=job.memory_bytes,
+                                     launcher=mpi_launcher(job.mpi_ranks) if job.mpi_ranks
+                                     else None,
+                                     on_point=lambda rec: bar.set_postfix_str(_short(rec)))
+                except MeasurementError as exc:
+                    if not job.optional:
+                        raise
+                    skipped.append(f"{job.label}: {exc}")
+                    bar.update()
+                    continue
                 if out.status == "truncated":
                     truncated.append(job.label)
                 points.setdefault(job.kernel, []).extend(point_from_record(r) for r in out.points)
                 bar.update()
     host = dict(host)
     host["run"] = {"mode": mode, "pinchpoint_version": __version__,
-                   "truncated": truncated}
-    kernels = {k: KernelRun(source_sha256(k), tuple(points.get(k, ()))) for k in plan.kernels}
+                   "truncated": truncated, "skipped": skipped}
+    kernels = {k: KernelRun(source_sha256(k), tuple(points[k])) for k in plan.kernels
+               if k in points}
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Signature(host, compiler.to_dict(), created, kernels)
 
