@@ -113,7 +113,7 @@ def quantity(text, *, file=None, key=None):
         names = ", ".join(repr(n) for n in exc.unit_names) if getattr(exc, "unit_names", None) else ""
         raise UnitError(f"{text!r} has an unknown unit {names}".rstrip(), file=file, key=key) from None
     except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError,
-            tokenize.TokenError) as exc:  # pint's tokenizer raises TokenError on "((1"
+            tokenize.TokenError, AssertionError) as exc:  # TokenError on "((1", AssertionError on "1 GB/s -"
         raise UnitError(f"{text!r} is not a quantity ({exc})", file=file, key=key) from None
 
 
