@@ -97,9 +97,12 @@ def _quantity(value, dimension: str, file, key) -> float:
         raise InputError(f"expected a {dimension}, found {value!r}", file=file, key=key)
     text = re.sub(r"\bcy\b", "cycle", value)
     try:
-        return _parse_cached(text, dimension)
+        si = _parse_cached(text, dimension)
     except UnitError as exc:
         raise InputError(exc.message, file=file, key=key) from None
+    if si < 0:
+        raise InputError(f"{value!r} must not be negative", file=file, key=key)
+    return si
 
 
 def _int(data, key, file, *, where=None, default=None) -> int | None:

@@ -47,6 +47,8 @@ MEM = ("benchmarks", "measurements", "MEM", 1)
     (MEM + ("cores",), "1-2", "MEM.1.cores", "expected a list"),
     (MEM + ("results",), ["copy"], "MEM.1.results", "mappings"),
     (MEM + ("results", "copy"), ["14 GB", "22 GB"], "MEM.1.results.copy[0]", "bandwidth"),
+    (MEM + ("results", "copy"), ["-14 GB/s", "22 GB/s"], "MEM.1.results.copy[0]", "must not be negative"),
+    (MEM + ("results", "copy"), ["14 GB/s -", "22 GB/s"], "MEM.1.results.copy[0]", "not a quantity"),
     (("benchmarks",), "none", "benchmarks", "expected a mapping"),
     (("benchmarks", "measurements", "MEM"), [1, 2], "measurements.MEM", "threads per core"),
 ])
