@@ -147,10 +147,19 @@ def staircase(signature, ceilings=(), ax=None, caches=None, *, threads: int = 1)
     -------
     matplotlib Axes
     """
+    import matplotlib
+
     from .plots import maps_staircase
 
     _pyplot()
-    ax = maps_staircase(signature, ax=ax, caches=caches, threads=threads)
+    backend = matplotlib.get_backend()
+    try:
+        ax = maps_staircase(signature, ax=ax, caches=caches, threads=threads)
+    finally:
+        # plots.maps_staircase selects Agg unconditionally; give a notebook its inline backend back
+        # (switching closes pyplot's figures: show this one with svg() or display(ax.figure))
+        if matplotlib.get_backend() != backend:
+            matplotlib.use(backend)
     lines = []
     for c in ceilings:
         if isinstance(c, tuple):
