@@ -20,6 +20,7 @@ taken as ``sets * ways * cl_size`` where given (kerncraft files round "32.00 kB"
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -100,6 +101,8 @@ def _quantity(value, dimension: str, file, key) -> float:
         si = _parse_cached(text, dimension)
     except UnitError as exc:
         raise InputError(exc.message, file=file, key=key) from None
+    if not math.isfinite(si):
+        raise InputError(f"{value!r} is not finite", file=file, key=key)
     if si < 0:
         raise InputError(f"{value!r} must not be negative", file=file, key=key)
     return si
@@ -185,13 +188,17 @@ def _measurement_blocks(machine: dict, file):
             yield str(level), tpc, block, bkey
 
 
-def _list(block, name, file, key, n=None) -> list:
+def _list(block, name, file, key, n=None, *, counts=False) -> list:
     value = block.get(name)
     if not isinstance(value, list):
         raise InputError("expected a list (one entry per core count)", file=file, key=f"{key}.{name}")
     if n is not None and len(value) != n:
         raise InputError(f"expected {n} entries (one per core count), found {len(value)}", file=file,
                          key=f"{key}.{name}")
+    if counts:
+        for i, v in enumerate(value):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError(f"expected a whole number >= 1, found {v!r}", file=file, key=f"{key}.{name}[{i}]")
     return value
 
 
@@ -205,9 +212,9 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
     """
     out = []
     for level, tpc, block, key in _measurement_blocks(machine, file):
-        cores = _list(block, "cores", file, key)
+        cores = _list(block, "cores", file, key, counts=True)
         n = len(cores)
-        threads = _list(block, "threads", file, key, n) if "threads" in block else \
+        threads = _list(block, "threads", file, key, n, counts=True) if "threads" in block else \
             [c * (tpc if isinstance(tpc, int) else 1) for c in cores]
         if "total size" in block:
             sizes = [_quantity(s, "size", file, f"{key}.total size[{i}]")
@@ -249,7 +256,7 @@ def memory_rate(machine: dict, *, file=None) -> tuple[float, str] | None:
     for level, tpc, block, key in _measurement_blocks(machine, file):
         if level != "MEM":
             continue
-        cores = _list(block, "cores", file, key)
+        cores = _list(block, "cores", file, key, counts=True)
         results = block.get("results") or {}
         if not isinstance(results, dict):
             raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
