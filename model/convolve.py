@@ -28,7 +28,7 @@ Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
 - network  T_net = bytes / the flow's ceiling in the machine profile (the effective ceiling
   after protocol overhead where the link kinds define one), or the signature's loopback TCP
   netstream figure; the payload's passes through memory are added to T_mem at the DRAM
-  copy bandwidth.
+  copy bandwidth (MAPS copy at its largest working set, else STREAM copy, else PEAK).
 
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
 range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
@@ -311,6 +311,15 @@ class SignatureRates:
         ws = self._range(working_set, xs[0], xs[-1], f"working set", key)
         return float(log_interp(ws, xs, ys))
 
+    def dram_copy_bandwidth(self, key: str) -> float:
+        """Copy bandwidth [B/s, read + written bytes] at the DRAM plateau, for payload passes
+        through memory: MAPS copy at its largest working set, else STREAM copy, else PEAK."""
+        sig = self.signature
+        if "maps" not in sig.kernels and "stream" in sig.kernels and sig.points("stream", op="copy"):
+            self._note(f"memory passes: STREAM copy of signature {sig.name!r}")
+            return max(self._value(p.result, "rate") for p in sig.points("stream", op="copy"))
+        return self.memory_bandwidth("copy", "stride1", None, key)
+
     def level_working_set(self, level: str, key: str) -> float | None:
         """Working set [B] that represents a cache level: half its size (None for memory)."""
         if level == "memory":
@@ -493,7 +502,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
         t["network"] += transfer_time(nbytes, rate)
         detail["network"].append(f"{what}: {rate / 1e9:.4g} GB/s")
         if net.memory_passes > 0:
-            bw = rates.memory_bandwidth("copy", "stride1", None, k)
+            bw = rates.dram_copy_bandwidth(k)
             t["memory"] += transfer_time(nbytes * net.memory_passes, bw)
             detail["memory"].append(f"{net.memory_passes:g} network pass(es) at "
                                     f"{bw / 1e9:.4g} GB/s")

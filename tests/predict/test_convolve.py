@@ -189,3 +189,16 @@ def test_real_quick_measurement(tmp_path):
     bw = s.value("maps", op="load", pattern="stride1", working_set_bytes=16384)
     p = convolve(s, wl(mem("1 GiB", "16 KiB")))
     assert p.seconds("memory") == pytest.approx(GiB / bw, rel=1e-12)
+
+
+def test_memory_passes_from_stream_copy_without_maps():
+    # seed 000: the G5's Xbench/STREAM signature has no MAPS; STREAM copy (1871.83 MB/s at the
+    # 'maximum' power setting, appendix 1) prices the TCP receive copy (2 passes of 1 GB)
+    from pinchpoint.profile_io import load_profile
+    from pinchpoint.workload import load_workload
+
+    sig = load_bundled("powermac-g5-xbench")
+    copy = max(p.result.median for p in sig.points("stream", op="copy"))
+    p = convolve(sig, load_workload("tcp-receive-one-copy"), profile=load_profile("powermac-g5"))
+    assert p.seconds("memory") == pytest.approx(2e9 / copy)
+    assert p.binding == "memory"  # the copy, not the PCI-X bus, binds
