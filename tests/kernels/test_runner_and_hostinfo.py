@@ -1,0 +1,84 @@
+"""The compile cache, the plans and host probing (a fake sysfs tree, no hardware needed)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pinchpoint.errors import InputError
+from pinchpoint.hostinfo import (caches, clocks, data_cache_sizes, last_level_cache_bytes,
+                                 parse_cache_size)
+from pinchpoint.kernel_runner import (KERNELS, compile_kernel, find_compiler, source_bundle,
+                                      source_sha256)
+from pinchpoint.measure import make_plan, maps_sizes
+
+KiB, MiB = 1024, 1024 ** 2
+
+
+def fake_sysfs(root, entries):
+    for i, (level, kind, size, line) in enumerate(entries):
+        d = root / "cpu0" / "cache" / f"index{i}"
+        d.mkdir(parents=True)
+        for name, value in (("level", level), ("type", kind), ("size", size),
+                            ("coherency_line_size", line), ("shared_cpu_list", "0-1")):
+            (d / name).write_text(f"{value}\n")
+    freq = root / "cpu0" / "cpufreq"
+    freq.mkdir(parents=True)
+    (freq / "cpuinfo_max_freq").write_text("3700000\n")
+    return root
+
+
+def test_caches_from_fake_sysfs(tmp_path):
+    root = fake_sysfs(tmp_path, [(1, "Data", "32K", 64), (1, "Instruction", "32K", 64),
+                                 (2, "Unified", "1024K", 64), (3, "Unified", "32768K", 64)])
+    found = caches(root)
+    assert data_cache_sizes(found) == {1: 32 * KiB, 2: MiB, 3: 32 * MiB}
+    assert last_level_cache_bytes(found) == 32 * MiB
+    assert all(c["line_bytes"] == 64 for c in found)
+    assert clocks(root, tmp_path)["max_hz"] == 3_700_000_000
+
+
+def test_no_caches_reported(tmp_path):
+    assert caches(tmp_path) == []
+    assert last_level_cache_bytes([]) is None
+
+
+@pytest.mark.parametrize("text,value", [("32K", 32768), ("1024K", 1 << 20), ("8M", 8 << 20),
+                                        ("512", 512)])
+def test_parse_cache_size(text, value):
+    assert parse_cache_size(text) == value
+
+
+def test_maps_sizes_reach_four_times_llc():
+    for mode in ("quick", "full"):
+        sizes = maps_sizes(32 * MiB, mode)
+        assert sizes[0] == 4 * KiB and sizes[-1] >= 4 * 32 * MiB
+        assert sizes == sorted(set(sizes))
+    assert len(maps_sizes(32 * MiB, "full")) > 2 * len(maps_sizes(32 * MiB, "quick"))
+
+
+def test_plan_only_and_modes():
+    plan = make_plan("quick", ("peak", "ping"), llc_bytes=MiB, cpus=2, mpi=False)
+    assert {j.kernel for j in plan.jobs} == {"peak", "ping"}
+    with pytest.raises(InputError, match="unknown mode"):
+        make_plan("medium", llc_bytes=MiB, cpus=2)
+    full = make_plan("full", llc_bytes=MiB, cpus=4, mpi=False)
+    assert any("--threads" in j.args and "2,3,4" in j.args for j in full.jobs)
+
+
+def test_source_hash_covers_headers():
+    bundle = source_bundle("maps")
+    assert b"common.h\0" in bundle
+    assert len({source_sha256(k) for k in KERNELS}) == len(KERNELS)
+
+
+@pytest.mark.slow
+def test_compile_cache_keyed_by_flags(tmp_path, monkeypatch, compiler):
+    monkeypatch.setenv("PINCHPOINT_CACHE", str(tmp_path))
+    a = compile_kernel("peak", compiler)
+    again = compile_kernel("peak", compiler)
+    assert a == again and os.access(a, os.X_OK)
+    other = compile_kernel("peak", find_compiler(" ".join(compiler.command), ["-O2"]))
+    assert other != a
+    assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == sorted([a.name, other.name])
