@@ -685,6 +685,11 @@ def _fmt_gts(x: float) -> str:
     return f"{x / 1e9:g} GT/s"
 
 
+def _link_text(speed: float | None, width: int | None) -> str:
+    """'8 GT/s x4', '8 GT/s' or 'x4' (whatever is known)."""
+    return " ".join(p for p in (_fmt_gts(speed) if speed else "", f"x{width}" if width else "") if p) or "unknown"
+
+
 def flags(facts: MachineFacts) -> list[Flag]:
     """What in ``facts`` likely costs performance, in a stable order."""
     from . import units
@@ -693,16 +698,20 @@ def flags(facts: MachineFacts) -> list[Flag]:
     for d in facts.pci:
         if d.is_bridge or not d.downgraded:
             continue
-        cur = f"{_fmt_gts(d.current_speed)} x{d.current_width}" if d.current_speed else f"x{d.current_width}"
-        mx = f"{_fmt_gts(d.max_speed)} x{d.max_width}" if d.max_speed else f"x{d.max_width}"
+        cur, mx = _link_text(d.current_speed, d.current_width), _link_text(d.max_speed, d.max_width)
         have, could = _pcie_rate(d.current_speed, d.current_width), _pcie_rate(d.max_speed, d.max_width)
         rates = (f": {units.format_rate(have, 'memory')} of {units.format_rate(could, 'memory')} per direction"
                  if have and could else "")
-        what = "a wider link" if (d.current_width or 0) < (d.max_width or 0) else "a faster link"
+        narrow = d.current_width is not None and d.max_width is not None and d.current_width < d.max_width
+        if narrow:
+            why = (f"it needs a wider link (an x{d.max_width} card in an x{d.current_width} slot, "
+                   "or a slot that shares its lanes?)")
+        else:
+            why = "it trained at a lower speed (an older slot or riser, or power management)"
         out.append(Flag("pcie-downgraded", d.address,
                         f"PCIe device {d.address} (class {d.class_code or '?'}) runs its link at {cur} but "
-                        f"supports {mx}{rates}: it needs {what} (an x{d.max_width} card in an "
-                        f"x{d.current_width} slot?) -- idle GPUs also lower the speed to save power, so check under load"))
+                        f"supports {mx}{rates}: {why} -- idle GPUs also lower the speed to save power, "
+                        "so check under load"))
     if facts.nominal_clock and facts.current_clock and facts.current_clock < THROTTLE_RATIO * facts.nominal_clock:
         gov = f" (governor {facts.governor})" if facts.governor else ""
         out.append(Flag("cpu-throttled", "cpu0",

@@ -163,7 +163,7 @@ def run_detect(args: argparse.Namespace) -> int:
 
 
 def _summary(facts, doc) -> str:
-    from ..detect import _bytes_text
+    from ..detect import _bytes_text, _link_text
     from ..units import format_quantity, format_rate
 
     def q(v, dim):
@@ -181,9 +181,9 @@ def _summary(facts, doc) -> str:
                      f"MTU {n.mtu or 'unknown'}, PCI {n.pci_address or 'unknown'}")
     for d in facts.pci:
         if d.current_speed or d.current_width or d.link_bytes_per_s:
-            link = (f"{d.current_speed / 1e9:g} GT/s x{d.current_width} (max {d.max_speed / 1e9:g} GT/s x{d.max_width})"
-                    if d.current_speed and d.max_speed else
-                    f"{format_rate(d.link_bytes_per_s, 'memory')}" if d.link_bytes_per_s else "unknown")
+            link = (f"{_link_text(d.current_speed, d.current_width)} (max {_link_text(d.max_speed, d.max_width)})"
+                    if d.current_speed or d.current_width else
+                    f"{format_rate(d.link_bytes_per_s, 'memory')} (hwloc)")
             lines.append(f"pcie     {d.address} class {d.class_code or '?'}: {link}")
     for d in facts.disks:
         lines.append(f"disk     {d.name}: {q(d.size_bytes, 'size')}")

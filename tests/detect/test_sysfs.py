@@ -48,7 +48,7 @@ def test_flags_fire(facts):
     assert got == {("pcie-downgraded", "0000:01:00.0"),  # the bridge above it is not flagged twice
                    ("cpu-throttled", "cpu0"), ("cpu-governor", "cpu0"), ("mtu", "eth0")}
     pcie = next(f for f in flags(facts) if f.kind == "pcie-downgraded")
-    assert "x16" in pcie.message and "x4" in pcie.message
+    assert "8 GT/s x4 but supports 16 GT/s x16" in pcie.message and "wider link" in pcie.message
     # 8 GT/s x4 at 128b/130b: 3.938 GB/s; 16 GT/s x16: 31.51 GB/s (per direction)
     assert "3.938 GB/s of 31.51 GB/s" in pcie.message
 
@@ -92,6 +92,14 @@ def test_speed_unknown_sentinels(sysfs_copy, speed):
     (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/net/eth0/speed").write_text(speed + "\n")
     f = read_sysfs(sysfs_copy)
     assert f.nics[0].speed is None and [x for x in flags(f) if x.kind == "mtu"] == []
+
+
+def test_slow_but_full_width_link(sysfs_copy):
+    dev = sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+    (dev / "current_link_width").write_text("16\n")
+    (dev / "max_link_width").write_text("\n")  # empty: unknown
+    (msg,) = [x.message for x in flags(read_sysfs(sysfs_copy)) if x.kind == "pcie-downgraded"]
+    assert "8 GT/s x16 but supports 16 GT/s" in msg and "lower speed" in msg and "None" not in msg
 
 
 def test_untrained_link_is_unknown_not_downgraded(sysfs_copy):
