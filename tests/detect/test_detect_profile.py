@@ -83,6 +83,17 @@ def test_memory_rate_from_stream_takes_the_largest_working_set():
     assert rate == pytest.approx(12e9) and "STREAM" in source and "triad" in source and "s.json" in source
 
 
+def test_memory_rate_takes_the_highest_of_stream_and_multithreaded_maps():
+    # the quick plan on the 2-core VM: STREAM (1 thread) 27.6 GB/s, MAPS load on 2 threads 28.5 GB/s
+    sig = _sig({"stream": KernelRun(None, (_pt(27.6e9, op="scale", working_set_bytes=402653184),)),
+                "maps": KernelRun(None, (
+                    _pt(14.5e9, op="load", pattern="stride1", threads=1, working_set_bytes=134217728),
+                    _pt(28.5e9, op="load", pattern="stride1", threads=2, working_set_bytes=134217728),
+                    _pt(0.05e9, op="load", pattern="random", threads=1, working_set_bytes=134217728)))})
+    rate, source = memory_rate_from_signature(sig)
+    assert rate == pytest.approx(28.5e9) and "MAPS" in source and "threads=2" in source
+
+
 def test_memory_rate_needs_bandwidth_points():
     with pytest.raises(InputError, match="no STREAM"):
         memory_rate_from_signature(_sig({"peak": KernelRun(None, ())}))
