@@ -34,7 +34,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     division = 0
     add_multiply = 2097152
     fma = 0
-    loop_length = 1024                   # optional: read PEAK at this loop length
+    loop_length = 1024                   # optional: read PEAK at this loop length (in-cache
+                                         # loops only: at long loops PEAK's rates include the
+                                         # memory traffic, which T_mem already counts);
+                                         # default: the best PEAK rate over all lengths
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
