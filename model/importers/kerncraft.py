@@ -281,6 +281,8 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
     socket and a ``mem-copy`` flow."""
     src = f"kerncraft machine file {Path(file).name if file else ''}".strip()
     clock_hz = _quantity(machine["clock"], "frequency", file, "clock")
+    if clock_hz <= 0:
+        raise InputError(f"{machine['clock']!r} must be greater than zero", file=file, key="clock")
     sockets = _int(machine, "sockets", file, default=1)
     cores = _int(machine, "cores per socket", file)
     tpc = _int(machine, "threads per core", file, default=1)

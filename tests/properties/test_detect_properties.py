@@ -122,3 +122,21 @@ def test_any_cut_or_spliced_hwloc_xml_is_facts_or_input_error(cut, splice):
         assert "t.xml" in str(exc)
     else:
         profile_from_document(facts_to_profile_document(facts))
+
+
+_KERNCRAFT = (_FIXTURES / "kerncraft" / "zen-epyc-7451-small-0.8.3.yml").read_text()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, len(_KERNCRAFT)), st.integers(0, 40),
+       st.sampled_from(["", "x", "0", " - ", ": ", "[", "GB/s", "\n  ", "-1", "null", "{}", "1e999", "true"]))
+def test_any_damaged_kerncraft_file_is_a_profile_or_input_error(at, drop, splice):
+    from pinchpoint.importers import kerncraft
+
+    text = _KERNCRAFT[:at] + splice + _KERNCRAFT[at + drop:]
+    try:
+        machine = kerncraft.load_machine(text, file="k.yml")
+        profile_from_document(kerncraft.to_profile_document(machine, file="k.yml"))
+        kerncraft.to_signature(machine, file="k.yml")
+    except InputError as exc:
+        assert "k.yml" in str(exc)
