@@ -456,7 +456,10 @@ def _cpu_caches(cpu0: Path, threads_per_core: int) -> list[CacheFact]:
             n = len(parse_cpu_list(shared_text, file=index / "shared_cpu_list"))
             shared = max(1, -(-n // max(1, threads_per_core)))
         ways = _read_int(index / "ways_of_associativity")
-        out.append(CacheFact(level, ctype, parse_cache_size(size, file=index / "size"),
+        size_bytes = parse_cache_size(size, file=index / "size")
+        if size_bytes <= 0 or level < 1 or level > 5:  # "0K": the kernel does not know it
+            continue
+        out.append(CacheFact(level, ctype, size_bytes,
                              _read_int(index / "coherency_line_size") or None,
                              ways, shared))
     return sorted(out, key=lambda c: (c.level, c.type))

@@ -7,7 +7,9 @@ from detect_paths import HWLOC_XML, SYSFS
 
 from pinchpoint.detect import (combine, flags, parse_cpu_list, parse_hwloc_xml, parse_link_speed,
                                pcie_generation, read_sysfs, unchecked)
+from pinchpoint.detect import facts_to_profile_document
 from pinchpoint.errors import InputError
+from pinchpoint.profile import profile_from_document
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +108,13 @@ def test_untrained_link_is_unknown_not_downgraded(sysfs_copy):
     (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_speed").write_text("0.0 GT/s PCIe\n")
     (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width").write_text("16\n")
     assert [x for x in flags(read_sysfs(sysfs_copy)) if x.kind == "pcie-downgraded"] == []
+
+
+def test_zero_cache_size_is_unknown(sysfs_copy):
+    (sysfs_copy / "sys/devices/system/cpu/cpu0/cache/index2/size").write_text("0K\n")
+    f = read_sysfs(sysfs_copy)
+    assert [c.level for c in f.caches] == [1, 1]
+    profile_from_document(facts_to_profile_document(f))
 
 
 def test_unknown_values_stay_unknown(sysfs_copy):
