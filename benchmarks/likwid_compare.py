@@ -9,13 +9,20 @@ Bytes are counted the same way: likwid-bench counts 8 B per element for load, 16
 (8 loaded + 8 stored) and 32 B for its triad a = b + c * d (24 loaded + 8 stored); neither
 counts write-allocate traffic.  likwid's "MByte/s" is 1e6 B/s.
 
-Usage: python3 benchmarks/likwid_compare.py [--reps 11] [--min-time 0.1] [--likwid-runs 3]
-Acceptance (issue 4): |ratio - 1| <= 0.10 and max/min < 1.10 in every row.
+Each row runs ``--rounds`` interleaved rounds (one likwid-bench run of 1 s, then ``--reps``
+repetitions of ours), so that a burst of other load on the machine meets both alike.  The
+table shows the medians and their ratio (the acceptance figure), our max/min over all our
+repetitions, and the ratio of the best figures (fastest likwid run vs fastest repetition),
+which other load disturbs least.
+
+Usage: python3 benchmarks/likwid_compare.py [--rounds 3] [--reps 5] [--min-time 0.1]
+Acceptance (issue 4): |median ratio - 1| <= 0.10 and max/min < 1.10 in every row.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -39,20 +46,18 @@ def working_sets(caches: dict[int, int]) -> dict[str, int]:
     return {k: (v // 8000) * 8000 for k, v in sets.items()}
 
 
-def likwid(test: str, size: int, runs: int) -> list[float]:
-    """likwid-bench bandwidth [B/s], one value per run."""
-    out = []
-    for _ in range(runs):
-        proc = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size // 1000}kB:1"],
-                              capture_output=True, text=True, timeout=600)
-        m = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
-        if proc.returncode != 0 or not m:
-            raise SystemExit(f"likwid-bench -t {test} failed: {proc.stderr.strip()[:300]}")
-        out.append(float(m.group(1)) * 1e6)
-    return out
+def likwid(test: str, size: int) -> float:
+    """One likwid-bench run (-s 1: its -s takes whole seconds) -> bandwidth [B/s]."""
+    proc = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size // 1000}kB:1", "-s", "1"],
+                          capture_output=True, text=True, timeout=600)
+    m = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
+    if proc.returncode != 0 or not m:
+        raise SystemExit(f"likwid-bench -t {test} failed: {proc.stderr.strip()[:300]}")
+    return float(m.group(1)) * 1e6
 
 
 def ours(binary, op: str, size: int, reps: int, min_time: float) -> list[float]:
+    """Our maps kernel, pinned to CPU 0 -> bandwidth per repetition [B/s]."""
     res = run_kernel(binary, ["--ops", op, "--patterns", "stride1", "--threads", "1",
                               "--pin", "0", "--sizes", str(size), "--reps", str(reps),
                               "--min-time", str(min_time), "--max-seconds", "600"],
@@ -62,35 +67,38 @@ def ours(binary, op: str, size: int, reps: int, min_time: float) -> list[float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=11)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.1)
-    ap.add_argument("--likwid-runs", type=int, default=3)
     args = ap.parse_args(argv)
     if shutil.which("likwid-bench") is None:
         print("likwid-bench not found (Debian: apt-get install likwid)", file=sys.stderr)
         return 1
-    import os
-
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
           f"(figures are only comparable on an otherwise idle machine)")
     caches = data_cache_sizes(host_info().get("caches", []))
     binary = compile_kernel("maps", find_compiler())
-    rows, ok = [], True
+    print(f"{'level':5s} {'bytes':>11s}  {'op':5s}  {'likwid GB/s':>11s}  {'ours GB/s':>9s}  "
+          f"{'ratio':>5s}  {'max/min':>7s}  {'best ratio':>10s}")
+    good_rows = total = 0
     for level, size in working_sets(caches).items():
         for op, test in OPS.items():
-            lk = statistics.median(likwid(test, size, args.likwid_runs))
-            reps = ours(binary, op, size, args.reps, args.min_time)
-            med = statistics.median(reps)
-            ratio, spread = med / lk, max(reps) / min(reps)
+            theirs, mine = [], []
+            for _ in range(args.rounds):
+                theirs.append(likwid(test, size))
+                mine.extend(ours(binary, op, size, args.reps, args.min_time))
+            lk, med = statistics.median(theirs), statistics.median(mine)
+            ratio, spread = med / lk, max(mine) / min(mine)
+            best = max(mine) / max(theirs)
             good = abs(ratio - 1) <= 0.10 and spread < 1.10
-            ok &= good
-            rows.append((level, size, op, lk / 1e9, med / 1e9, ratio, spread, good))
-            print(f"{level:5s} {size:>11d} B  {op:5s}  likwid {lk / 1e9:8.2f} GB/s  "
-                  f"ours {med / 1e9:8.2f} GB/s  ratio {ratio:5.3f}  max/min {spread:5.3f}"
-                  f"  {'ok' if good else 'MISS'}", flush=True)
-    print(f"\n{sum(r[-1] for r in rows)}/{len(rows)} rows within 10 % with max/min < 1.10; "
+            good_rows += good
+            total += 1
+            print(f"{level:5s} {size:>11d}  {op:5s}  {lk / 1e9:11.2f}  {med / 1e9:9.2f}  "
+                  f"{ratio:5.3f}  {spread:7.3f}  {best:10.3f}  {'ok' if good else 'MISS'}",
+                  flush=True)
+    print(f"\n{good_rows}/{total} rows within 10 % with max/min < 1.10; "
           f"load average after: {os.getloadavg()[0]:.2f}")
-    return 0 if ok else 3
+    return 0 if good_rows == total else 3
 
 
 if __name__ == "__main__":
