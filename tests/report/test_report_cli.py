@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pinchpoint.cli import main
@@ -52,3 +54,18 @@ def test_output_folder_must_exist(capsys, tmp_path):
 def test_unknown_profile(capsys, tmp_path):
     assert main(["report", "no-such-machine", "-o", str(tmp_path / "r.html")]) == 2
     assert "no-such-machine" in capsys.readouterr().err
+
+
+def test_iperf3_file(capsys, tmp_path):
+    """The measurement can come from iperf3 -J output, as in pinchpoint diagnose."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "iperf3"
+    out = tmp_path / "r.html"
+    # a loopback UDP run at 1 Gbit/s, judged on the G5's receive path
+    assert main(["report", "powermac-g5", "--iperf3", str(fixtures / "loopback-udp-iperf3.12.json"),
+                 "--side", "receiver", "--flow", "nic-rx", "-o", str(out)]) == 0
+    assert 'id="verdict-ceilings"' in out.read_text()
+    # loopback TCP at 21.9 Gbit/s cannot have crossed the G5's 10 GbE link: one line naming the file
+    code = main(["report", "powermac-g5", "--iperf3", str(fixtures / "loopback-tcp-iperf3.12.json"),
+                 "--flow", "nic-rx", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "loopback-tcp-iperf3.12.json" in err and "above the raw line rate" in err
