@@ -6,15 +6,14 @@ from .errors import SignatureError
 from .hostinfo import data_cache_sizes
 
 
-def _pyplot():
+def _new_axes(figsize=(8, 5)):
+    """Axes on a new matplotlib Figure (no pyplot: no global state, no backend switch)."""
     try:
-        import matplotlib
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
         raise SignatureError("plotting needs matplotlib: pip install 'pinchpoint[plot]'") \
             from None
-    return plt
+    return Figure(figsize=figsize).subplots()
 
 
 def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
@@ -36,9 +35,8 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     -------
     matplotlib Axes
     """
-    plt = _pyplot()
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 5))
+        ax = _new_axes()
     series = {}
     for p in signature.points("maps", threads=threads):
         if "working_set_bytes" not in p.params:
