@@ -11,8 +11,10 @@
  *   stride1  unit-stride sweeps over the arrays (vectorised);
  *   random   a pre-shuffled index chain (Sattolo's single-cycle permutation): load follows
  *            j = chain[j] (8 B per step); store follows the chain and writes dst[j] = v
- *            (8 B counted per step, the chain read is index overhead).  Hardware prefetchers
- *            cannot predict the next address, so each step beyond the cache costs a miss.
+ *            (8 B per step); copy follows it and does dst[j] = src[j] (16 B per step).  The
+ *            chain read of store and copy is index overhead and not counted.  Hardware
+ *            prefetchers cannot predict the next address, so each step beyond the cache
+ *            costs a miss.
  * The working set is the total over all arrays and threads, split evenly between threads;
  * each thread allocates and first-touches its own arrays.  Result: aggregate bytes per
  * second, one value per repetition.
@@ -49,7 +51,7 @@ typedef struct {
     shared_t *sh;
     double *arr[4];
     uint64_t *chain;
-    double *dst;
+    double *dst, *src;
     size_t n;       /* elements per array */
     uint64_t pos;   /* chain position, kept across calls */
     double sink;
@@ -150,6 +152,17 @@ static uint64_t store_random(const uint64_t *chain, double *dst, uint64_t j, siz
 #define RANDOM_SLICE 65536
 static size_t random_steps(size_t n) { return n < RANDOM_SLICE ? n : RANDOM_SLICE; }
 
+static uint64_t copy_random(const uint64_t *chain, double *dst, const double *src, uint64_t j,
+                            size_t steps)
+{
+    size_t s;
+    for (s = 0; s < steps; s++) {
+        j = chain[j];
+        dst[j] = src[j];
+    }
+    return j;
+}
+
 static void run_body(worker_t *w)
 {
     shared_t *sh = w->sh;
@@ -166,8 +179,10 @@ static void run_body(worker_t *w)
         for (it = 0; it < sh->iters; it++) {
             if (sh->op == OP_LOAD)
                 w->pos = load_random(w->chain, w->pos, random_steps(w->n));
-            else
+            else if (sh->op == OP_STORE)
                 w->pos = store_random(w->chain, w->dst, w->pos, random_steps(w->n), (double)it);
+            else
+                w->pos = copy_random(w->chain, w->dst, w->src, w->pos, random_steps(w->n));
             PP_CLOBBER();
         }
         w->sink += (double)w->pos;
@@ -223,8 +238,13 @@ static void *worker_main(void *arg)
     } else {
         w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
         make_chain(w->chain, w->n, xorshift(&rng_state) + (uint64_t)w->id * 7919u);
-        if (sh->op == OP_STORE)
+        if (sh->op != OP_LOAD)
             w->dst = (double *)pp_alloc(w->n * sizeof(double));
+        if (sh->op == OP_COPY) {
+            size_t i;
+            w->src = (double *)pp_alloc(w->n * sizeof(double));
+            for (i = 0; i < w->n; i++) w->src[i] = (double)i;
+        }
         w->pos = 0;
     }
     pthread_barrier_wait(&sh->stop); /* ready */
@@ -240,6 +260,7 @@ static void *worker_main(void *arg)
     for (k = 0; k < 4; k++) free(w->arr[k]);
     free(w->chain);
     free(w->dst);
+    free(w->src);
     return NULL;
 }
 
@@ -272,9 +293,9 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
     double reps[PP_MAX_REPS], sink = 0.0;
     long long used;
 
-    if (pattern == PAT_RANDOM && !(op == OP_LOAD || op == OP_STORE))
-        pp_die("--patterns random supports the ops load and store only (got %s)", OP_NAMES[op]);
-    narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op] : (op == OP_STORE ? 2 : 1);
+    if (pattern == PAT_RANDOM && op == OP_TRIAD)
+        pp_die("--patterns random supports the ops load, store and copy (not triad)");
+    narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op] : op + 1; /* chain (+ dst (+ src)) */
     quantum = pattern == PAT_STRIDE1 ? LANES : 2;
     n = (size_t)(ws / threads / narr / 8) / quantum * quantum;
     if (n < quantum)
@@ -311,7 +332,7 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
     for (k = 0; k < o->reps; k++) {
         double dt = timed_call(&sh, iters);
         double per_iter = pattern == PAT_STRIDE1 ? (double)n * OP_BYTES[op]
-                                                 : (double)random_steps(n) * 8;
+                                                 : (double)random_steps(n) * OP_BYTES[op];
         double bytes = per_iter * threads * iters;
         reps[k] = bytes / dt;
     }
@@ -371,9 +392,8 @@ int main(int argc, char **argv)
 
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
-            if (pats[b] == PAT_RANDOM && !(ops[a] == OP_LOAD || ops[a] == OP_STORE))
-                pp_die("--patterns random supports the ops load and store only (got %s)",
-                       OP_NAMES[ops[a]]);
+            if (pats[b] == PAT_RANDOM && ops[a] == OP_TRIAD)
+                pp_die("--patterns random supports the ops load, store and copy (not triad)");
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
             for (d = 0; d < nthr; d++)

@@ -133,7 +133,7 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
             add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", "--pin", "0",
                          "--sizes", _size_list(sizes)], f"maps {op} stride1", mem)
         rsizes = sizes if not quick else sizes[1::2] + ([sizes[-1]] if len(sizes) % 2 else [])
-        add("maps", ["--ops", "load" if quick else "load,store", "--patterns", "random",
+        add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))],
             "maps random", mem)
         if cpus > 1:
