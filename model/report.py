@@ -33,7 +33,7 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { border-bottom: 2px solid #dd
 .sub { color: #555; margin-top: 0; }
 table { border-collapse: collapse; width: 100%; font-size: 0.88em; margin: 0.6em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
-td.wrap { overflow-wrap: anywhere; min-width: 12em; }
+td.wrap { overflow-wrap: anywhere; min-width: 12em; } td:first-child { white-space: nowrap; }
 .scroll { overflow-x: auto; }
 th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
 tr.binding td { background: #fde0dd; font-weight: 600; }
