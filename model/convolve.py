@@ -63,7 +63,7 @@ import numpy as np
 
 from .errors import SignatureError, WorkloadError
 from .signature import Result, Signature
-from .workload import Flops, IOOps, MemoryOps, Messages, NetworkTraffic, Phase, Workload
+from .workload import Flops, IOOps, Messages, NetworkTraffic, Phase, Workload
 
 RESOURCES = ("memory", "fp", "communication", "io", "network")
 STATS = ("median", "best")
@@ -246,12 +246,12 @@ class SignatureRates:
         return points
 
     def _range(self, x: float, lo: float, hi: float, what: str, key: str) -> float:
+        """``x`` if it lies in [lo, hi]; else refuse, or (extrapolating) clamp and record it."""
         if lo * (1 - _REL_TOL) <= x <= hi * (1 + _REL_TOL):
             return x
-        msg = (f"{what} {_fmt_size(x) if 'working set' in what else f'{x:g}'} is outside the "
-               f"measured range {_fmt_size(lo) if 'working set' in what else f'{lo:g}'} .. "
-               f"{_fmt_size(hi) if 'working set' in what else f'{hi:g}'} of signature "
-               f"{self.signature.name!r}")
+        fmt = _fmt_size if what in ("working set", "message size") else (lambda v: f"{v:g}")
+        msg = (f"{what} {fmt(x)} is outside the measured range {fmt(lo)} .. {fmt(hi)} of "
+               f"signature {self.signature.name!r}")
         if not self.extrapolate:
             raise WorkloadError(msg + "; measure that range, or allow extrapolation "
                                       "(extrapolate=True, --extrapolate) to use the nearest "
@@ -298,7 +298,7 @@ class SignatureRates:
         xs = sorted(by_ws)
         ys = [by_ws[x] for x in xs]
         if any(y <= 0 for y in ys):
-            raise SignatureError(f"{desc}: a bandwidth is zero", key=f"kernels.maps")
+            raise SignatureError(f"{desc}: a bandwidth is zero", key="kernels.maps")
         self._cache[ck] = (xs, ys, desc)
         return self._cache[ck]
 
@@ -308,7 +308,7 @@ class SignatureRates:
         xs, ys, _ = self.memory_curve(op, pattern, key)
         if working_set is None:
             return ys[-1]
-        ws = self._range(working_set, xs[0], xs[-1], f"working set", key)
+        ws = self._range(working_set, xs[0], xs[-1], "working set", key)
         return float(log_interp(ws, xs, ys))
 
     def dram_copy_bandwidth(self, key: str) -> float:
@@ -344,7 +344,7 @@ class SignatureRates:
         ys = [by_len[x] for x in xs]
         if loop_length is None:
             return max(ys)
-        ll = self._range(loop_length, xs[0], xs[-1], f"loop length", key)
+        ll = self._range(loop_length, xs[0], xs[-1], "loop length", key)
         return float(log_interp(ll, xs, ys))
 
     # -- messages
