@@ -258,7 +258,8 @@ def graph_positions(profile, flow: str | None = None) -> dict:
 
     g = nx.Graph()
     g.add_nodes_from(profile.components)
-    g.add_edges_from(tuple(link.between) for link in profile.links.values())
+    for link in profile.links.values():  # a shared bus joins all its members: a star from the first
+        g.add_edges_from((link.between[0], other) for other in link.between[1:])
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
     start = profile.flows[flow].source if flow is not None else next(iter(profile.components))
@@ -306,28 +307,39 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
     binding = set(ceiling.binding) if ceiling is not None else set()
     used = {r.split(":", 1)[0] for r in ceiling.usage} if ceiling is not None else set()
     n_layers = len({round(float(x), 6) for x, _ in pos.values()})
-    ax = _axes(ax, (max(8, 2.2 * n_layers), 5))
+    ax = _axes(ax, (max(8, 2.4 * n_layers), 5))
     seen: dict[frozenset, int] = {}
     for link in profile.links.values():
-        a, b = link.between
-        (x0, y0), (x1, y1) = pos[a], pos[b]
-        k = seen.get(frozenset((a, b)), 0)
-        seen[frozenset((a, b))] = k + 1
+        members = list(link.between)
+        key = frozenset(members)
+        k = seen.get(key, 0)
+        seen[key] = k + 1
         if link.id in binding:
             style = dict(color=BINDING, lw=4.5, zorder=2)
         elif link.id in used:
             style = dict(color="#3b6ea5", lw=2.5, zorder=1)
         else:
             style = dict(color="#aaaaaa", lw=1.5, zorder=1)
-        ax.plot([x0, x1], [y0, y1], solid_capstyle="round", **style)
+        if len(members) == 2:
+            (x0, y0), (x1, y1) = pos[members[0]], pos[members[1]]
+            ax.plot([x0, x1], [y0, y1], solid_capstyle="round", **style)
+        else:  # a shared bus: one polyline through a hub at the members' centroid
+            hx = sum(pos[m][0] for m in members) / len(members)
+            hy = sum(pos[m][1] for m in members) / len(members)
+            xs, ys = [], []
+            for m in members:
+                xs += [pos[m][0], hx]
+                ys += [pos[m][1], hy]
+            ax.plot(xs, ys, solid_capstyle="round", **style)
+            (x0, y0), (x1, y1) = (hx, hy), (hx, hy)
         convention = "network" if link.definition.network else "memory"
         text = format_rate(link.capacity, convention)
         if link.duplex == "full":
             text += " each way"
         if effective and link.definition.efficiency and abs(link.effective_capacity - link.capacity) > 1e-9 * link.capacity:
             text += f"\n(effective {format_rate(link.effective_capacity, convention)})"
-        label = f"{link.id}: {text}"
-        ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 10 + 22 * k), textcoords="offset points",
+        label = f"{link.id}\n{text}"
+        ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 8 + 34 * k), textcoords="offset points",
                     ha="center", va="bottom", fontsize=8,
                     color=BINDING if link.id in binding else "#222222",
                     fontweight="bold" if link.id in binding else "normal",

@@ -156,3 +156,12 @@ def test_write_report_bad_paths(tmp_path):
     (tmp_path / "d.html").mkdir()
     with pytest.raises(InputError, match="is a folder"):
         write_report("x", tmp_path / "d.html")
+
+
+@pytest.mark.parametrize("name", sorted(__import__("pinchpoint.profile_io", fromlist=["x"]).bundled_profiles()))
+def test_every_bundled_profile_makes_a_page(name):
+    profile = load_profile(name)
+    ix = index(build_report(profile))
+    assert ix.ids.get("graph") == "figure" and ix.ids.get("ceiling-table") == "table"
+    assert {r[0] for r in ix.rows["ceiling-table"][1:]} == set(profile.flows)
+    assert {r[0] for r in ix.rows["link-table"][1:]} == set(profile.links)
