@@ -430,6 +430,11 @@ def _read_int(path: Path, what: str = "a whole number") -> int | None:
         raise _bad(path, what, text) from None
 
 
+def _positive(x):
+    """x where it is a positive number, else None (0 and negatives mean 'not known' in sysfs)."""
+    return x if x is not None and x > 0 and x != float("inf") else None
+
+
 def _cpuinfo(proc: Path) -> dict[str, str]:
     info: dict[str, str] = {}
     for line in (_read(proc / "cpuinfo") or "").splitlines():
@@ -459,9 +464,10 @@ def _cpu_caches(cpu0: Path, threads_per_core: int) -> list[CacheFact]:
         size_bytes = parse_cache_size(size, file=index / "size")
         if size_bytes <= 0 or level < 1 or level > 5:  # "0K": the kernel does not know it
             continue
-        out.append(CacheFact(level, ctype, size_bytes,
-                             _read_int(index / "coherency_line_size") or None,
-                             ways, shared))
+        line = _read_int(index / "coherency_line_size")
+        out.append(CacheFact(level, ctype, size_bytes, line if line and line > 0 else None,
+                             ways if ways and ways > 0 else None,  # 0: not reported, not "fully associative"
+                             shared))
     return sorted(out, key=lambda c: (c.level, c.type))
 
 
@@ -532,7 +538,7 @@ def _disks(sys: Path) -> list[DiskFact]:
             continue
         sectors = _read_int(d / "size", "a size in 512-byte sectors")
         rot = _read_int(d / "queue" / "rotational", "0 or 1")
-        out.append(DiskFact(d.name, sectors * 512 if sectors else None,
+        out.append(DiskFact(d.name, sectors * 512 if sectors and sectors > 0 else None,
                             None if rot is None else bool(rot), _device_pci_address(d / "device")))
     return out
 
@@ -586,7 +592,7 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
 
     freq = cpu_dir / "cpu0" / "cpufreq"
     nominal = None
-    base = _read_int(freq / "base_frequency", "a frequency in kHz")
+    base = _positive(_read_int(freq / "base_frequency", "a frequency in kHz"))
     if base:
         nominal = base * 1e3
         sources.append(("nominal_clock", "sysfs cpufreq/base_frequency"))
@@ -594,11 +600,11 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
         nominal = clock_from_model_name(model)
         sources.append(("nominal_clock", "/proc/cpuinfo model name"))
     else:
-        cmax = _read_int(freq / "cpuinfo_max_freq", "a frequency in kHz")
+        cmax = _positive(_read_int(freq / "cpuinfo_max_freq", "a frequency in kHz"))
         if cmax:
             nominal = cmax * 1e3
             sources.append(("nominal_clock", "sysfs cpufreq/cpuinfo_max_freq"))
-    current = _read_int(freq / "scaling_cur_freq", "a frequency in kHz")
+    current = _positive(_read_int(freq / "scaling_cur_freq", "a frequency in kHz"))
     current_hz = current * 1e3 if current else None
     if current_hz:
         sources.append(("current_clock", "sysfs cpufreq/scaling_cur_freq"))
@@ -606,8 +612,9 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
         mhz = info.get("cpu MHz")
         if mhz is not None:
             try:
-                current_hz = float(mhz) * 1e6
-                sources.append(("current_clock", "/proc/cpuinfo cpu MHz"))
+                current_hz = _positive(float(mhz) * 1e6)
+                if current_hz:
+                    sources.append(("current_clock", "/proc/cpuinfo cpu MHz"))
             except ValueError:
                 raise _bad(proc / "cpuinfo", "'cpu MHz' to be a number", mhz) from None
     governor = _read(freq / "scaling_governor") or None
@@ -618,7 +625,7 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
             m = re.match(r"^MemTotal:\s*([0-9]+)\s*kB\s*$", line)
             if not m:
                 raise _bad(proc / "meminfo", "'MemTotal: N kB'", line)
-            memory = int(m.group(1)) * 1024
+            memory = _positive(int(m.group(1)) * 1024)
             sources.append(("memory_bytes", "/proc/meminfo MemTotal (less than installed: the kernel's own share is not counted)"))
     caches = _cpu_caches(cpu_dir / "cpu0", tpc) if cpus else []
     if caches:

@@ -117,6 +117,19 @@ def test_zero_cache_size_is_unknown(sysfs_copy):
     profile_from_document(facts_to_profile_document(f))
 
 
+@pytest.mark.parametrize("rel, text", [
+    ("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "-5"),
+    ("sys/devices/system/cpu/cpu0/cache/index0/ways_of_associativity", "-1"),
+    ("sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", "0"),
+    ("sys/devices/pci0000:00/0000:00:03.0/0000:02:00.0/nvme/nvme0/nvme0n1/size", "-1"),
+    ("proc/meminfo", "MemTotal: 0 kB"),
+])
+def test_non_positive_numbers_are_unknown(sysfs_copy, rel, text):
+    """Found by fuzzing: these became profile values that do not validate."""
+    (sysfs_copy / rel).write_text(text + "\n")
+    profile_from_document(facts_to_profile_document(read_sysfs(sysfs_copy)))
+
+
 def test_unknown_values_stay_unknown(sysfs_copy):
     dev = sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
     (dev / "current_link_speed").write_text("Unknown\n")  # link down

@@ -96,8 +96,10 @@ _ROOT = Path(_TREE.name) / "root"
 shutil.copytree(_SYSFS, _ROOT, symlinks=True)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(_SYSFS_FILES), st.text(max_size=20))
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_SYSFS_FILES),
+       st.text(max_size=20) | st.sampled_from(["0", "0K", "-1", "255", "7", "0.0 GT/s", "Unknown", "",
+                                               "4294967295", "0x0", "99999999999"]))
 def test_any_garbage_in_one_sysfs_file_is_facts_or_input_error(rel, garbage):
     target = _ROOT / rel
     original = target.read_bytes()
