@@ -355,10 +355,10 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
 
     memory = 0
     for o in of_type("NUMANode"):
-        memory += _int_attr(o, "local_memory", file, default=0)
+        memory += max(0, _int_attr(o, "local_memory", file, default=0))
     if not memory:
         for o in of_type("Machine"):
-            memory += _int_attr(o, "local_memory", file, default=0)
+            memory += max(0, _int_attr(o, "local_memory", file, default=0))
 
     pci, nics, disks = [], [], []
     for o in of_type("PCIDev"):
@@ -373,7 +373,7 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
                 ids = ptype[1].strip("[]").split(":")
                 if len(ids) == 2:
                     vendor, device = "0x" + ids[0].lower(), "0x" + ids[1].lower()
-        speed = _float_attr(o, "pci_link_speed", file)
+        speed = _positive(_float_attr(o, "pci_link_speed", file))  # 0: no link; nan, inf: nonsense
         pci.append(PciDevice(addr, class_code, vendor, device,
                              link_bytes_per_s=speed * 1e9 if speed else None))
         for od in o.iter("object"):
@@ -431,8 +431,8 @@ def _read_int(path: Path, what: str = "a whole number") -> int | None:
 
 
 def _positive(x):
-    """x where it is a positive number, else None (0 and negatives mean 'not known' in sysfs)."""
-    return x if x is not None and x > 0 and x != float("inf") else None
+    """x where it is a positive finite number, else None (0 and negatives mean 'not known')."""
+    return x if x is not None and x > 0 and x != float("inf") else None  # nan > 0 is False
 
 
 def _cpuinfo(proc: Path) -> dict[str, str]:

@@ -77,3 +77,16 @@ def test_not_a_topology(text, words):
     with pytest.raises(InputError, match="x.xml") as err:
         parse_hwloc_xml(text, file="x.xml")
     assert words in str(err.value)
+
+
+@pytest.mark.parametrize("old, new", [
+    ('pci_link_speed="0.000000"', 'pci_link_speed="nan"'),
+    ('local_memory="5597507584"', 'local_memory="-5"'),
+])
+def test_nonsense_numbers_are_unknown(old, new):
+    """Found by fuzzing: these became profile values that do not validate."""
+    from pinchpoint.detect import facts_to_profile_document
+    from pinchpoint.profile import profile_from_document
+
+    text = HWLOC_XML.read_text().replace(old, new)
+    profile_from_document(facts_to_profile_document(parse_hwloc_xml(text)))
