@@ -142,3 +142,20 @@ def test_any_damaged_kerncraft_file_is_a_profile_or_input_error(at, drop, splice
         kerncraft.to_signature(machine, file="k.yml")
     except InputError as exc:
         assert "k.yml" in str(exc)
+
+
+_ATTRS = [(m.start(2), m.end(2)) for m in __import__("re").finditer(r'\w+="([^"]*)"', _XML)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_ATTRS),
+       st.sampled_from(["0", "-1", "-5", "1e999", "nan", "inf", "", "x", "99999999999999999999", "0.5", "6"]))
+def test_any_hwloc_attribute_value_is_facts_or_input_error(span, value):
+    text = _XML[:span[0]] + value + _XML[span[1]:]
+    try:
+        facts = parse_hwloc_xml(text, file="t.xml")
+    except InputError as exc:
+        assert "t.xml" in str(exc)
+    else:
+        profile_from_document(facts_to_profile_document(facts))
+        flags(facts)
