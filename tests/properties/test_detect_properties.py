@@ -3,6 +3,7 @@ sysfs parsers invert their formatting."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -144,7 +145,7 @@ def test_any_damaged_kerncraft_file_is_a_profile_or_input_error(at, drop, splice
         assert "k.yml" in str(exc)
 
 
-_ATTRS = [(m.start(2), m.end(2)) for m in __import__("re").finditer(r'\w+="([^"]*)"', _XML)]
+_ATTRS = [(m.start(1), m.end(1)) for m in re.finditer(r'\w+="([^"]*)"', _XML)]
 
 
 @settings(max_examples=150, deadline=None)
