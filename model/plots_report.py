@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,9 +42,10 @@ def _pyplot():
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the environment
         raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key="plot") from None
-    # Agg when nothing can show a window (no display) or when no backend was chosen yet; inside
-    # Jupyter the inline backend is already selected and is left alone.
-    if not os.environ.get("DISPLAY") and "inline" not in str(matplotlib.get_backend()).lower():
+    # Agg when nothing can show a window: Linux without an X or Wayland display, unless the user
+    # chose a backend (MPLBACKEND; Jupyter sets its inline backend there, which is left alone).
+    headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and not os.environ.get("MPLBACKEND") and "inline" not in str(matplotlib.get_backend()).lower():
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -103,7 +103,6 @@ def run_report(args: argparse.Namespace) -> int:
     if args.flow is not None and args.flow not in profile.flows:
         raise InputError(f"no flow {args.flow!r} in profile {profile.name!r} "
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
-    args.profile_name = args.profile
     args.profile = None  # gather() would load it again; the loaded one is passed in
     verdict = _verdict(args, profile)
     signature = _signature(args.signature) if args.signature else None
