@@ -111,6 +111,14 @@ def memory_bytes(proc: Path = PROC) -> int | None:
     return None
 
 
+def available_memory_bytes(proc: Path = PROC) -> int | None:
+    """Memory available to a new process without swapping [B] (MemAvailable), or None."""
+    for line in (_read(proc / "meminfo") or "").splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
 def host_info() -> dict:
     """The ``host`` block of a signature for this machine."""
     info = _cpuinfo()

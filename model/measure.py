@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .errors import CompileError, InputError, MeasurementError
-from .hostinfo import host_info, last_level_cache_bytes
+from .hostinfo import available_memory_bytes, host_info, last_level_cache_bytes
 from .kernel_runner import (KERNELS, compile_kernel, find_compiler, mpi_available,
                             mpi_launcher, run_kernel, source_sha256)
 from .signature import KernelRun, Point, Result, Signature
@@ -74,10 +74,14 @@ def _size_list(sizes) -> str:
     return ",".join(str(int(s)) for s in sizes)
 
 
-def maps_sizes(llc_bytes: int, mode: str) -> list[int]:
+def maps_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
     """Working sets [B] from 4 KiB to at least 4x the last-level cache: powers of 4 (quick)
-    or powers of 2 with the midpoints 1.5 x 2^k (full)."""
+    or powers of 2 with the midpoints 1.5 x 2^k (full).  With ``memory_bytes`` (available
+    memory [B]) the top is capped at a quarter of it, so a small machine is not pushed into
+    swapping."""
     top = 4 * llc_bytes
+    if memory_bytes:
+        top = max(4 * KiB, min(top, memory_bytes // 4))
     sizes, s = [], 4 * KiB
     step = 4 if mode == "quick" else 2
     while s < top:
@@ -127,8 +131,8 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
                         timeout_s=2 * bound_s + 30, memory_bytes=memory, **extra))
 
     if "maps" in kernels:
-        sizes = maps_sizes(llc, mode)
-        mem = 4 * llc + GiB
+        sizes = maps_sizes(llc, mode, available_memory_bytes())
+        mem = sizes[-1] + GiB
         for op in ("load", "store", "copy", "triad"):
             add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", "--pin", "0",
                          "--sizes", _size_list(sizes)], f"maps {op} stride1", mem)
@@ -138,12 +142,15 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
             "maps random", mem)
         if cpus > 1:
             threads = [cpus] if quick else list(range(2, cpus + 1))
-            tsizes = [16 * KiB, 256 * KiB, 4 * llc] if quick else sizes
+            tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick else sizes
             add("maps", ["--ops", "load" if quick else "load,copy,triad", "--patterns", "stride1",
                          "--threads", _size_list(threads), "--pin", "0",
                          "--sizes", _size_list(tsizes)], "maps threads", mem)
     if "stream" in kernels:
         n = max(4 * llc // 8, 2 * MiB)
+        avail = available_memory_bytes()
+        if avail:
+            n = max(1024, min(n, avail // 4 // 24))
         add("stream", ["--elements", str(n)], "stream", 3 * 8 * n + GiB)
     if "peak" in kernels:
         add("peak", [], "peak", 2 * GiB)

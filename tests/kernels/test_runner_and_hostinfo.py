@@ -56,6 +56,8 @@ def test_maps_sizes_reach_four_times_llc():
         assert sizes[0] == 4 * KiB and sizes[-1] >= 4 * 32 * MiB
         assert sizes == sorted(set(sizes))
     assert len(maps_sizes(32 * MiB, "full")) > 2 * len(maps_sizes(32 * MiB, "quick"))
+    # a machine with little memory: the sweep stops at a quarter of what is available
+    assert maps_sizes(32 * MiB, "quick", memory_bytes=256 * MiB)[-1] == 64 * MiB
 
 
 def test_plan_only_and_modes():
