@@ -182,6 +182,17 @@ def _signature_section(profile, signature, name, ceilings) -> str:
              ("OS", host.get("os")), ("created", signature.created), ("source", host.get("source"))]
     parts = [f'<h2>Measured: signature {_e(name)}</h2>', "<ul>"
              + "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in facts if v) + "</ul>"]
+    from .measured_ceilings import measured_ceilings
+
+    side = measured_ceilings(profile, signature)
+    if side:
+        rows = [([m.name, m.kind, _rate(m.measured_bytes_per_s, m.network),
+                  _rate(m.theoretical_bytes_per_s, m.network),
+                  f"{m.efficiency:.0%}" if m.efficiency is not None else "-", m.source], False) for m in side]
+        parts.append("<h3>Measured beside theoretical</h3>")
+        parts.append(_table("measured-vs-theory", ["link or flow", "kind", "measured", "theoretical",
+                                                   "measured / theoretical", "measured by"], rows,
+                            numeric=(2, 3, 4), wrap=(5,)))
     lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.kind in MEMORY_KINDS]
     from .reporting import is_network
 
