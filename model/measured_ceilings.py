@@ -4,9 +4,11 @@ A profile gives each link a theoretical capacity (width x clock ...); a signatur
 the machine really sustains.  :func:`measured_ceilings` puts the two side by side where a
 signature figure stands for a link or a flow:
 
-- memory links (kind "memory"): the best sustained memory bandwidth of the signature: STREAM
-  (McCalpin 1995; any op), MAPS stride-1 at its largest working set (the DRAM plateau; any op,
-  any thread count), or the published G5 Memperf/Xbench memory figures;
+- memory links (kind "memory", or any link with a memory component at one end): the best
+  sustained memory bandwidth of the signature: STREAM (McCalpin 1995; any op), MAPS stride-1 at
+  its largest working set (the DRAM plateau; any op, any thread count), the published G5
+  Memperf/Xbench memory figures, or, for a signature with none of those (the POWER4 tables of
+  seed 004), PEAK DOT at its longest loop x 8 B/flop (16 B per 2 flop);
 - the "mem-copy" flow (payload copied by a CPU, two passes through memory): STREAM copy or MAPS
   copy at the DRAM plateau, halved, since both count the read and the written byte while the
   flow ceiling counts the payload once;
@@ -96,6 +98,13 @@ def memory_figure(sig: Signature, stat: str = "median"):
                        f"{kernel} " + " ".join(f"{k}={v}" for k, v in best.params.items()))
         if got:
             found.append(got)
+    if not found and "peak" in sig.kernels and sig.points("peak", op="dot"):
+        from .convolve import bandwidth_from_peak
+        pts = [p for p in sig.points("peak", op="dot") if "loop_length" in p.params]
+        if pts:
+            longest = max(pts, key=lambda p: p["loop_length"])
+            found.append((bandwidth_from_peak(_value(longest.result, stat), "dot"),
+                          f"peak dot loop_length={longest['loop_length']} x 8 B/flop"))
     return max(found, key=lambda t: t[0]) if found else None
 
 
@@ -139,8 +148,9 @@ def measured_ceilings(profile, signature: Signature, stat: str = "median") -> tu
     out = []
     mem = memory_figure(signature, stat)
     if mem:
+        memories = {cid for cid, c in profile.components.items() if c.kind == "memory"}
         for lid, link in profile.links.items():
-            if link.kind == "memory":
+            if link.kind == "memory" or memories & set(link.between):
                 out.append(MeasuredCeiling(lid, "link", mem[0], link.capacity, mem[1]))
     copy = copy_figure(signature, stat)
     if copy and "mem-copy" in profile.flows:

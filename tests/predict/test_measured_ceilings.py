@@ -66,3 +66,12 @@ def test_classify_rejects_bad_threshold():
 def test_unknown_flow(g5):
     with pytest.raises(InputError, match="no flow 'nope'"):
         flow_ceilings_for(g5, "nope")
+
+
+def test_power4_memory_from_peak_dot():
+    # seed 004, Table 5: p690 DOT at loop length 4194304 = 551.08 MFLOPS; 16 B per 2 flop
+    p690 = load_profile("ibm-p690")
+    rows = [m for m in measured_ceilings(p690, load_bundled("p690")) if m.kind == "link"]
+    assert rows, "the p690's memory link gets the PEAK-derived figure"
+    assert rows[0].measured_bytes_per_s == pytest.approx(551.08e6 * 8)
+    assert rows[0].efficiency == pytest.approx(551.08e6 * 8 / p690.links[rows[0].name].capacity)
