@@ -29,7 +29,7 @@ from pinchpoint.convolve import SignatureRates, convolve
 from pinchpoint.signature import load_bundled
 from pinchpoint.workload import load_workload
 
-MACHINES = ("p690", "p650", "p655-1.3")
+MACHINES = ("p690", "p650", "p655-1.3", "p655-1.1")
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_memory_heavy_p690_ahead_on_large_problems(sigs):
 
 def test_message_heavy_p655_ahead_on_small_messages(sigs):
     order, preds = ranking(sigs, "power4-message-heavy")
-    assert order == ["p655-1.3", "p650", "p690"]  # EFF-BW latency 2.26 < 4.31 < 4.78 us
+    assert order == ["p655-1.3", "p655-1.1", "p650", "p690"]  # EFF-BW latency 2.26 < 2.82 < 4.31 < 4.78 us
     # 1e6 x (latency + 64 B / bandwidth per PE), Table 4, 2 PEs
     assert preds["p655-1.3"].low_s == pytest.approx(1e6 * (2.26e-6 + 64 / 428.37e6), rel=1e-9)
     assert preds["p690"].low_s == pytest.approx(1e6 * (4.78e-6 + 64 / 315.94e6), rel=1e-9)
