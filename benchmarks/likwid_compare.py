@@ -9,13 +9,14 @@ Bytes are counted the same way: likwid-bench counts 8 B per element for load, 16
 (8 loaded + 8 stored) and 32 B for its triad a = b + c * d (24 loaded + 8 stored); neither
 counts write-allocate traffic.  likwid's "MByte/s" is 1e6 B/s.
 
-Each row runs ``--rounds`` interleaved rounds (one likwid-bench run of 1 s, then ``--reps``
-repetitions of ours), so that a burst of other load on the machine meets both alike.  The
-table shows the medians and their ratio (the acceptance figure), our max/min over all our
-repetitions, and the ratio of the best figures (fastest likwid run vs fastest repetition),
-which other load disturbs least.
+Both sides take samples of the same length, interleaved: a first likwid-bench run of 1 s
+gives the iteration count for ``--min-time`` seconds (``-i``; its ``-s`` only takes whole
+seconds), then each of ``--rounds`` rounds runs likwid-bench once with that count and our
+kernel for ``--reps`` repetitions of at least ``--min-time``.  A burst of other load on the
+machine therefore meets both alike.  The table shows the medians and their ratio (the
+acceptance figure), our max/min over all our repetitions, and the ratio of the best samples.
 
-Usage: python3 benchmarks/likwid_compare.py [--rounds 3] [--reps 5] [--min-time 0.1]
+Usage: python3 benchmarks/likwid_compare.py [--rounds 7] [--reps 2] [--min-time 0.1]
 Acceptance (issue 4): |median ratio - 1| <= 0.10 and max/min < 1.10 in every row.
 """
 
@@ -46,14 +47,18 @@ def working_sets(caches: dict[int, int]) -> dict[str, int]:
     return {k: (v // 8000) * 8000 for k, v in sets.items()}
 
 
-def likwid(test: str, size: int) -> float:
-    """One likwid-bench run (-s 1: its -s takes whole seconds) -> bandwidth [B/s]."""
-    proc = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size // 1000}kB:1", "-s", "1"],
-                          capture_output=True, text=True, timeout=600)
-    m = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
-    if proc.returncode != 0 or not m:
+def likwid(test: str, size: int, iterations: int | None = None) -> tuple[float, float, int]:
+    """One likwid-bench run -> (bandwidth [B/s], time [s], iterations).  Without
+    ``iterations`` it runs for 1 s (-s 1)."""
+    cmd = ["likwid-bench", "-t", test, "-w", f"S0:{size // 1000}kB:1"]
+    cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    bw = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
+    t = re.search(r"^Time:\s+([0-9.eE+-]+)", proc.stdout, re.M)
+    it = re.search(r"^Iterations:\s+([0-9]+)", proc.stdout, re.M)
+    if proc.returncode != 0 or not (bw and t and it):
         raise SystemExit(f"likwid-bench -t {test} failed: {proc.stderr.strip()[:300]}")
-    return float(m.group(1)) * 1e6
+    return float(bw.group(1)) * 1e6, float(t.group(1)), int(it.group(1))
 
 
 def ours(binary, op: str, size: int, reps: int, min_time: float) -> list[float]:
@@ -67,8 +72,8 @@ def ours(binary, op: str, size: int, reps: int, min_time: float) -> list[float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--min-time", type=float, default=0.1)
     args = ap.parse_args(argv)
     if shutil.which("likwid-bench") is None:
@@ -84,8 +89,10 @@ def main(argv=None) -> int:
     for level, size in working_sets(caches).items():
         for op, test in OPS.items():
             theirs, mine = [], []
+            _, t1, it1 = likwid(test, size)  # 1 s, also likwid's warm-up
+            iters = max(10, int(it1 * args.min_time / t1))
             for _ in range(args.rounds):
-                theirs.append(likwid(test, size))
+                theirs.append(likwid(test, size, iters)[0])
                 mine.extend(ours(binary, op, size, args.reps, args.min_time))
             lk, med = statistics.median(theirs), statistics.median(mine)
             ratio, spread = med / lk, max(mine) / min(mine)
