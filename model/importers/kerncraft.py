@@ -13,8 +13,11 @@ count]}``, ``total size``, ``size per thread``).
 We read files of the format kerncraft has used since 0.8.1 (``upstream throughput`` with
 ``transfers overlap``; kerncraft's own ``MIN_SUPPORTED_VERSION = "0.8.1dev0"``), loaded with
 ``yaml.safe_load`` (kerncraft's ``!!omap`` tags are standard YAML).  Sizes and rates are
-decimal as kerncraft writes them ("21.12 kB" = 21 120 B, "70.86 GB/s"); a cache's size is
-taken as ``sets * ways * cl_size`` where given (kerncraft files round "32.00 kB" for 32 KiB).
+decimal as kerncraft writes them ("21.12 kB" = 21 120 B, "70.86 GB/s"; kerncraft's
+``PrefixedUnit.PREFIXES`` has k = 1e3, M = 1e6, G = 1e9); a cache's size is taken as
+``sets * ways * cl_size`` where given (kerncraft files round "32.00 kB" for 32 KiB).  Values
+with a T, P or E prefix are refused: kerncraft's table makes T 1e13 and P 1e16, so such a value
+means something else to kerncraft than to every other tool.
 """
 
 from __future__ import annotations
@@ -96,6 +99,9 @@ def _quantity(value, dimension: str, file, key) -> float:
                          file=file, key=key)
     if not isinstance(value, str):
         raise InputError(f"expected a {dimension}, found {value!r}", file=file, key=key)
+    if re.match(r"^\s*[-+0-9.eE]+\s*[TPEZY](?:B|B/s|Hz|FLOP|flop)", value):
+        raise InputError(f"{value!r} is ambiguous: kerncraft's prefix table reads T as 1e13 and P as 1e16 "
+                         "(not 1e12 and 1e15); write the value with a G prefix", file=file, key=key)
     text = re.sub(r"\bcy\b", "cycle", value)
     try:
         si = _parse_cached(text, dimension)
@@ -233,11 +239,12 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
             values = _list(results, kernel, file, f"{key}.results", n)
             kstats = stats.get(kernel)
             for i in range(n):
+                result = _quantity(values[i], "bandwidth", file, f"{kkey}[{i}]")
                 if isinstance(kstats, list) and i < len(kstats) and isinstance(kstats[i], list) and kstats[i]:
                     reps = [_quantity(v, "bandwidth", file, f"{key}.stats.{kernel}[{i}][{j}]")
                             for j, v in enumerate(kstats[i])]
                 else:
-                    reps = [_quantity(values[i], "bandwidth", file, f"{kkey}[{i}]")]
+                    reps = [result]
                 s = sorted(reps)
                 m = len(s)
                 median = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2

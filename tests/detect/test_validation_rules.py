@@ -48,6 +48,9 @@ MEM = ("benchmarks", "measurements", "MEM", 1)
     (MEM + ("cores",), [1, "2x"], "MEM.1.cores[1]", "whole number >= 1"),
     (MEM + ("threads",), [1, 0], "MEM.1.threads[1]", "whole number >= 1"),
     (MEM + ("total size",), ["1e999 MB", "1 MB"], "MEM.1.total size[0]", "not finite"),
+    # kerncraft's PrefixedUnit.PREFIXES reads T as 1e13: refuse rather than guess
+    (("benchmarks", "measurements", "L1", 1, "results", "copy"), ["9.50 TB/s", "1 GB/s"],
+     "L1.1.results.copy[0]", "ambiguous"),
     (MEM + ("results",), ["copy"], "MEM.1.results", "mappings"),
     (MEM + ("results", "copy"), ["14 GB", "22 GB"], "MEM.1.results.copy[0]", "bandwidth"),
     (MEM + ("results", "copy"), ["-14 GB/s", "22 GB/s"], "MEM.1.results.copy[0]", "must not be negative"),
