@@ -171,13 +171,18 @@ def staircase(signature, ceilings=(), ax=None, caches=None, *, threads: int = 1)
         if not value > 0:
             raise InputError(f"ceiling {label!r} must be > 0 B/s, got {value!r}", key="ceilings")
         lines.append((str(label), float(value)))
+    merged: dict[float, list[str]] = {}  # equal ceilings (fsb0 and fsb1) share one line
+    for label, value in lines:
+        key = next((k for k in merged if abs(k - value) <= 1e-9 * value), value)
+        merged.setdefault(key, []).append(label)
+    lines = [(", ".join(labels), value) for value, labels in merged.items()]
     colours = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"]
-    for (label, value), colour in zip(sorted(lines, key=lambda t: -t[1]), itertools.cycle(colours)):
+    styles = ["--", "-.", ":"]
+    for i, ((label, value), colour) in enumerate(zip(sorted(lines, key=lambda t: -t[1]), itertools.cycle(colours))):
         y = value / 1e9
-        ax.axhline(y, color=colour, lw=1.2, ls="--")
-        ax.annotate(f"{label}: {y:.3g} GB/s", (0.01, y), xycoords=("axes fraction", "data"),
-                    va="bottom", ha="left", fontsize=8, color=colour)
+        ax.axhline(y, color=colour, lw=1.4, ls=styles[i % len(styles)], label=f"{label}: {y:.3g} GB/s")
     if lines:
+        ax.legend(fontsize=7, loc="lower left", ncol=2)
         lo, hi = ax.get_ylim()
         top = max(v for _, v in lines) / 1e9
         bottom = min(v for _, v in lines) / 1e9
@@ -189,7 +194,7 @@ def staircase(signature, ceilings=(), ax=None, caches=None, *, threads: int = 1)
 
 def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, binding=None,
                    network: bool = True, ax=None, title: str | None = None,
-                   measured_label: str = "measured"):
+                   measured_label: str = "measured", value_labels: dict | None = None):
     """One horizontal bar per ceiling, lowest at the top, the binding one highlighted.
 
     Parameters
@@ -203,6 +208,9 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
         Name of the ceiling to highlight (default: the lowest).
     network : bool
         Axis in Gbit/s (True) or GB/s (False).
+    value_labels : dict of str to str, optional
+        Text written at the end of a bar instead of its number (e.g. a memory flow's "3.2 GB/s"
+        on a Gbit/s axis).
 
     Returns
     -------
@@ -229,7 +237,7 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
     colours = [BINDING if n == binding else OTHER for n, _ in items]
     bars = ax.barh(ys, values, color=colours, edgecolor="#555555", height=0.6)
     for bar, (name, _), v in zip(bars, items, values):
-        ax.annotate(f" {v:.4g}", (v, bar.get_y() + bar.get_height() / 2), va="center", ha="left", fontsize=8)
+        ax.annotate(f" {(value_labels or {}).get(name, f'{v:.4g}')}", (v, bar.get_y() + bar.get_height() / 2), va="center", ha="left", fontsize=8)
     ax.set_yticks(ys, [n + (" (binding)" if n == binding else "") for n, _ in items], fontsize=8)
     for tick, (name, _) in zip(ax.get_yticklabels(), items):
         if name == binding:

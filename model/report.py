@@ -44,6 +44,7 @@ figcaption { color: #555; font-size: 0.9em; }
 .verdict.at-ceiling { border-color: #2ca02c; } .verdict.below-ceiling { border-color: #ff7f0e; }
 .verdict.far-below-all { border-color: #d62728; }
 .verdict .big { font-size: 1.25em; font-weight: 700; }
+.warning { border-left: 6px solid #ff7f0e; background: #fff4e5; padding: 0.5em 1em; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 """
 
@@ -193,6 +194,12 @@ def _signature_section(profile, signature, name, ceilings) -> str:
         parts.append(_table("measured-vs-theory", ["link or flow", "kind", "measured", "theoretical",
                                                    "measured / theoretical", "measured by"], rows,
                             numeric=(2, 3, 4), wrap=(5,)))
+        above = [m.name for m in side if m.efficiency is not None and m.efficiency > 1.05]
+        if above:
+            parts.append('<p class="warning"><strong>Measured above theoretical</strong> for '
+                         + _e(", ".join(above)) + _e(": a measurement cannot beat its ceiling, so either the "
+                                                    "signature comes from another machine than the profile "
+                                                    "describes, or the profile understates the hardware.") + "</p>")
     lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.kind in MEMORY_KINDS]
     from .reporting import is_network
 
@@ -281,9 +288,9 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
                           "black diamond and dashed line: the measured figure.")
     elif ceilings:
         net = any(is_network(profile, c.usage) for c in ceilings)
-        rungs = ceilings
-        ladder_ax = plots_report.ceiling_ladder(rungs, binding=focus.name if focus else None, network=net,
-                                                title="theoretical ceiling of every flow")
+        labels = {c.name: _rate(c.ceiling_bytes_per_s, is_network(profile, c.usage)) for c in ceilings}
+        ladder_ax = plots_report.ceiling_ladder(ceilings, binding=focus.name if focus else None, network=net,
+                                                title="theoretical ceiling of every flow", value_labels=labels)
         ladder_caption = f"One bar per flow's ceiling; red: the flow in focus ({flow})."
     else:
         ladder_ax = None

@@ -98,14 +98,14 @@ def test_link_graph_memory_flow_and_unknown_flow(g5):
 def test_staircase_reuses_maps_staircase_and_adds_ceilings(maps_sig, g5):
     ax = pr.staircase(maps_sig, [("DDR", 6.4e9), flow_ceiling(g5, "mem-copy")])
     horizontal = sorted(l.get_ydata()[0] for l in ax.lines if len(set(l.get_ydata())) == 1
-                        and l.get_linestyle() == "--" and len(l.get_xdata()) == 2
                         and tuple(l.get_xdata()) == (0, 1))
     assert horizontal == pytest.approx([3.2, 6.4])
     # maps_staircase's cache markers (vertical lines at 32 KiB and 1 MiB) are there
     vertical = sorted(l.get_xdata()[0] for l in ax.lines if tuple(l.get_ydata()) == (0, 1))
     assert vertical == [32768, 1048576]
-    texts = " ".join(t.get_text() for t in ax.texts)
-    assert "DDR: 6.4 GB/s" in texts and "mem-copy: 3.2 GB/s" in texts
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "DDR: 6.4 GB/s" in legend and "mem-copy: 3.2 GB/s" in legend
+    assert "load stride1" in legend  # maps_staircase's own series stay in the legend
     lo, hi = ax.get_ylim()
     assert lo < 3.2 and hi > 100
 
@@ -159,3 +159,9 @@ def test_link_graph_draws_shared_buses(tmp_path):
         line = next(l for l in ax.lines if {(x, y) for x, y in zip(l.get_xdata(), l.get_ydata())}
                     >= {tuple(pos[m]) for m in link.between})
         assert len(line.get_xdata()) == 2 * len(link.between)
+
+
+def test_staircase_merges_equal_ceilings(maps_sig):
+    ax = pr.staircase(maps_sig, [("fsb0", 4e9), ("fsb1", 4e9), ("mem", 6.4e9)])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "fsb0, fsb1: 4 GB/s" in legend and "mem: 6.4 GB/s" in legend

@@ -134,6 +134,8 @@ def test_signature_section_xbench_and_maps(g5, maps_sig):
     assert ix.ids.get("staircase") == "figure" and text.count("<svg") == 3
     # the G5's memory ceilings are named beside the measurement
     assert "mem (memory) 6.4 GB/s" in text
+    # the made-up 10 GB/s DRAM plateau is above DDR-400's 6.4 GB/s: the page says it cannot be the G5
+    assert "Measured above theoretical" in text and "another machine" in text
 
 
 def test_unknown_flow(g5):
