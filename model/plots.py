@@ -60,7 +60,10 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
         ax.axvline(size, color="grey", lw=0.8, ls=":")
         ax.annotate(f"L{level} {_fmt_size(size)}", (size, 1.0), xycoords=("data", "axes fraction"),
                     rotation=90, va="top", ha="right", fontsize=8, color="grey")
+    from matplotlib.ticker import FuncFormatter
+
     ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _fmt_size(int(round(x)))))
     ax.set_yscale("log")
     ax.set_xlabel("working set [B]")
     ax.set_ylabel("bandwidth [GB/s] (1 GB = 1e9 B)")
