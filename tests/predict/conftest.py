@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from predict_synthetic import synthetic_signature
+from synthetic_signature import synthetic_signature
 
 from pinchpoint.signature import Signature
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from predict_synthetic import synthetic_signature
+from synthetic_signature import synthetic_signature
 
 from pinchpoint.convolve import convolve, log_interp, message_time, overlap_range
 from pinchpoint.errors import WorkloadError

@@ -31,7 +31,7 @@ def test_g5_memory_measured_beside_theoretical(g5):
 
 
 def test_loopback_tcp_is_a_host_ceiling(g5):
-    from predict_synthetic import synthetic_signature
+    from synthetic_signature import synthetic_signature
 
     rows = {m.name: m for m in measured_ceilings(g5, synthetic_signature())}
     assert rows["loopback-tcp"].measured_bytes_per_s == 2e9

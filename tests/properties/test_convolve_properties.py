@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pinchpoint.convolve import convolve
 from pinchpoint.workload import workload_from_dict
 
-from .convolve_strategies import synthetic_signature
+from synthetic_signature import synthetic_signature
 
 KiB, MiB = 1024, 1024 ** 2
 counts = st.floats(0, 1e9, allow_nan=False)

@@ -1,4 +1,6 @@
-"""A synthetic signature for the convolution properties (the same as tests/predict/conftest.py)."""
+"""A synthetic signature with round numbers, so that predictions can be checked by hand.
+
+Shared by tests/predict and the convolution properties (tests/ is on sys.path via its conftest)."""
 
 from __future__ import annotations
 
