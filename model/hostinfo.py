@@ -74,6 +74,16 @@ def last_level_cache_bytes(cache_list: list[dict]) -> int | None:
     return sizes[max(sizes)] if sizes else None
 
 
+def physical_cores(sys_cpu: Path = SYS_CPU) -> int | None:
+    """Physical cores: distinct (package, core) pairs in /sys/.../cpu*/topology, or None."""
+    pairs = set()
+    for topo in sys_cpu.glob("cpu[0-9]*/topology"):
+        pkg, core = _read(topo / "physical_package_id"), _read(topo / "core_id")
+        if pkg is not None and core is not None:
+            pairs.add((pkg, core))
+    return len(pairs) or None
+
+
 def _cpuinfo(proc: Path = PROC) -> dict[str, str]:
     text = _read(proc / "cpuinfo") or ""
     info: dict[str, str] = {}
@@ -126,7 +136,8 @@ def host_info() -> dict:
     host = {
         "name": platform.node(),
         "cpu_model": cpu_model,
-        "cores": os.cpu_count(),
+        "cores": physical_cores() or os.cpu_count(),
+        "logical_cpus": os.cpu_count(),
         "caches": caches(),
         "clocks": clocks(),
         "memory_bytes": memory_bytes(),

@@ -39,6 +39,18 @@ def test_caches_from_fake_sysfs(tmp_path):
     assert clocks(root, tmp_path)["max_hz"] == 3_700_000_000
 
 
+def test_physical_cores_from_topology(tmp_path):
+    from pinchpoint.hostinfo import physical_cores
+
+    for cpu, (pkg, core) in enumerate([(0, 0), (0, 0), (0, 1), (0, 1)]):  # 2 cores, 2 threads each
+        topo = tmp_path / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text(f"{pkg}\n")
+        (topo / "core_id").write_text(f"{core}\n")
+    assert physical_cores(tmp_path) == 2
+    assert physical_cores(tmp_path / "nothing") is None
+
+
 def test_no_caches_reported(tmp_path):
     assert caches(tmp_path) == []
     assert last_level_cache_bytes([]) is None
