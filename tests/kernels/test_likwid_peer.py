@@ -1,11 +1,13 @@
-"""A cheap cross-check against likwid-bench at an L1 working set (the full L1/L2/L3/DRAM
+"""A cheap cross-check against likwid-bench at an L2 working set (the full L1/L2/L3/DRAM
 comparison with the 10 % acceptance is benchmarks/likwid_compare.py; it takes minutes).
 
 Bytes are counted as likwid counts them, so a kernel that miscounted (copy as 24 B per
 element instead of 16: x1.5; triad as 24 instead of 32: x0.75) would land outside the band.
-Best against best: the fastest of our repetitions against likwid-bench's figure (its -s
-takes whole seconds; below 1 it falls back to 10 iterations, so it runs for 1 s), so that
-other load on a shared machine slows neither side more than the other.
+L2, not L1: there both loops are limited by the cache, not by their instruction mix (at L1
+our compiler-generated triad runs 10-30 % faster than likwid's hand-written triad_avx).
+Best against best, from samples of equal length: a 1 s likwid run sets the iteration count
+for 0.1 s samples (its -s takes whole seconds), so that other load on a shared machine slows
+neither side more than the other.
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
                                  reason="likwid-bench not installed (Debian package likwid)")]
 
 
-def likwid_bps(test: str, kb: int) -> float:
-    proc = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{kb}kB:1", "-s", "1"],
-                          capture_output=True, text=True, timeout=120)
-    m = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
-    if proc.returncode != 0 or not m:
+def likwid_run(test: str, kb: int, iterations: int | None = None) -> tuple[float, float, int]:
+    cmd = ["likwid-bench", "-t", test, "-w", f"S0:{kb}kB:1"]
+    cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    bw = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
+    t = re.search(r"^Time:\s+([0-9.eE+-]+)", proc.stdout, re.M)
+    it = re.search(r"^Iterations:\s+([0-9]+)", proc.stdout, re.M)
+    if proc.returncode != 0 or not (bw and t and it):
         pytest.skip(f"likwid-bench does not run here: {proc.stderr.strip()[:200]}")
-    return float(m.group(1)) * 1e6
+    return float(bw.group(1)) * 1e6, float(t.group(1)), int(it.group(1))
 
 
 def machine_busy() -> str | None:
@@ -44,13 +49,15 @@ def machine_busy() -> str | None:
 
 
 @pytest.mark.parametrize("op", ["load", "copy", "triad"])
-def test_l1_plateau_close_to_likwid(binaries, host_caches, op):
+def test_l2_plateau_close_to_likwid(binaries, host_caches, op):
     if (reason := machine_busy()):
         pytest.skip(reason)
-    kb = host_caches[1] // 2 // 1000
-    theirs = likwid_bps(f"{op}_avx", kb)
+    kb = host_caches[2] // 4 // 1000
+    first, t1, it1 = likwid_run(f"{op}_avx", kb)
+    theirs = [first] + [likwid_run(f"{op}_avx", kb, max(10, int(it1 * 0.1 / t1)))[0]
+                        for _ in range(3)]
     out = run_kernel(binaries["maps"], ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
-                                        "--reps", "9", "--min-time", "0.05"],
+                                        "--reps", "6", "--min-time", "0.1"],
                      kernel="maps", timeout=120)
     ours = max(out.points[0]["repetitions"])
-    assert 0.8 < ours / theirs < 1.25, (op, ours, theirs)
+    assert 0.8 < ours / max(theirs) < 1.25, (op, ours, theirs)
