@@ -14,7 +14,8 @@
  * allows it (posix_fadvise DONTNEED after fsync); the "cache_dropped" parameter says whether
  * that succeeded.  All files live in a fresh temporary directory under --dir (default
  * $TMPDIR or /tmp), which is removed on every exit, SIGINT, SIGTERM and SIGHUP included.
- * Free space is checked first.  Result: bytes per second per repetition.
+ * Free space is checked first.  The time bound is checked before each point and between
+ * repetitions (the repetitions done are kept).  Result: bytes per second per repetition.
  *
  * Usage: iobench [--dir DIR] [--file-bytes 16M] [--buffer-bytes 4K,256K]
  *                [--tests seq_write,...] [--reps N] [--max-seconds S]
@@ -186,7 +187,11 @@ int main(int argc, char **argv)
             if (pp_out_of_time()) { pp_emit_status(1); return 0; }
             /* warm-up: create the file once (also the first run of seq_write) */
             run_test(T_SW, fsizes[f], bsizes[b], buf, order);
-            for (r = 0; r < o.reps && !truncated; r++)
+            for (r = 0; r < o.reps; r++) {
+                if (r > 0 && pp_out_of_time()) { /* keep the repetitions done so far */
+                    truncated = 1;
+                    break;
+                }
                 for (t = 0; t < ntests; t++) {
                     int test = tests[t];
                     double dt;
@@ -198,14 +203,21 @@ int main(int argc, char **argv)
                     dt = run_test(test, fsizes[f], bsizes[b], buf, order);
                     res[t][r] = (double)(fsizes[f] / bsizes[b] * bsizes[b]) / dt;
                 }
+            }
             for (t = 0; t < ntests; t++) {
                 pp_emit_begin();
                 printf("\"test\":\"%s\",\"file_bytes\":%lld,\"buffer_bytes\":%lld,"
                        "\"cache_dropped\":%s", TEST_NAMES[tests[t]], fsizes[f], bsizes[b],
                        cache_dropped ? "true" : "false");
-                pp_emit_end("B/s", res[t], o.reps);
+                pp_emit_end("B/s", res[t], r);
             }
             unlink(tmpfile_path);
+            if (truncated) {
+                cleanup();
+                tmpfile_path[0] = tmpdir[0] = '\0';
+                pp_emit_status(1);
+                return 0;
+            }
         }
     free(order);
     free(buf);

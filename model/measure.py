@@ -163,7 +163,7 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
                       "--sizes", "8,1024,65536,1048576" if quick else "8,128,1024,8192,65536,1048576"],
             "effbw")
     if "iobench" in kernels:
-        args = ["--file-bytes", "16M" if quick else "256M",
+        args = ["--file-bytes", "16M" if quick else "64M",
                 "--buffer-bytes", "4K,256K" if quick else "4K,64K,1M"]
         if io_dir:
             args += ["--dir", io_dir]
