@@ -18,8 +18,6 @@ References
 
 from __future__ import annotations
 
-import math
-
 
 def pcix_burst_efficiency(burst_bytes, overhead_clocks=8.0, width_bytes=8.0):
     """Share of PCI-X clocks that move data in bursts of ``burst_bytes``.

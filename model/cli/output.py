@@ -25,3 +25,22 @@ def table(rows: list[list[str]], header: list[str], *, align: str | None = None)
     out = [line(header), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells[1:]]
     return "\n".join(out)
+
+
+def parse_flag(text: str, dimension: str, flag: str) -> float:
+    """Parse a command-line quantity; a bad one is an InputError naming the flag."""
+    from .. import units
+    from ..errors import InputError, UnitError
+
+    try:
+        return units.parse(text, dimension, key=flag)
+    except UnitError as exc:
+        raise InputError(exc.message, key=flag) from None
+
+
+def print_listing(rows: list[list[str]], what: str, as_json: bool) -> None:
+    """Print bundled names with their descriptions, as a table or as JSON."""
+    if as_json:
+        print_json([{"name": n, "description": d} for n, d in rows])
+    else:
+        print(table(rows, [what, "description"]))

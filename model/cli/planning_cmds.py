@@ -223,8 +223,8 @@ def run_compare(args: argparse.Namespace) -> int:
 # --- scale ---------------------------------------------------------------------------------------
 
 def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, float]]:
-    from .. import units
-    from ..errors import InputError, UnitError
+    from ..errors import InputError
+    from .output import parse_flag
 
     out = []
     for item in values:
@@ -232,10 +232,7 @@ def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, floa
             name, sep, text = part.partition("=")
             if not sep or not name.strip() or not text.strip():
                 raise InputError(f"expected NAME=VALUE, got {part!r}", key=flag)
-            try:
-                value = units.parse(text.strip(), dimension, key=f"{flag} {name.strip()}")
-            except UnitError as exc:
-                raise InputError(exc.message, key=f"{flag} {name.strip()}") from None
+            value = parse_flag(text.strip(), dimension, f"{flag} {name.strip()}")
             out.append((name.strip(), value))
     return out
 

@@ -106,31 +106,24 @@ def run_predict(args: argparse.Namespace) -> int:
 
 def run_workloads(args: argparse.Namespace) -> int:
     from ..workload import bundled_workloads, load_workload
-    from .output import print_json, table
+    from .output import print_listing
 
     rows = []
     for name in bundled_workloads():
         w = load_workload(name)
         rows.append([name, w.description])
-    if args.json:
-        print_json([{"name": n, "description": d} for n, d in rows])
-    else:
-        print(table(rows, ["workload", "description"]))
+    print_listing(rows, "workload", args.json)
     return 0
 
 
 def run_classify(args: argparse.Namespace) -> int:
     from .. import units
-    from ..errors import InputError, UnitError
     from ..measured_ceilings import classify, flow_ceilings_for
     from ..profile_io import load_profile
-    from .output import print_json, table
+    from .output import parse_flag, print_json, table
 
     profile = load_profile(args.profile)
-    try:
-        measured = units.parse(args.measured, "bandwidth", key="--measured")
-    except UnitError as exc:
-        raise InputError(exc.message, key="--measured") from None
+    measured = parse_flag(args.measured, "bandwidth", "--measured")
     sig = load_signature_arg(args.signature) if args.signature else None
     c = classify(measured, flow_ceilings_for(profile, args.flow, sig), near=args.near)
     if args.json:

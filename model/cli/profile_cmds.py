@@ -39,17 +39,14 @@ def run_profiles(args: argparse.Namespace) -> int:
     import tomllib
 
     from ..profile_io import bundled_profiles
-    from .output import print_json, table
+    from .output import print_listing
 
     rows = []
     for name, path in bundled_profiles().items():
         with open(path, "rb") as fh:
             doc = tomllib.load(fh)
         rows.append([name, doc.get("description", "") or f"(extends {doc.get('extends', '?')})"])
-    if args.json:
-        print_json([{"name": n, "description": d} for n, d in rows])
-    else:
-        print(table(rows, ["profile", "description"]))
+    print_listing(rows, "profile", args.json)
     return 0
 
 
@@ -119,16 +116,12 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_solve(args: argparse.Namespace) -> int:
     from .. import units
-    from ..errors import InputError, UnitError
     from ..profile_io import load_profile
     from ..symbolic import solve
-    from .output import print_json
+    from .output import parse_flag, print_json
 
     profile = load_profile(args.profile)
-    try:
-        target = units.parse(args.target, "bandwidth", key="--target")
-    except UnitError as exc:
-        raise InputError(exc.message, key="--target") from None
+    target = parse_flag(args.target, "bandwidth", "--target")
     s = solve(profile, args.flow, target, args.vary)
     if args.json:
         print_json(s.to_dict())
