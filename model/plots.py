@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
-from .errors import SignatureError
+import os
+import sys
+
+from .errors import InputError, SignatureError
 from .hostinfo import data_cache_sizes
+
+
+def pyplot(key: str = "--plot"):
+    """matplotlib.pyplot, with the Agg backend only where nothing could show a window.
+
+    Agg is chosen on Linux without an X or Wayland display, unless the user chose a backend
+    (MPLBACKEND; Jupyter's inline backend is left alone), so notebooks keep their figures.
+    """
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key=key) from None
+    headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                         or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and not os.environ.get("MPLBACKEND") and "inline" not in str(matplotlib.get_backend()).lower():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _new_axes(figsize=(8, 5)):

@@ -13,17 +13,11 @@ import numpy as np
 
 from .errors import InputError
 from .paths import atomic_write
+from .plots import pyplot
 
 
 def _pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key="--plot") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return pyplot(key="--plot")
 
 
 def _save(fig, path) -> Path:

@@ -22,12 +22,11 @@ Every drawing function takes an optional matplotlib ``ax`` and returns the Axes 
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 import tempfile
 from pathlib import Path
 
 from .errors import InputError
+from .plots import pyplot
 
 #: Colours: the binding element, other elements, the measured figure.
 BINDING = "#d62728"
@@ -38,18 +37,7 @@ _salt = itertools.count(1)
 
 
 def _pyplot():
-    try:
-        import matplotlib
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key="plot") from None
-    # Agg when nothing can show a window: Linux without an X or Wayland display, unless the user
-    # chose a backend (MPLBACKEND; Jupyter sets its inline backend there, which is left alone).
-    headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    if headless and not os.environ.get("MPLBACKEND") and "inline" not in str(matplotlib.get_backend()).lower():
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return pyplot(key="plot")
 
 
 def _axes(ax, figsize):
@@ -149,19 +137,9 @@ def staircase(signature, ceilings=(), ax=None, caches=None, *, threads: int = 1)
     -------
     matplotlib Axes
     """
-    import matplotlib
-
     from .plots import maps_staircase
 
-    _pyplot()
-    backend = matplotlib.get_backend()
-    try:
-        ax = maps_staircase(signature, ax=ax, caches=caches, threads=threads)
-    finally:
-        # plots.maps_staircase selects Agg unconditionally; give a notebook its inline backend back
-        # (switching closes pyplot's figures: show this one with svg() or display(ax.figure))
-        if matplotlib.get_backend() != backend:
-            matplotlib.use(backend)
+    ax = maps_staircase(signature, ax=ax, caches=caches, threads=threads)
     lines = []
     for c in ceilings:
         if isinstance(c, tuple):
