@@ -1,0 +1,172 @@
+"""hwloc's XML topology (``lstopo --of xml``) -> :class:`~pinchpoint.machine_facts.MachineFacts`.
+
+Source: hwloc, *XML topology format* (hwloc2.dtd): ``cache_size`` [B], ``cache_linesize`` [B],
+``cache_associativity`` (0 unknown, -1 fully associative), ``cache_type`` (0 unified, 1 data,
+2 instruction), ``local_memory`` [B], ``pci_busid``, ``pci_type``, ``pci_link_speed`` [GB/s per
+direction as negotiated now], ``osdev_type`` (0 block, 2 network).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from .errors import InputError
+from .machine_facts import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice, clock_from_model_name,
+                            positive_or_none)
+
+# --- hwloc XML -------------------------------------------------------------------------------
+
+_HWLOC_CACHE = re.compile(r"^L([1-5])(i?)Cache$")
+_CACHE_TYPES = {0: "unified", 1: "data", 2: "instruction"}
+
+
+def _int_attr(el, name, file, *, default=None):
+    raw = el.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise InputError(f"attribute {name}={raw!r} of a {el.get('type')} object is not a whole number",
+                         file=file, key=name) from None
+
+
+def _float_attr(el, name, file):
+    raw = el.get(name)
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise InputError(f"attribute {name}={raw!r} of a {el.get('type')} object is not a number",
+                         file=file, key=name) from None
+
+
+def _infos(el) -> dict[str, str]:
+    return {i.get("name"): i.get("value") for i in el.findall("info") if i.get("name")}
+
+
+def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
+    """Parse ``lstopo --of xml`` output (hwloc 1.x or 2.x) into facts [4].
+
+    Parameters
+    ----------
+    text : str
+        The XML document.
+    file : str, optional
+        Its name, for error messages.
+
+    Raises
+    ------
+    InputError
+        If the text is not well-formed XML (a truncated file) or not an hwloc topology.
+    """
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise InputError(f"not well-formed hwloc XML ({exc}); is the file truncated? "
+                         "(write it with `lstopo --of xml FILE`)", file=file, line=line) from None
+    if root.tag != "topology":
+        raise InputError(f"not an hwloc topology: the root element is <{root.tag}>, expected <topology>",
+                         file=file)
+    objects = list(root.iter("object"))
+    if not objects:
+        raise InputError("the hwloc topology has no objects", file=file)
+
+    def of_type(*types):
+        return [o for o in objects if o.get("type") in types]
+
+    packages = of_type("Package", "Socket")
+    cores = of_type("Core")
+    pus = of_type("PU")
+    model = None
+    for p in packages or of_type("Machine"):
+        info = _infos(p)
+        model = info.get("CPUModel") or model
+        if model:
+            break
+
+    caches: dict[tuple[int, str], CacheFact] = {}
+    for o in objects:
+        otype = o.get("type", "")
+        m = _HWLOC_CACHE.match(otype)
+        if m:
+            level = int(m.group(1))
+            ctype = "instruction" if m.group(2) else _CACHE_TYPES.get(_int_attr(o, "cache_type", file, default=0),
+                                                                       "unified")
+        elif otype == "Cache":  # hwloc 1.x
+            level = _int_attr(o, "depth", file)
+            if level is None:
+                continue
+            ctype = _CACHE_TYPES.get(_int_attr(o, "cache_type", file, default=0), "unified")
+        else:
+            continue
+        size = _int_attr(o, "cache_size", file)
+        if size is None or size <= 0 or (level, ctype) in caches:
+            continue
+        line = _int_attr(o, "cache_linesize", file)
+        assoc = _int_attr(o, "cache_associativity", file)
+        n_cores = sum(1 for x in o.iter("object") if x.get("type") == "Core")
+        caches[(level, ctype)] = CacheFact(
+            level, ctype, size, line if line and line > 0 else None,
+            None if assoc is None or assoc == 0 else (0 if assoc < 0 else assoc),
+            n_cores or None)
+
+    memory = 0
+    for o in of_type("NUMANode"):
+        memory += max(0, _int_attr(o, "local_memory", file, default=0))
+    if not memory:
+        for o in of_type("Machine"):
+            memory += max(0, _int_attr(o, "local_memory", file, default=0))
+
+    pci, nics, disks = [], [], []
+    for o in of_type("PCIDev"):
+        addr = o.get("pci_busid")
+        if not addr:
+            continue
+        class_code = vendor = device = None
+        ptype = (o.get("pci_type") or "").split()
+        if ptype:
+            class_code = "0x" + ptype[0].lower()
+            if len(ptype) > 1:
+                ids = ptype[1].strip("[]").split(":")
+                if len(ids) == 2:
+                    vendor, device = "0x" + ids[0].lower(), "0x" + ids[1].lower()
+        speed = positive_or_none(_float_attr(o, "pci_link_speed", file))  # 0: no link; nan, inf: nonsense
+        pci.append(PciDevice(addr, class_code, vendor, device,
+                             link_bytes_per_s=speed * 1e9 if speed else None))
+        for od in o.iter("object"):
+            if od.get("type") != "OSDev":
+                continue
+            kind = od.get("osdev_type")
+            name = od.get("name")
+            if not name:
+                continue
+            if kind == "2":
+                nics.append(NicFact(name, pci_address=addr))
+            elif kind == "0":
+                size = _infos(od).get("Size")
+                size_bytes = int(size) * 1024 if size and size.isdigit() else None  # hwloc: KiB
+                disks.append(DiskFact(name, size_bytes, pci_address=addr))
+
+    hostname = _infos(of_type("Machine")[0]).get("HostName") if of_type("Machine") else None
+    version = root.get("version") or "1.x"
+    src = f"hwloc XML (topology version {version})"
+    sources = [("caches", src), ("cores", src), ("sockets", src), ("threads", src)]
+    if memory:
+        sources.append(("memory_bytes", f"{src}: NUMANode local_memory"))
+    if model:
+        sources.append(("cpu_model", f"{src}: CPUModel"))
+    nominal = clock_from_model_name(model)
+    if nominal:
+        sources.append(("nominal_clock", f"{src}: the CPU model name"))
+    return MachineFacts(
+        cpu_model=model, sockets=len(packages) or None, cores=len(cores) or None,
+        threads=len(pus) or None, nominal_clock=nominal,
+        caches=tuple(sorted(caches.values(), key=lambda c: (c.level, c.type))),
+        memory_bytes=memory or None, pci=tuple(pci), nics=tuple(nics), disks=tuple(disks),
+        hostname=hostname, sources=tuple(sources))
+
+
