@@ -221,24 +221,23 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_import_likwid(args: argparse.Namespace) -> int:
-    from ..importers import likwid
+def _import_points(args: argparse.Namespace, module: str) -> int:
+    """likwid-bench text or fio JSON files -> one signature file."""
+    import importlib
 
+    importer = importlib.import_module(f"pinchpoint.importers.{module}")
     _check_folder(args.output, "-o")
     texts = [(_read_text(f, "FILE"), f) for f in args.file]
-    sig = likwid.to_signature(texts)
+    sig = importer.to_signature(texts)
     _write_signature(sig, args.output)
-    print(f"wrote {args.output}: {len(sig.kernels['likwid_bench'].points)} points")
+    n = sum(len(k.points) for k in sig.kernels.values())
+    print(f"wrote {args.output}: {n} points")
     return 0
+
+
+def run_import_likwid(args: argparse.Namespace) -> int:
+    return _import_points(args, "likwid")
 
 
 def run_import_fio(args: argparse.Namespace) -> int:
-    from ..importers import fio
-
-    _check_folder(args.output, "-o")
-    texts = [(_read_text(f, "FILE"), f) for f in args.file]
-    sig = fio.to_signature(texts)
-    n = sum(len(k.points) for k in sig.kernels.values())
-    _write_signature(sig, args.output)
-    print(f"wrote {args.output}: {n} points")
-    return 0
+    return _import_points(args, "fio")
