@@ -2,7 +2,9 @@
 
 1. Measure a signature with the bundled kernels through the measure module's own pieces (a
    custom mode: MAPS load and store, stride 1, one thread pinned to CPU 0, working sets in
-   powers of 4 from 4 KiB to 4x the last-level cache; PEAK poly5 for the flop rates).
+   powers of 2 from 4 KiB to 4x the last-level cache; PEAK poly5 for the flop rates, and
+   add_chain and fma_chain for the latency of one dependent add or FMA, which bounds the
+   reductions).
 2. Run the held-out kernels of benchmarks/heldout.c (DAXPY, DOT, a sum reduction and a
    strided update, at L1, L2, L3 and DRAM sizes that fall between the MAPS points), compiled
    with the same compiler and flags as the kernels and run by the same kernel runner.
@@ -39,10 +41,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KiB, MiB = 1024, 1024 ** 2
-#: Held-out working sets [B]: between the MAPS points (powers of 4), one per memory level of a
+#: Held-out working sets [B]: between the MAPS points (powers of 2), one per memory level of a
 #: machine with 32-64 KiB L1, 0.5-2 MiB L2 and 16-32+ MiB L3.
 SIZES = {"L1": 24 * KiB, "L2": 384 * KiB, "L3": 6 * MiB, "DRAM": 96 * MiB}
 OPS = ("daxpy", "dot", "sum", "strided")
+#: Partial sums of heldout.c's dot and sum (its LANES).
+HELDOUT_LANES = 16
 
 
 def compile_heldout(compiler) -> Path:
@@ -80,15 +84,16 @@ def workload_text(op: str, elements: int, ws: int, in_place: bool = True) -> str
     """The held-out kernel as a workload (counted from its loop in heldout.c); ``in_place``
     marks the stores of DAXPY and the strided update as in place (to lines just loaded)."""
     n = elements
+    chained = 0  # adds into the 16 partial sums of heldout.c's reductions
     if op == "daxpy":  # y = y + s x: 2 loads + 1 store + 2 flop per element
         mem = [("load", 2 * n, "8 B"), ("store", n, "8 B")]
         flops = 2 * n
-    elif op == "dot":  # acc += x y: 2 loads + 2 flop
+    elif op == "dot":  # acc[j] += x y: 2 loads + 2 flop, the add chained (-std=c99: no FMA)
         mem = [("load", 2 * n, "8 B")]
-        flops = 2 * n
-    elif op == "sum":  # acc += x: 1 load + 1 flop
+        flops, chained = 2 * n, n
+    elif op == "sum":  # acc[j] += x: 1 load + 1 flop, chained
         mem = [("load", n, "8 B")]
-        flops = n
+        flops, chained = n, n
     else:  # strided: one double per 64-byte line, read and written back: whole lines move
         mem = [("load", n // 8, "64 B"), ("store", n // 8, "64 B")]
         flops = 2 * (n // 8)
@@ -99,6 +104,8 @@ def workload_text(op: str, elements: int, ws: int, in_place: bool = True) -> str
         if kind == "store" and in_place:
             lines.append("in_place = true")
     lines += ["[phases.flops]", f"add_multiply = {flops}"]
+    if chained:
+        lines += [f"chained_adds = {chained}", f"chains = {HELDOUT_LANES}"]
     return "\n".join(lines) + "\n"
 
 
@@ -150,7 +157,8 @@ def main(argv=None) -> int:
                                              "--sizes", ",".join(map(str, sizes))],
                          kernel="maps", timeout=900)
         collect(out, reps, meta, "maps")
-        out = run_kernel(peak_bin, common + ["--ops", "poly5"], kernel="peak", timeout=900)
+        out = run_kernel(peak_bin, common + ["--ops", "poly5,add_chain,fma_chain"], kernel="peak",
+                         timeout=900)
         collect(out, reps, meta, "peak")
         out = run_kernel(held_bin, common + ["--ops", ",".join(OPS), "--sizes",
                                              ",".join(map(str, held_sizes))],
@@ -201,7 +209,7 @@ def main(argv=None) -> int:
           f"{args.rounds} rounds x {args.reps} reps, min-time {args.min_time} s, "
           f"pinned to CPU {args.cpu}; measured in {elapsed:.0f} s")
     print(f"signature: MAPS load/store/copy/triad stride1 at {len(sizes)} sizes "
-          f"({sizes[0] // KiB} KiB .. {sizes[-1] // MiB} MiB), PEAK poly5")
+          f"({sizes[0] // KiB} KiB .. {sizes[-1] // MiB} MiB), PEAK poly5, add_chain, fma_chain")
     summary = {}
     for stat in ("best", "median"):
         sel = [r for r in rows if r["stat"] == stat]

@@ -32,14 +32,6 @@
 #include <sched.h>
 #endif
 
-/* 256-bit vectors on x86-64, as likwid-bench's *_avx kernels use (our accuracy peer): on
-   AMD Zen 4, GCC's default 512-bit loads reached about 12 % less DRAM load bandwidth than
-   the same loop with 256-bit loads (benchmarks/likwid_compare.py).  Clang keeps its own
-   default (256-bit on most x86 targets). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC target("prefer-vector-width=256")
-#endif
-
 enum { OP_LOAD, OP_STORE, OP_COPY, OP_TRIAD };
 enum { PAT_STRIDE1, PAT_RANDOM };
 static const char *const OP_NAMES[] = {"load", "store", "copy", "triad", NULL};

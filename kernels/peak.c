@@ -6,18 +6,28 @@
  *   daxpy     y[i] = y[i] + s * x[i]                       2 flops (24 B moved)
  *   dot       sum += x[i] * y[i]                           2 flops (16 B moved)
  *   poly5     y[i] = c0 + x(c1 + x(c2 + x(c3 + x(c4 + x c5))))   10 flops (Horner)
+ *   add_chain a = a + s, loop_length times: one chain of dependent adds   1 flop per step
+ *   fma_chain a = fma(a, m, s), loop_length times: dependent FMAs        2 flops per step
+ * The two chain loops are not in the PEAK table.  They measure the latency of one
+ * floating-point add and one FMA (the rate of a single dependency chain is 1 / latency), which
+ * bounds a reduction: n adds into k partial sums take at least n / k add latencies however
+ * wide the vectors are (pinchpoint.convolve).  They touch no memory.
  * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
- * Usage: peak [--ops division,daxpy,dot,poly5] [--lengths 1024,...] [--reps N]
- *             [--min-time S] [--max-seconds S]
+ * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain] [--lengths 1024,...]
+ *             [--reps N] [--min-time S] [--max-seconds S]
+
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
-enum { P_DIV, P_DAXPY, P_DOT, P_POLY };
-static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", NULL};
-static const int OP_FLOPS[] = {1, 2, 2, 10};
+#include <math.h>
+
+enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN };
+static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", "add_chain",
+                                       "fma_chain", NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2};
 #define LANES 16
 
 typedef struct {
@@ -36,10 +46,18 @@ static double body(void *p, long iters)
     size_t i, n = c->n;
     long it;
     int j;
+    const double m = 1.0 / s; /* just below 1: the FMA chain converges, no overflow */
     double acc[LANES], r = 0.0;
     for (j = 0; j < LANES; j++) acc[j] = 0.0;
     for (it = 0; it < iters; it++) {
         switch (c->op) {
+        case P_ADDCHAIN:
+            /* without -ffast-math the compiler may not reassociate: one chain, n latencies */
+            for (i = 0; i < n; i++) acc[0] = acc[0] + 1e-9 * s;
+            break;
+        case P_FMACHAIN:
+            for (i = 0; i < n; i++) acc[0] = fma(acc[0], m, 1e-9);
+            break;
         case P_DIV:
             for (i = 0; i < n; i++) y[i] = s / x[i];
             break;
@@ -67,9 +85,9 @@ static double body(void *p, long iters)
 int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.01};
-    int ops[PP_MAX_LIST] = {P_DIV, P_DAXPY, P_DOT, P_POLY};
+    int ops[PP_MAX_LIST] = {P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN};
     long long lens[PP_MAX_LIST] = {1024, 4096, 16384, 65536, 262144, 524288, 1048576, 4194304};
-    int nops = 4, nlens = 8, i, k, l, r;
+    int nops = 6, nlens = 8, i, k, l, r;
     long long maxlen = 0;
     double reps[PP_MAX_REPS];
     ctx_t c;

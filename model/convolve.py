@@ -20,7 +20,17 @@ Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
   bandwidth comes from PEAK (no MAPS) in-place stores are priced serially like other stores;
 - floating point  T_fp = flops / PEAK rate (division -> PEAK "division"; add/multiply and FMA
   -> PEAK "poly5", whose Horner steps are multiply-add pairs), at the workload's loop length
-  (interpolated in log loop length) or, without one, the best rate over all loop lengths;
+  (interpolated in log loop length) or, without one, the best rate over all loop lengths.
+  Reductions add a latency bound: flops that accumulate into ``chains`` partial sums wait for
+  each other, so T_fp = max(T_throughput, chained adds / chains x add latency + chained FMA
+  flops / chains / (2 flop per FMA latency)), the latencies from PEAK's add_chain and fma_chain
+  loops (one dependent chain each).  The bound does not depend on the vector width: 16 partial
+  sums in four 4-wide registers are four chains of 4-element steps, the same n / 16 latencies.
+  Our addition to PMaC, whose PEAK rates are throughputs.  On the EPYC (Zen 4) VM this was
+  written on, add_chain measured 1.23e9 adds/s (0.81 ns, 3 cycles), so a sum into 16 partial
+  sums takes at least 1 / (16 x 1.23e9) = 51 ps per element: 158 GB/s of loads, below MAPS's
+  L1 load rate.  The held-out sum at 24 KiB ran at 155 GB/s; priced by the loads alone it was
+  under-predicted by 27 %, with the chains by 2 % (benchmarks/predict_validation.py);
 - communication  T_comm = count x (latency + size / bandwidth) from MAPS-PING ("ping-pong") or
   EFF-BW ("exchange"); where the signature measured several message sizes the one-way time is
   interpolated piecewise linearly in the size instead;
@@ -74,6 +84,8 @@ PEAK_BYTES_PER_FLOP = {"daxpy": 24 / 2, "dot": 16 / 2}
 PEAK_FOR_OP = {"load": "dot", "store": "daxpy", "copy": "daxpy", "triad": "daxpy"}
 #: PEAK loop that prices each flop kind.
 PEAK_FOR_FLOP = {"division": "division", "add_multiply": "poly5", "fma": "poly5"}
+#: PEAK loop that measures the latency of each kind of chained flop (one dependency chain).
+PEAK_FOR_CHAIN = {"chained_adds": "add_chain", "chained_fma": "fma_chain"}
 #: Preferred values when a signature's points differ in a parameter the workload did not fix.
 PREFERRED = {"placement": ("on_node", "on_node_close", "off_node"),
              "transport": ("mpi", "pipe", "tcp"), "mapping": ("simple", "cross"),
@@ -347,6 +359,20 @@ class SignatureRates:
         ll = self._range(loop_length, xs[0], xs[-1], "loop length", key)
         return float(log_interp(ll, xs, ys))
 
+    def chain_rate(self, chained: str, key: str) -> float | None:
+        """Flop rate [flop/s] of one dependency chain of ``chained`` flops: 1 / latency (PEAK
+        add_chain or fma_chain, the best over its loop lengths, which do not matter to it).
+        None, with a note, when the signature lacks the loop (the published PEAK tables do):
+        the latency bound is then left out rather than the prediction refused."""
+        loop = PEAK_FOR_CHAIN[chained]
+        pts = self.signature.points("peak", op=loop) if "peak" in self.signature.kernels else []
+        if not pts:
+            self._note(f"{key}: signature {self.signature.name!r} has no PEAK {loop} (the latency "
+                       f"of one dependency chain), so the latency bound of {chained} is left out "
+                       f"(pinchpoint measure --only peak measures it)")
+            return None
+        return max(self._value(p.result, "rate") for p in pts)
+
     # -- messages
     def one_way_time(self, msg: Messages, key: str) -> float:
         """Time [s] of one message of ``msg.size_bytes``."""
@@ -480,6 +506,19 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
             rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}")
             t["fp"] += n / rate
             detail["fp"].append(f"{kind} at {rate / 1e6:.4g} Mflop/s")
+    latency_bound = 0.0
+    for chained in PEAK_FOR_CHAIN:
+        n = getattr(f, chained) * rep
+        if n > 0:
+            rate = rates.chain_rate(chained, f"{key}.flops.{chained}")
+            if rate is None:
+                continue
+            latency_bound += n / f.chains / rate
+            detail["fp"].append(f"{chained} in {f.chains} chains at {rate / 1e6:.4g} Mflop/s "
+                                f"per chain")
+    if latency_bound > t["fp"]:
+        t["fp"] = latency_bound
+        detail["fp"].append("latency-bound: the chains take longer than the throughput")
     for i, msg in enumerate(phase.messages):
         n = msg.count * rep
         if n > 0:

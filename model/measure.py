@@ -204,7 +204,7 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     cc : str, optional
         Compiler command (default: $CC, else ``cc``).
     flags : sequence of str, optional
-        Optimisation flags (default: -O3 -march=native).
+        Optimisation flags (default: kernel_runner.DEFAULT_FLAGS).
     progress : bool
         Show a tqdm progress bar on stderr.
     io_dir : str, optional

@@ -38,6 +38,11 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # loops only: at long loops PEAK's rates include the
                                          # memory traffic, which T_mem already counts);
                                          # default: the best PEAK rate over all lengths
+    chained_adds = 0                     # optional: how many of the add_multiply flops are
+                                         # adds into partial sums (a reduction such as s += x[i])
+    chained_fma = 0                      # optional: the same for fma flops (2 flop per FMA)
+    chains = 16                          # the number of partial sums: independent dependency
+                                         # chains, each add waiting for the one before it
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -78,6 +83,8 @@ SCHEMA_VERSION = 1
 PATTERNS = ("stride1", "random")
 MEMORY_OPS = ("load", "store", "copy", "triad")
 FLOP_KINDS = ("division", "add_multiply", "fma")
+#: Chained flops (accumulations into partial sums) -> the flop kind they are a part of.
+CHAINED = {"chained_adds": "add_multiply", "chained_fma": "fma"}
 MESSAGE_PATTERNS = ("ping-pong", "exchange")
 IO_TESTS = ("seq_read", "seq_write", "random_read", "rewrite", "backward_read", "backward_write")
 LEVEL_NAMES = ("L1", "L2", "L3", "L4", "memory")
@@ -122,12 +129,21 @@ class MemoryOps:
 
 @dataclass(frozen=True)
 class Flops:
-    """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None)."""
+    """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None).
+
+    ``chained_adds`` of the ``add_multiply`` flops and ``chained_fma`` of the ``fma`` flops
+    accumulate into ``chains`` partial sums: each waits for the one before it in its chain, so
+    they take at least (chained / chains) latencies however many units the core has
+    (:mod:`pinchpoint.convolve`).  ``chains`` is None when nothing is chained.
+    """
 
     division: float = 0.0
     add_multiply: float = 0.0
     fma: float = 0.0
     loop_length: float | None = None
+    chained_adds: float = 0.0
+    chained_fma: float = 0.0
+    chains: int | None = None
 
     @property
     def total(self) -> float:
@@ -135,11 +151,14 @@ class Flops:
 
     def scaled(self, factor: float) -> "Flops":
         return replace(self, division=self.division * factor,
-                       add_multiply=self.add_multiply * factor, fma=self.fma * factor)
+                       add_multiply=self.add_multiply * factor, fma=self.fma * factor,
+                       chained_adds=self.chained_adds * factor,
+                       chained_fma=self.chained_fma * factor)
 
     def to_dict(self) -> dict:
         return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
-                "loop_length": self.loop_length}
+                "loop_length": self.loop_length, "chained_adds": self.chained_adds,
+                "chained_fma": self.chained_fma, "chains": self.chains}
 
 
 @dataclass(frozen=True)
@@ -332,14 +351,26 @@ def _memory(ctx: _Ctx, d, key) -> MemoryOps:
 
 
 def _flops(ctx: _Ctx, d, key) -> Flops:
-    ctx.table(d, key, FLOP_KINDS + ("loop_length",))
-    vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS}
+    ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains") + tuple(CHAINED))
+    vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
         ll = ctx.count(d["loop_length"], f"{key}.loop_length", integer=True)
         if ll < 1:
             raise ctx.err(f"{key}.loop_length", "must be at least 1")
-    return Flops(loop_length=ll, **vals)
+    for chained, kind in CHAINED.items():
+        if vals[chained] > vals[kind]:
+            raise ctx.err(f"{key}.{chained}", f"{vals[chained]:g} is more than the {vals[kind]:g} "
+                                              f"{kind} flops it is a part of")
+    chains = None
+    if "chains" in d:
+        chains = int(ctx.count(d["chains"], f"{key}.chains", integer=True))
+        if chains < 1:
+            raise ctx.err(f"{key}.chains", "must be at least 1 (the number of partial sums)")
+    elif vals["chained_adds"] or vals["chained_fma"]:
+        raise ctx.err(f"{key}.chains", "is missing: chained flops need the number of partial "
+                                       "sums they accumulate into")
+    return Flops(loop_length=ll, chains=chains, **vals)
 
 
 def _messages(ctx: _Ctx, d, key) -> Messages:

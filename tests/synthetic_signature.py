@@ -32,6 +32,9 @@ def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
                       ("daxpy", (8e9, 1e9)), ("dot", (1e10, 2e9))):
         for ll, rate in zip((1024, 4194304), rates):
             peak.append({"op": op, "loop_length": ll, "result": result("flop/s", rate * speed, spread)})
+    # one dependency chain: an add every 1 ns, an FMA (2 flop) every 2 ns
+    for op, rate in (("add_chain", 1e9), ("fma_chain", 1e9)):
+        peak.append({"op": op, "loop_length": 1024, "result": result("flop/s", rate * speed, spread)})
     ping = []
     for size, lat in ((1, 1e-5), (1024, 1.2e-5), (1048576, 5e-4)):
         ping.append({"transport": "tcp", "metric": "latency", "message_bytes": size,

@@ -52,6 +52,17 @@ def test_peak_loops_slow_down_out_of_cache(quick_signature):
         assert short > long, op
 
 
+def test_chain_loops_measure_a_latency(quick_signature):
+    # One dependent add or FMA at a time: between 0.1 ns and 20 ns each (1 to 60 cycles at
+    # 0.5-5 GHz), and well below the throughput of independent Horner steps (poly5).
+    poly5 = quick_signature.value("peak", op="poly5", loop_length=1024)
+    for op, flops_per_step in (("add_chain", 1), ("fma_chain", 2)):
+        rate = quick_signature.value("peak", op=op, loop_length=1024)
+        latency = flops_per_step / rate
+        assert 1e-10 < latency < 2e-8, (op, latency)
+        assert rate < poly5, (op, rate, poly5)
+
+
 def test_random_slower_than_stride1_beyond_llc(quick_signature, host_caches):
     llc = host_caches[max(host_caches)]
     beyond = [p for p in quick_signature.points("maps", op="load", pattern="random", threads=1)

@@ -70,6 +70,40 @@ def test_flops_peak_rates(sig):
     assert p.seconds("fp") == pytest.approx(1.5)  # poly5 at 1024: 10 Gflop/s
 
 
+def test_chained_adds_are_latency_bound(sig):
+    # 1e10 adds, poly5's best 10 Gflop/s: 1 s of throughput; in 4 chains of 2.5e9 adds at
+    # 1 ns each (add_chain 1 Gflop/s): 2.5 s
+    p = convolve(sig, wl("[phases.flops]\nadd_multiply = 1e10\nchained_adds = 1e10\nchains = 4\n"))
+    assert p.seconds("fp") == pytest.approx(2.5)
+    fp = next(r for r in p.phases[0].resources if r.name == "fp")
+    assert "latency-bound" in fp.detail and "4 chains" in fp.detail
+    # 40 chains: 0.25 s of latency, so the throughput (1 s) binds
+    p = convolve(sig, wl("[phases.flops]\nadd_multiply = 1e10\nchained_adds = 1e10\nchains = 40\n"))
+    assert p.seconds("fp") == pytest.approx(1.0)
+    # FMA: 2e9 flop = 1e9 FMAs in 2 chains, 2 ns per FMA: 1 s; plus 1e9 chained adds / 2: 0.5 s
+    p = convolve(sig, wl("[phases.flops]\nfma = 2e9\nchained_fma = 2e9\nadd_multiply = 1e9\n"
+                         "chained_adds = 1e9\nchains = 2\n"))
+    assert p.seconds("fp") == pytest.approx(1.5)
+
+
+def test_bundled_one_accumulator_sum_is_latency_bound(sig):
+    from pinchpoint.workload import load_workload
+    p = convolve(sig, load_workload("sum-one-accumulator"))
+    # 2048 dependent adds at 1 ns (synthetic add_chain) vs 16 KiB of loads at 4 KiB-32 KiB rates
+    assert p.seconds("fp") == pytest.approx(2048e-9)
+    assert p.binding == "fp" and p.seconds("memory") < 2048e-9 / 10
+
+
+def test_chained_flops_without_the_chain_loops_are_noted():
+    # the published POWER4 PEAK tables have no chain loops: throughput only, and a note says so
+    sig = load_bundled("p690")
+    chained = convolve(sig, wl("[phases.flops]\nadd_multiply = 8e9\nchained_adds = 8e9\nchains = 2\n"))
+    plain = convolve(sig, wl("[phases.flops]\nadd_multiply = 8e9\n"))
+    assert chained.seconds("fp") == plain.seconds("fp") > 0
+    assert any("phases[0].flops.chained_adds" in n and "no PEAK add_chain" in n for n in chained.notes)
+    assert not plain.notes
+
+
 def test_range_shares_and_binding(sig):
     p = convolve(sig, wl(mem("20 GB", "4 MiB") + "[phases.flops]\ndivision = 2e9\n"))
     assert p.low_s == pytest.approx(2.0) and p.high_s == pytest.approx(3.0)

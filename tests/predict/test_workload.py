@@ -74,6 +74,10 @@ def test_daxpy_counts():
     (BASE + "[[phases.messages]]\ncount = 1\nsize = '8 B'\npattern = 'broadcast'\n", "phases[0].messages[0].pattern", "not one of"),
     (BASE + "[[phases.network]]\nbytes = '1 GB'\nmemory_passes = -2\n", "phases[0].network[0].memory_passes", "negative"),
     (BASE + "[phases.flops]\nloop_length = 10.5\n", "phases[0].flops.loop_length", "whole number"),
+    (BASE + "[phases.flops]\nadd_multiply = 4\nchained_adds = 8\nchains = 2\n", "phases[0].flops.chained_adds", "more than the 4 add_multiply"),
+    (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\n", "phases[0].flops.chains", "missing"),
+    (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\nchains = 0\n", "phases[0].flops.chains", "at least 1"),
+    (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\nchains = 2.5\n", "phases[0].flops.chains", "whole number"),
 ])
 def test_validation_rules(text, key, words):
     with pytest.raises(WorkloadError) as exc:

@@ -36,6 +36,9 @@ def phases(draw):
         ph["memory"] = mem
     if draw(st.booleans()):
         ph["flops"] = {"division": draw(counts), "fma": draw(counts)}
+        if draw(st.booleans()):  # a reduction: some of the FMA flops in a few partial sums
+            ph["flops"]["chained_fma"] = ph["flops"]["fma"] * draw(st.floats(0, 1))
+            ph["flops"]["chains"] = draw(st.integers(1, 64))
         if draw(st.booleans()):
             ph["flops"]["loop_length"] = draw(st.integers(1024, 4194304))
     if draw(st.booleans()):
@@ -101,3 +104,18 @@ def test_range_and_shares(doc):
     if total > 0:
         assert math.isclose(sum(r.share for r in p.resources), 1.0, rel_tol=1e-9)
         assert p.binding == max(p.resources, key=lambda r: r.seconds).name
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1, 1e12), st.floats(0, 1), st.integers(1, 64), st.integers(1, 64))
+def test_fewer_partial_sums_never_predict_less_time(adds, chained_share, k1, k2):
+    """A reduction into fewer partial sums has longer dependency chains; and the latency bound
+    only ever adds to the throughput time."""
+    def fp(chains):
+        doc = {"schema": 1, "phases": [{"flops": {"add_multiply": adds, "chained_adds": adds * chained_share,
+                                                  "chains": chains}}]}
+        return convolve(BASE, workload_from_dict(doc)).seconds("fp")
+    few, many = min(k1, k2), max(k1, k2)
+    assert _close_or_above(fp(few), fp(many))
+    plain = convolve(BASE, workload_from_dict({"schema": 1, "phases": [{"flops": {"add_multiply": adds}}]}))
+    assert _close_or_above(fp(many), plain.seconds("fp"))
