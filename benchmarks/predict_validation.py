@@ -22,7 +22,7 @@ the stable statistic on a shared machine; the median-based table is printed too.
 
 Usage::
 
-    python3 benchmarks/predict_validation.py [--rounds 10] [--reps 11] [--min-time 0.002]
+    python3 benchmarks/predict_validation.py [--rounds 30] [--reps 11] [--min-time 0.002]
                                              [--json out.json]
 
 Goal (issue 8): median absolute error under 10 %, none over 25 %.
@@ -111,7 +111,7 @@ def workload_text(op: str, elements: int, ws: int, in_place: bool = True) -> str
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--min-time", type=float, default=0.002)
     ap.add_argument("--cpu", type=int, default=0, help="pin everything to this CPU (default 0)")

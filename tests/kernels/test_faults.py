@@ -72,6 +72,7 @@ def test_unknown_kernel_argument_rejected(binaries):
     ("iobench", ["--file-bytes", "0"]),
     ("iobench", ["--buffer-bytes", "-4096"]),
     ("maps", ["--reps", "0"]),
+    ("maps", ["--trials", "0"]),
     ("peak", ["--max-seconds", "-1"]),
 ])
 def test_zero_or_negative_sizes_rejected(binaries, kernel, args):

@@ -79,6 +79,21 @@ def test_plan_only_and_modes():
         make_plan("medium", llc_bytes=MiB, cpus=2)
     full = make_plan("full", llc_bytes=MiB, cpus=4, mpi=False)
     assert any("--threads" in j.args and "2,3,4" in j.args for j in full.jobs)
+    # full mode: every maps repetition is the best of 10 short calls; quick mode: one call
+    maps_full = [j.args for j in full.jobs if j.kernel == "maps"]
+    assert maps_full and all(a[a.index("--trials") + 1] == "10" for a in maps_full)
+    quick = make_plan("quick", ("maps",), llc_bytes=MiB, cpus=2, mpi=False)
+    assert all("--trials" not in j.args for j in quick.jobs)
+
+
+@pytest.mark.slow
+def test_maps_trials_are_recorded(binaries):
+    from pinchpoint.kernel_runner import run_kernel
+    out = run_kernel(binaries["maps"], ["--sizes", "16K", "--reps", "3", "--trials", "4",
+                                        "--min-time", "0.001"], kernel="maps", timeout=60)
+    (point,) = out.points
+    assert point["params"]["trials"] == 4 and len(point["repetitions"]) == 3
+    assert all(r > 0 for r in point["repetitions"])
 
 
 def test_source_hash_covers_headers():
