@@ -18,7 +18,7 @@ add latency (peak add_chain) holds at 3.6 GHz +-1 % while L1 load bandwidth wand
 155 and 210 GB/s over seconds, so one long sample measures the neighbours as much as the core.
 With ``--trials T`` (default 40) each of our repetitions is the fastest of T calls of
 ``--min-time`` (``maps --trials``; STREAM also reports the best of its trials), and likwid-bench
-is compared like for like: it runs T times in all (T / rounds per round, each run a separate
+is compared like for like: it runs T times in all (spread over the rounds, each run a separate
 process, as it has no repeat option) and its fastest run is its figure.  Its T runs are spread
 over the whole comparison, ours come in bursts, which favours likwid.  ``--trials 1`` gives
 the plain figures: every call is a sample, and both sides report their median.
@@ -46,8 +46,8 @@ from pinchpoint.hostinfo import data_cache_sizes, host_info
 from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel
 
 OPS = {"load": "load_avx", "copy": "copy_avx", "triad": "triad_avx"}
-#: Extra, informational rows: our triad loop is compiled with FMA where -march=native has it,
-#: likwid's triad_avx uses a separate multiply and add; triad_avx_fma is the like-for-like peer.
+#: Extra, informational rows against likwid's FMA triad (ours is a separate multiply and add,
+#: as the kernels build with -ffp-contract=off, like triad_avx).
 EXTRA = {"triad": "triad_avx_fma"}
 
 
@@ -114,9 +114,10 @@ def main(argv=None) -> int:
             theirs, mine = [], []
             _, t1, it1 = likwid(test, size)  # 1 s, also likwid's warm-up
             iters = max(1, round(it1 * args.min_time / t1))
-            per_round = -(-args.trials // args.rounds)
-            for _ in range(args.rounds):
-                theirs += [likwid(test, size, iters)[0] for _ in range(per_round)]
+            for r in range(args.rounds):  # T likwid runs in all, spread over the rounds
+                runs = 1 if args.trials == 1 else \
+                    args.trials // args.rounds + (r < args.trials % args.rounds)
+                theirs += [likwid(test, size, iters)[0] for _ in range(runs)]
                 mine.extend(ours(binary, op, size, args.reps, args.trials, args.min_time))
             lk = statistics.median(theirs) if args.trials == 1 else max(theirs)
             med = statistics.median(mine)

@@ -400,7 +400,12 @@ int main(int argc, char **argv)
         else if (strcmp(arg, "--pin") == 0)
             pin = (int)pp_parse_double(arg, pp_need_value(argc, argv, &i), 0, 65535);
         else if (strcmp(arg, "--trials") == 0)
-            trials = (int)pp_parse_double(arg, pp_need_value(argc, argv, &i), 1, 1000);
+        {
+            double t = pp_parse_double(arg, pp_need_value(argc, argv, &i), 1, 1000);
+            if (t != (int)t)
+                pp_die("--trials: %g is not a whole number", t);
+            trials = (int)t;
+        }
         else
             pp_die("unknown argument '%s'", arg);
     }

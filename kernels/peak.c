@@ -6,18 +6,19 @@
  *   daxpy     y[i] = y[i] + s * x[i]                       2 flops (24 B moved)
  *   dot       sum += x[i] * y[i]                           2 flops (16 B moved)
  *   poly5     y[i] = c0 + x(c1 + x(c2 + x(c3 + x(c4 + x c5))))   10 flops (Horner)
- *   add_chain a = a + s, loop_length times: one chain of dependent adds   1 flop per step
- *   fma_chain a = fma(a, m, s), loop_length times: dependent FMAs        2 flops per step
+ *   add_chain a = a + c, loop_length times: one chain of dependent adds   1 flop per step
+ *   fma_chain a = fma(x, m, a), loop_length times: dependent FMAs        2 flops per step
  * The two chain loops are not in the PEAK table.  They measure the latency of one
  * floating-point add and one FMA (the rate of a single dependency chain is 1 / latency), which
  * bounds a reduction: n adds into k partial sums take at least n / k add latencies however
- * wide the vectors are (pinchpoint.convolve).  They touch no memory.
+ * wide the vectors are (pinchpoint.convolve).  They touch no memory.  The FMA chain runs
+ * through the addend, as a reduction s = fma(x, y, s) does; it is skipped where the target has
+ * no hardware FMA (FP_FAST_FMA undefined), since fma() is then a library call.
  * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
  * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain] [--lengths 1024,...]
  *             [--reps N] [--min-time S] [--max-seconds S]
-
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
@@ -46,17 +47,17 @@ static double body(void *p, long iters)
     size_t i, n = c->n;
     long it;
     int j;
-    const double m = 1.0 / s; /* just below 1: the FMA chain converges, no overflow */
+    const double step = 1e-9 * s; /* outside the loop: a + 1e-9 * s would contract to an FMA */
     double acc[LANES], r = 0.0;
     for (j = 0; j < LANES; j++) acc[j] = 0.0;
     for (it = 0; it < iters; it++) {
         switch (c->op) {
         case P_ADDCHAIN:
             /* without -ffast-math the compiler may not reassociate: one chain, n latencies */
-            for (i = 0; i < n; i++) acc[0] = acc[0] + 1e-9 * s;
+            for (i = 0; i < n; i++) acc[0] = acc[0] + step;
             break;
         case P_FMACHAIN:
-            for (i = 0; i < n; i++) acc[0] = fma(acc[0], m, 1e-9);
+            for (i = 0; i < n; i++) acc[0] = fma(step, s, acc[0]);
             break;
         case P_DIV:
             for (i = 0; i < n; i++) y[i] = s / x[i];
@@ -113,6 +114,9 @@ int main(int argc, char **argv)
         for (l = 0; l < nlens; l++) {
             long iters;
             if (pp_out_of_time()) { pp_emit_status(1); return 0; }
+#ifndef FP_FAST_FMA
+            if (ops[k] == P_FMACHAIN) continue; /* no hardware FMA: nothing to measure */
+#endif
             c.op = ops[k];
             c.n = (size_t)lens[l];
             iters = pp_calibrate(body, &c, o.min_time);

@@ -371,7 +371,10 @@ class SignatureRates:
                        f"of one dependency chain), so the latency bound of {chained} is left out "
                        f"(pinchpoint measure --only peak measures it)")
             return None
-        return max(self._value(p.result, "rate") for p in pts)
+        rate = max(self._value(p.result, "rate") for p in pts)
+        if rate <= 0:
+            raise SignatureError(f"PEAK {loop}: the rate is zero", key="kernels.peak")
+        return rate
 
     # -- messages
     def one_way_time(self, msg: Messages, key: str) -> float:

@@ -8,6 +8,7 @@ argument lists, never shell strings; their stdout is JSON lines (see kernels/com
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,14 +32,18 @@ KERNELS = ("maps", "stream", "peak", "ping", "effbw", "iobench", "netstream")
 #: MPI variants, built with mpicc and started with mpirun when both exist.
 MPI_KERNELS = ("ping_mpi", "effbw_mpi")
 
-#: Optimisation flags unless the user gives others.  On x86-64 the vectors are capped at 256
-#: bits, the width of likwid-bench's *_avx kernels (our accuracy peer): on the AMD Zen 4 VM this
-#: was written on, GCC 12's 512-bit code for -march=native streamed 12-30 % less from DRAM than
-#: the same loops with 256-bit vectors (benchmarks/likwid_compare.py, and heldout.c's sum at
-#: 96 MiB: 25 vs 29 GB/s).  A signature records the flags, and it predicts code compiled alike.
-DEFAULT_FLAGS = ("-O3", "-march=native") + (
-    ("-mprefer-vector-width=256",) if platform.machine().lower() in ("x86_64", "amd64") else ())
-_BASE_FLAGS = ("-std=c99",)
+#: Optimisation flags unless the user gives others.
+DEFAULT_FLAGS = ("-O3", "-march=native")
+#: Added to DEFAULT_FLAGS on x86-64 where the compiler accepts it (GCC >= 8, clang >= 7): vectors
+#: capped at 256 bits, the width of likwid-bench's *_avx kernels (our accuracy peer).  On the AMD
+#: Zen 4 VM this was written on, GCC 12's 512-bit code for -march=native streamed 12-30 % less
+#: from DRAM than the same loops with 256-bit vectors (benchmarks/likwid_compare.py, and
+#: heldout.c's sum at 96 MiB: 25 vs 29 GB/s).  A signature records the flags: it predicts code
+#: compiled alike.
+X86_VECTOR_FLAG = "-mprefer-vector-width=256"
+#: Always: ISO C, and no contraction of a * b + c into an FMA, so that GCC and clang (which
+#: contracts by default) build the same arithmetic.
+_BASE_FLAGS = ("-std=c99", "-ffp-contract=off")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 _LDFLAGS = re.compile(r"pinchpoint-ldflags:\s*(.*)$", re.M)
 _COMPILER = re.compile(r"pinchpoint-compiler:\s*(\S+)", re.M)
@@ -118,8 +123,27 @@ def find_compiler(cc: str | None = None, flags=None) -> Compiler:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise CompileError(f"C compiler {cmd[0]!r} does not run: {exc}") from None
     version = (out.stdout or out.stderr).strip().splitlines()
-    flags = tuple(DEFAULT_FLAGS if flags is None else flags)
+    flags = tuple(default_flags(tuple(cmd)) if flags is None else flags)
     return Compiler(tuple(cmd), version[0] if version else "unknown", flags)
+
+
+def default_flags(cmd: tuple[str, ...], machine: str | None = None) -> tuple[str, ...]:
+    """DEFAULT_FLAGS, plus X86_VECTOR_FLAG on x86-64 when the compiler accepts it."""
+    machine = (machine or platform.machine()).lower()
+    if machine in ("x86_64", "amd64") and _accepts(cmd, X86_VECTOR_FLAG):
+        return DEFAULT_FLAGS + (X86_VECTOR_FLAG,)
+    return DEFAULT_FLAGS
+
+
+@functools.lru_cache(maxsize=None)
+def _accepts(cmd: tuple[str, ...], flag: str) -> bool:
+    """Whether the compiler takes ``flag`` (it checks a one-line program's syntax)."""
+    try:
+        r = subprocess.run([*cmd, flag, "-fsyntax-only", "-x", "c", "-"], input="int x;\n",
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
 
 
 def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:

@@ -3,7 +3,7 @@
 
 Two plans: ``quick`` (the whole suite in well under a minute on a 2-core machine: fewer sizes,
 5 repetitions of at least 5 ms) and ``full`` (every size step, 11 repetitions of at least
-50 ms, all thread and process counts).  Sizes follow the host: the MAPS sweep runs from 4 KiB
+50 ms, MAPS's each the fastest of 10 calls of 5 ms, all thread and process counts).  Sizes follow the host: the MAPS sweep runs from 4 KiB
 to 4x the last-level cache (PMaC MAPS, Snavely et al. SC2002), STREAM arrays are at least 4x
 the last-level cache each (McCalpin's rule), PEAK uses the loop lengths of the PMaC PEAK table
 (Chen and Ebbers, IBM Redpaper, Table 5).
@@ -209,7 +209,7 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     cc : str, optional
         Compiler command (default: $CC, else ``cc``).
     flags : sequence of str, optional
-        Optimisation flags (default: kernel_runner.DEFAULT_FLAGS).
+        Optimisation flags (default: kernel_runner.default_flags).
     progress : bool
         Show a tqdm progress bar on stderr.
     io_dir : str, optional
@@ -264,7 +264,8 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
                 bar.update()
     host = dict(host)
     host["run"] = {"mode": mode, "pinchpoint_version": __version__,
-                   "maps_trials": 1 if mode == "quick" else FULL_MAPS_TRIALS,
+                   **({"maps_trials": 1 if mode == "quick" else FULL_MAPS_TRIALS}
+                      if "maps" in points else {}),
                    "truncated": truncated, "skipped": skipped}
     kernels = {k: KernelRun(source_sha256(k), tuple(points[k])) for k in plan.kernels
                if k in points}

@@ -132,9 +132,10 @@ class Flops:
     """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None).
 
     ``chained_adds`` of the ``add_multiply`` flops and ``chained_fma`` of the ``fma`` flops
-    accumulate into ``chains`` partial sums: each waits for the one before it in its chain, so
-    they take at least (chained / chains) latencies however many units the core has
-    (:mod:`pinchpoint.convolve`).  ``chains`` is None when nothing is chained.
+    (2 flop per FMA) accumulate into ``chains`` partial sums: each waits for the one before it
+    in its chain, so they take at least chained_adds / chains add latencies plus
+    chained_fma / 2 / chains FMA latencies, however many units the core has
+    (:mod:`pinchpoint.convolve`).  ``chains`` may be None only when nothing is chained.
     """
 
     division: float = 0.0
@@ -148,6 +149,11 @@ class Flops:
     @property
     def total(self) -> float:
         return self.division + self.add_multiply + self.fma
+
+    def __post_init__(self):
+        if (self.chained_adds or self.chained_fma) and not self.chains:
+            raise WorkloadError("chained flops need the number of partial sums (chains >= 1)",
+                                key="flops.chains")
 
     def scaled(self, factor: float) -> "Flops":
         return replace(self, division=self.division * factor,

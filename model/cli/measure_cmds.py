@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("-o", "--output", required=True, metavar="FILE", help="signature JSON to write")
     m.add_argument("--cc", help="C compiler command (default: $CC, else cc)")
     m.add_argument("--cflags", help="optimisation flags (default: '-O3 -march=native', plus "
-                   "'-mprefer-vector-width=256' on x86-64)")
+                   "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
     m.add_argument("--io-dir", help="directory for iobench's temporary files (default: $TMPDIR)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     m.set_defaults(run=run_measure, mode="quick")

@@ -53,8 +53,8 @@ def test_peak_loops_slow_down_out_of_cache(quick_signature):
 
 
 def test_chain_loops_measure_a_latency(quick_signature):
-    # One dependent add or FMA at a time: between 0.1 ns and 20 ns each (1 to 60 cycles at
-    # 0.5-5 GHz), and well below the throughput of independent Horner steps (poly5).
+    # One dependent add or FMA at a time: between 0.1 ns and 20 ns each (a 1-cycle add at 10 GHz
+    # to a 10-cycle one at 0.5 GHz), and well below the throughput of independent Horner steps (poly5).
     poly5 = quick_signature.value("peak", op="poly5", loop_length=1024)
     for op, flops_per_step in (("add_chain", 1), ("fma_chain", 2)):
         rate = quick_signature.value("peak", op=op, loop_length=1024)

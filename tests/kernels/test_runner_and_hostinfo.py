@@ -111,3 +111,11 @@ def test_compile_cache_keyed_by_flags(tmp_path, monkeypatch, compiler):
     other = compile_kernel("peak", find_compiler(" ".join(compiler.command), ["-O2"]))
     assert other != a
     assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == sorted([a.name, other.name])
+
+
+def test_default_flags_cap_vectors_on_x86_only_where_accepted(compiler):
+    from pinchpoint.kernel_runner import DEFAULT_FLAGS, X86_VECTOR_FLAG, default_flags
+    assert default_flags(compiler.command, "aarch64") == DEFAULT_FLAGS
+    assert default_flags(("false",), "x86_64") == DEFAULT_FLAGS  # a compiler that rejects it
+    if "gcc" in compiler.version.lower() or "clang" in compiler.version.lower():
+        assert default_flags(compiler.command, "x86_64") == DEFAULT_FLAGS + (X86_VECTOR_FLAG,)

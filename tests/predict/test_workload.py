@@ -76,6 +76,7 @@ def test_daxpy_counts():
     (BASE + "[phases.flops]\nloop_length = 10.5\n", "phases[0].flops.loop_length", "whole number"),
     (BASE + "[phases.flops]\nadd_multiply = 4\nchained_adds = 8\nchains = 2\n", "phases[0].flops.chained_adds", "more than the 4 add_multiply"),
     (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\n", "phases[0].flops.chains", "missing"),
+    (BASE + "[phases.flops]\nfma = 4\nchained_fma = 6\nchains = 2\n", "phases[0].flops.chained_fma", "more than the 4 fma"),
     (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\nchains = 0\n", "phases[0].flops.chains", "at least 1"),
     (BASE + "[phases.flops]\nfma = 4\nchained_fma = 4\nchains = 2.5\n", "phases[0].flops.chains", "whole number"),
 ])
