@@ -121,3 +121,46 @@ def test_dump_and_load_round_trip(doc):
     a, b = profile_from_document(doc), profile_from_document(again)
     assert a.to_dict() == b.to_dict()
     assert all(math.isfinite(l.capacity) for l in b.links.values())
+
+
+@st.composite
+def _meshes(draw):
+    """A random tree of 2-30 components with 0-6 extra links (cycles), one or two-leg flows."""
+    n = draw(st.integers(2, 30))
+    names = [f"c{i}" for i in range(n)]
+    links = {}
+    for i in range(1, n):
+        between = [names[draw(st.integers(0, i - 1))], names[i]]
+        if draw(st.booleans()):  # full duplex
+            links[f"t{i}"] = {"kind": "link", "between": between, "rate": f"{draw(st.integers(1, 100))} Gbit/s"}
+        else:  # half duplex: one capacity for both directions
+            links[f"t{i}"] = {"kind": "memory", "between": between, "width": "64 bit",
+                              "clock": f"{draw(st.integers(33, 800))} MHz"}
+    for k in range(draw(st.integers(0, 6))):
+        a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+        if a != b:
+            links[f"x{k}"] = {"kind": "link", "between": [a, b], "rate": f"{draw(st.integers(1, 100))} Gbit/s"}
+    flows = {}
+    for k in range(3):
+        ends = [draw(st.sampled_from(names)) for _ in range(3)]
+        if ends[0] != ends[1]:
+            flows[f"f{k}"] = ({"legs": [ends[:2], ends[1:]]} if ends[1] != ends[2] and k == 2
+                              else {"source": ends[0], "sink": ends[1]})
+    return {"schema": 1, "name": "mesh", "components": {c: {"kind": "device"} for c in names},
+            "links": links, "flows": flows or {"f": {"source": names[0], "sink": names[1]}}}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=_meshes())
+def test_cutting_to_the_route_blocks_changes_no_ceiling(doc):
+    """The solvers see only the blocks on each flow's route (ceilings._core); the whole graph
+    gives the same ceiling."""
+    profile = profile_from_document(doc)
+    g = graph.build(profile)
+    for name in profile.flows:
+        flow = profile.flow(name)
+        core = ceilings._core(g, ceilings._pairs([flow]))
+        assert set(core) <= set(g)
+        whole = ceilings._shared(g, [flow], [1.0])[0].value  # the LP (or closed form) on everything
+        cut = ceilings._solve_flow(core, flow).value
+        assert cut == pytest.approx(whole, rel=1e-6)
