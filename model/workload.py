@@ -38,11 +38,11 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # loops only: at long loops PEAK's rates include the
                                          # memory traffic, which T_mem already counts);
                                          # default: the best PEAK rate over all lengths
-    chained_adds = 0                     # optional: how many of the add_multiply flops are
+    # chained_adds = 1048576             # optional: how many of the add_multiply flops are
                                          # adds into partial sums (a reduction such as s += x[i])
-    chained_fma = 0                      # optional: the same for fma flops (2 flop per FMA)
-    chains = 16                          # the number of partial sums: independent dependency
-                                         # chains, each add waiting for the one before it
+    # chained_fma = 0                    # optional: the same for fma flops (2 flop per FMA)
+    # chains = 16                        # with either: the number of partial sums, independent
+                                         # dependency chains, each add waiting for the one before
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
