@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 
+from pinchpoint.errors import MeasurementError
 from pinchpoint.hostinfo import data_cache_sizes, host_info
+from pinchpoint.importers.likwid import run_likwid_bench
 from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel
 
 OPS = {"load": "load_avx", "copy": "copy_avx", "triad": "triad_avx"}
@@ -65,15 +65,11 @@ def working_sets(caches: dict[int, int]) -> dict[str, int]:
 def likwid(test: str, size: int, iterations: int | None = None) -> tuple[float, float, int]:
     """One likwid-bench run -> (bandwidth [B/s], time [s], iterations).  Without
     ``iterations`` it runs for 1 s (-s 1)."""
-    cmd = ["likwid-bench", "-t", test, "-w", f"S0:{size // 1000}kB:1"]
-    cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    bw = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
-    t = re.search(r"^Time:\s+([0-9.eE+-]+)", proc.stdout, re.M)
-    it = re.search(r"^Iterations:\s+([0-9]+)", proc.stdout, re.M)
-    if proc.returncode != 0 or not (bw and t and it):
-        raise SystemExit(f"likwid-bench -t {test} failed: {proc.stderr.strip()[:300]}")
-    return float(bw.group(1)) * 1e6, float(t.group(1)), int(it.group(1))
+    try:
+        run = run_likwid_bench(test, size // 1000, iterations)
+    except MeasurementError as exc:
+        raise SystemExit(exc.message) from None
+    return run["bytes_per_s"], run["time_s"], run["iterations"]
 
 
 def ours(binary, op: str, size: int, reps: int, trials: int, min_time: float) -> list[float]:

@@ -24,7 +24,7 @@ import datetime as _dt
 import re
 from typing import Iterable
 
-from ..errors import InputError
+from ..errors import InputError, MeasurementError
 
 KERNEL = "likwid_bench"
 _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
@@ -44,7 +44,7 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
     -------
     list of dict
         ``{"op": str, "threads": int, "working_set_bytes": int, "bytes_per_s": float,
-        "time_s": float or None}`` per run, in file order.
+        "time_s": float or None, "iterations": int or None}`` per run, in file order.
 
     Raises
     ------
@@ -65,6 +65,7 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
                              "line (is the output cut short?)", file=file, line=start_line)
         cur.setdefault("threads", 1)
         cur.setdefault("time_s", None)
+        cur.setdefault("iterations", None)
         runs.append(cur)
 
     for i, raw in enumerate(text.splitlines(), start=1):
@@ -96,11 +97,40 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
             cur["bytes_per_s"] = v * 1e6
         elif key in ("Time", "Runtime"):
             cur["time_s"] = _number(value, file, i, key)
+        elif key == "Iterations":
+            cur["iterations"] = int(_number(value, file, i, key))
     finish()
     if not runs:
         raise InputError("no likwid-bench run found (expected 'LIKWID MICRO BENCHMARK', 'Test:', "
                          "'Size (Byte):' and 'MByte/s:' lines)", file=file)
     return runs
+
+
+def run_likwid_bench(test: str, working_set_kb: int, iterations: int | None = None, *,
+                     timeout: float = 600) -> dict:
+    """Run ``likwid-bench -t TEST -w S0:<kB>kB:1`` (one thread on the first hardware thread of
+    socket 0; likwid's kB is 1000 B) for ``iterations`` (``-i``) or, without, for 1 s (``-s 1``)
+    and return its run as :func:`parse_likwid_bench` reads it.
+
+    Raises
+    ------
+    MeasurementError
+        If likwid-bench fails, times out or prints no complete run.
+    """
+    import subprocess
+
+    cmd = ["likwid-bench", "-t", test, "-w", f"S0:{working_set_kb}kB:1"]
+    cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0:
+            raise MeasurementError(f"likwid-bench -t {test} failed: {proc.stderr.strip()[:300]}")
+        (run,) = parse_likwid_bench(proc.stdout, file=f"likwid-bench -t {test}")
+    except (OSError, subprocess.TimeoutExpired, InputError, ValueError) as exc:
+        raise MeasurementError(f"likwid-bench -t {test} failed: {exc}") from None
+    if run["time_s"] is None or run["iterations"] is None:
+        raise MeasurementError(f"likwid-bench -t {test} printed no Time or Iterations line")
+    return run
 
 
 def point_dicts(runs: Iterable[dict]) -> list[dict]:

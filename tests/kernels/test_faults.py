@@ -90,6 +90,11 @@ def test_not_a_number(binaries):
         run(binaries, "maps", "--sizes", "lots")
 
 
+def test_trials_must_be_whole(binaries):
+    with pytest.raises(MeasurementError, match="--trials: 2.5 is not a whole number"):
+        run(binaries, "maps", "--trials", "2.5")
+
+
 # ---- working set larger than free memory ------------------------------------------------------
 
 def _mem_available() -> int:

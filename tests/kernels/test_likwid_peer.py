@@ -13,12 +13,12 @@ neither side more than the other.
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import subprocess
 
 import pytest
 
+from pinchpoint.errors import MeasurementError
+from pinchpoint.importers.likwid import run_likwid_bench
 from pinchpoint.kernel_runner import run_kernel
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
@@ -27,15 +27,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
 
 
 def likwid_run(test: str, kb: int, iterations: int | None = None) -> tuple[float, float, int]:
-    cmd = ["likwid-bench", "-t", test, "-w", f"S0:{kb}kB:1"]
-    cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    bw = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
-    t = re.search(r"^Time:\s+([0-9.eE+-]+)", proc.stdout, re.M)
-    it = re.search(r"^Iterations:\s+([0-9]+)", proc.stdout, re.M)
-    if proc.returncode != 0 or not (bw and t and it):
-        pytest.skip(f"likwid-bench does not run here: {proc.stderr.strip()[:200]}")
-    return float(bw.group(1)) * 1e6, float(t.group(1)), int(it.group(1))
+    try:
+        run = run_likwid_bench(test, kb, iterations, timeout=120)
+    except MeasurementError as exc:
+        pytest.skip(f"likwid-bench does not run here: {exc.message[:200]}")
+    return run["bytes_per_s"], run["time_s"], run["iterations"]
 
 
 def machine_busy() -> str | None:

@@ -104,6 +104,25 @@ def test_chained_flops_without_the_chain_loops_are_noted():
     assert not plain.notes
 
 
+def test_a_zero_chain_rate_is_a_signature_error():
+    from synthetic_signature import synthetic_doc
+    from pinchpoint.errors import SignatureError
+    from pinchpoint.signature import Signature
+    doc = synthetic_doc()
+    for p in doc["kernels"]["peak"]["points"]:
+        if p["op"] == "add_chain":
+            p["result"] = {"unit": "flop/s", "min": 0.0, "median": 0.0, "max": 0.0, "repetitions": [0.0]}
+    with pytest.raises(SignatureError, match="PEAK add_chain: the rate is zero"):
+        convolve(Signature.from_dict(doc),
+                 wl("[phases.flops]\nadd_multiply = 8\nchained_adds = 8\nchains = 2\n"))
+
+
+def test_chained_flops_built_in_code_need_chains():
+    from pinchpoint.workload import Flops
+    with pytest.raises(WorkloadError, match="chains >= 1"):
+        Flops(add_multiply=8, chained_adds=8)
+
+
 def test_range_shares_and_binding(sig):
     p = convolve(sig, wl(mem("20 GB", "4 MiB") + "[phases.flops]\ndivision = 2e9\n"))
     assert p.low_s == pytest.approx(2.0) and p.high_s == pytest.approx(3.0)
