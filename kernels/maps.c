@@ -14,12 +14,18 @@
  *            (8 B per step); copy follows it and does dst[j] = src[j] (16 B per step).  The
  *            chain read of store and copy is index overhead and not counted.  Hardware
  *            prefetchers cannot predict the next address, so each step beyond the cache
- *            costs a miss.
+ *            costs a miss.  The loads depend on each other: one miss at a time (latency).
+ *   gather   independent random accesses: a sequential walk over a random permutation idx
+ *            (Sattolo's, as above) with load s += x[idx[i]] or store x[idx[i]] = v (8 B per
+ *            step; the index stream is overhead and not counted, like the chain of random
+ *            store).  Every address is known ahead of its load, so an out-of-order core keeps
+ *            many misses in flight: the pattern of a gather y[i] = x[idx[i]], a sparse
+ *            matrix-vector product or HPCC RandomAccess, not of a pointer chase.
  * The working set is the total over all arrays and threads, split evenly between threads;
  * each thread allocates and first-touches its own arrays.  Result: aggregate bytes per
  * second, one value per repetition.
  *
- * Usage: maps [--ops load,store,copy,triad] [--patterns stride1,random] [--sizes 4K,...]
+ * Usage: maps [--ops load,store,copy,triad] [--patterns stride1,random,gather] [--sizes 4K,...]
  *             [--threads 1,2] [--pin CPU] [--reps N] [--trials T] [--min-time S]
  *             [--max-seconds S]
  *
@@ -40,9 +46,9 @@
 #endif
 
 enum { OP_LOAD, OP_STORE, OP_COPY, OP_TRIAD };
-enum { PAT_STRIDE1, PAT_RANDOM };
+enum { PAT_STRIDE1, PAT_RANDOM, PAT_GATHER };
 static const char *const OP_NAMES[] = {"load", "store", "copy", "triad", NULL};
-static const char *const PAT_NAMES[] = {"stride1", "random", NULL};
+static const char *const PAT_NAMES[] = {"stride1", "random", "gather", NULL};
 static const int OP_ARRAYS[] = {1, 1, 2, 4};   /* stride-1 arrays per op */
 static const int OP_BYTES[] = {8, 8, 16, 32};  /* counted bytes per element */
 
@@ -57,10 +63,10 @@ typedef struct {
     int cpu;
     shared_t *sh;
     double *arr[4];
-    uint64_t *chain;
+    uint64_t *chain; /* random: the chain; gather: the index permutation */
     double *dst, *src;
     size_t n;       /* elements per array */
-    uint64_t pos;   /* chain position, kept across calls */
+    uint64_t pos;   /* chain (random) or index (gather) position, kept across calls */
     double sink;
     double t0, t1;  /* start and end of this worker's last timed call */
     pthread_t tid;
@@ -176,6 +182,31 @@ static uint64_t copy_random(const uint64_t *chain, double *dst, const double *sr
     return j;
 }
 
+/* gather: four accumulators, so that the adds do not chain the independent loads */
+static uint64_t gather_load(const uint64_t *idx, const uint64_t *x, size_t n, uint64_t j,
+                            size_t steps, double *sink)
+{
+    uint64_t acc[4] = {0, 0, 0, 0};
+    size_t s;
+    for (s = 0; s < steps; s++) {
+        acc[s & 3] += x[idx[j]];
+        if (++j == n) j = 0;
+    }
+    *sink += (double)(acc[0] + acc[1] + acc[2] + acc[3]);
+    return j;
+}
+
+static uint64_t gather_store(const uint64_t *idx, double *x, size_t n, uint64_t j, size_t steps,
+                             double v)
+{
+    size_t s;
+    for (s = 0; s < steps; s++) {
+        x[idx[j]] = v;
+        if (++j == n) j = 0;
+    }
+    return j;
+}
+
 static void run_body(worker_t *w)
 {
     shared_t *sh = w->sh;
@@ -187,6 +218,16 @@ static void run_body(worker_t *w)
         case OP_COPY: w->sink += copy_stride1(w->arr[1], w->arr[0], w->n, sh->iters); break;
         default:
             w->sink += triad_stride1(w->arr[0], w->arr[1], w->arr[2], w->arr[3], w->n, sh->iters);
+        }
+    } else if (sh->pattern == PAT_GATHER) {
+        for (it = 0; it < sh->iters; it++) {
+            if (sh->op == OP_LOAD)
+                w->pos = gather_load(w->chain, (const uint64_t *)w->dst, w->n, w->pos,
+                                     random_steps(w->n), &w->sink);
+            else
+                w->pos = gather_store(w->chain, w->dst, w->n, w->pos, random_steps(w->n),
+                                      (double)it);
+            PP_CLOBBER();
         }
     } else {
         for (it = 0; it < sh->iters; it++) {
@@ -248,6 +289,13 @@ static void *worker_main(void *arg)
             w->arr[k] = (double *)pp_alloc(w->n * sizeof(double));
             for (i = 0; i < w->n; i++) w->arr[k][i] = 1.0 + (double)(i % 7) * 1e-3;
         }
+    } else if (sh->pattern == PAT_GATHER) {
+        size_t i;
+        w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
+        make_chain(w->chain, w->n, xorshift(&rng_state) + (uint64_t)w->id * 7919u);
+        w->dst = (double *)pp_alloc(w->n * sizeof(double));
+        for (i = 0; i < w->n; i++) w->dst[i] = 1.0;
+        w->pos = 0;
     } else {
         w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
         make_chain(w->chain, w->n, xorshift(&rng_state) + (uint64_t)w->id * 7919u);
@@ -308,7 +356,10 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
 
     if (pattern == PAT_RANDOM && op == OP_TRIAD)
         pp_die("--patterns random supports the ops load, store and copy (not triad)");
-    narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op] : op + 1; /* chain (+ dst (+ src)) */
+    if (pattern == PAT_GATHER && op != OP_LOAD && op != OP_STORE)
+        pp_die("--patterns gather supports the ops load and store");
+    narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op]
+         : pattern == PAT_GATHER ? 2 /* idx + x */ : op + 1; /* chain (+ dst (+ src)) */
     quantum = pattern == PAT_STRIDE1 ? LANES : 2;
     n = (size_t)(ws / threads / narr / 8) / quantum * quantum;
     if (n < quantum)
@@ -421,6 +472,8 @@ int main(int argc, char **argv)
         for (a = 0; a < nops; a++)
             if (pats[b] == PAT_RANDOM && ops[a] == OP_TRIAD)
                 pp_die("--patterns random supports the ops load, store and copy (not triad)");
+            else if (pats[b] == PAT_GATHER && ops[a] != OP_LOAD && ops[a] != OP_STORE)
+                pp_die("--patterns gather supports the ops load and store");
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
             for (d = 0; d < nthr; d++)

@@ -76,6 +76,9 @@ from .signature import Result, Signature
 from .workload import Flops, IOOps, Messages, NetworkTraffic, Phase, Workload
 
 RESOURCES = ("memory", "fp", "communication", "io", "network")
+#: How the headline estimate is picked from the range [overlapped, serial].
+ESTIMATE_RULE = ("overlapped: per phase the slowest resource sets the time (PMaC's memory-bound "
+                 "assumption; out-of-order cores overlap floating point with memory traffic)")
 STATS = ("median", "best")
 
 #: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7).
@@ -187,6 +190,16 @@ class Prediction:
     def extrapolated(self) -> bool:
         return bool(self.extrapolations)
 
+    @property
+    def estimate_s(self) -> float:
+        """The headline estimate [s], picked from the range by :data:`ESTIMATE_RULE` (the
+        overlapped time: it is what benchmarks/predict_validation.py checks)."""
+        return self.low_s
+
+    @property
+    def estimate_rule(self) -> str:
+        return ESTIMATE_RULE
+
     def seconds(self, resource: str) -> float:
         for r in self.resources:
             if r.name == resource:
@@ -196,7 +209,9 @@ class Prediction:
     def to_dict(self) -> dict:
         return {"workload": self.workload, "signature": self.signature, "profile": self.profile,
                 "stat": self.stat,
-                "predicted_s": {"low": self.low_s, "high": self.high_s},
+                "predicted_s": {"estimate": self.estimate_s, "low": self.low_s,
+                                "high": self.high_s},
+                "estimate_rule": self.estimate_rule,
                 "resources": [r.to_dict() for r in self.resources], "binding": self.binding,
                 "phases": [p.to_dict() for p in self.phases],
                 "extrapolated": self.extrapolated, "extrapolations": list(self.extrapolations),
@@ -274,25 +289,36 @@ class SignatureRates:
         return min(max(x, lo), hi)
 
     # -- memory
-    def memory_curve(self, op: str, pattern: str, key: str) -> tuple[list[float], list[float], str]:
-        """(working sets [B], bandwidths [B/s], description) of the curve pricing ``op``."""
-        ck = ("mem", op, pattern)
+    def maps_thread_counts(self, op: str, pattern: str) -> list[int]:
+        """Thread counts at which the signature measured MAPS ``op``/``pattern``."""
+        if "maps" not in self.signature.kernels:
+            return []
+        return sorted({int(p.params.get("threads", 1))
+                       for p in self.signature.points("maps", op=op, pattern=pattern)})
+
+    def memory_curve(self, op: str, pattern: str, key: str,
+                     threads: int = 1) -> tuple[list[float], list[float], str]:
+        """(working sets [B], bandwidths [B/s], description) of the curve pricing ``op`` on
+        ``threads`` threads (MAPS points measured at exactly that thread count)."""
+        ck = ("mem", op, pattern, threads)
         if ck in self._cache:
             return self._cache[ck]
         sig = self.signature
         if "maps" in sig.kernels:
             pts = [p for p in sig.points("maps", op=op, pattern=pattern)
-                   if "working_set_bytes" in p.params]
-            pts = self._narrow(pts, {})
+                   if "working_set_bytes" in p.params
+                   and int(p.params.get("threads", 1)) == threads]
+            pts = self._narrow(pts, {"threads": threads})
             if not pts:
-                raise WorkloadError(f"needs MAPS {op} {pattern} points, but signature "
+                at = f" on {threads} threads" if threads != 1 else ""
+                raise WorkloadError(f"needs MAPS {op} {pattern} points{at}, but signature "
                                     f"{sig.name!r} measured none (run maps with that op and "
                                     f"pattern)", key=key)
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
-            desc = f"MAPS {op} {pattern}"
-        elif pattern == "stride1" and "peak" in sig.kernels and \
+            desc = f"MAPS {op} {pattern}" + (f" x{threads} threads" if threads != 1 else "")
+        elif pattern == "stride1" and threads == 1 and "peak" in sig.kernels and \
                 sig.points("peak", op=PEAK_FOR_OP[op]):
             loop = PEAK_FOR_OP[op]
             by_ws = {}
@@ -304,7 +330,8 @@ class SignatureRates:
             self._note(f"memory {op}: no MAPS in signature {sig.name!r}; bandwidth derived from "
                        f"{desc}")
         else:
-            self._need("maps", f"{pattern} memory {op}s", key)
+            self._need("maps", f"{pattern} memory {op}s" +
+                       (f" on {threads} threads" if threads != 1 else ""), key)
             raise WorkloadError(f"needs MAPS {op} {pattern} points; signature {sig.name!r} has "
                                 f"none", key=key)  # pragma: no cover
         xs = sorted(by_ws)
@@ -314,14 +341,34 @@ class SignatureRates:
         self._cache[ck] = (xs, ys, desc)
         return self._cache[ck]
 
-    def memory_bandwidth(self, op: str, pattern: str, working_set: float | None, key: str) -> float:
-        """Bandwidth [B/s] for ``op``/``pattern`` at ``working_set`` [B] (None: the largest
-        measured working set, the DRAM plateau)."""
-        xs, ys, _ = self.memory_curve(op, pattern, key)
+    def _curve_bandwidth(self, op, pattern, working_set, key, threads) -> float:
+        xs, ys, _ = self.memory_curve(op, pattern, key, threads)
         if working_set is None:
             return ys[-1]
         ws = self._range(working_set, xs[0], xs[-1], "working set", key)
         return float(log_interp(ws, xs, ys))
+
+    def memory_bandwidth(self, op: str, pattern: str, working_set: float | None, key: str,
+                         threads: int = 1) -> float:
+        """Aggregate bandwidth [B/s] for ``op``/``pattern`` at ``working_set`` [B] (None: the
+        largest measured working set, the DRAM plateau) on ``threads`` threads.
+
+        A thread count the signature did not measure is interpolated linearly between the
+        nearest measured counts below and above (aggregate bandwidth grows with threads until
+        memory saturates, then stays flat); beyond the measured counts it is refused, or with
+        ``extrapolate`` read at the nearest measured count and recorded."""
+        counts = self.maps_thread_counts(op, pattern)
+        if threads == 1 or threads in counts or not counts:
+            return self._curve_bandwidth(op, pattern, working_set, key, threads)
+        t = self._range(float(threads), counts[0], counts[-1], "thread count", key)
+        if t in counts:
+            return self._curve_bandwidth(op, pattern, working_set, key, int(t))
+        lo = max(c for c in counts if c < t)
+        hi = min(c for c in counts if c > t)
+        b_lo = self._curve_bandwidth(op, pattern, working_set, key, lo)
+        b_hi = self._curve_bandwidth(op, pattern, working_set, key, hi)
+        self._note(f"{key}: {threads} threads interpolated between MAPS at {lo} and {hi} threads")
+        return b_lo + (b_hi - b_lo) * (t - lo) / (hi - lo)
 
     def dram_copy_bandwidth(self, key: str) -> float:
         """Copy bandwidth [B/s, read + written bytes] at the DRAM plateau, for payload passes
@@ -478,6 +525,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     t = {r: 0.0 for r in RESOURCES}
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
     rep = phase.repeat
+    threads = phase.threads
     mem = {"load": 0.0, "in_place": 0.0, "other": 0.0}
     for i, m in enumerate(phase.memory):
         k = f"{key}.memory[{i}]"
@@ -485,7 +533,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
         if nbytes <= 0:
             continue
         part = "load" if m.op == "load" else "other"
-        if m.in_place and rates.memory_curve(m.op, m.pattern, k)[2].startswith("MAPS"):
+        if m.in_place and "maps" in rates.signature.kernels:
             part = "in_place"
         tag = f"{m.op}{' in place' if m.in_place else ''} {m.pattern}"
         if m.hit_rates:
@@ -493,11 +541,11 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
                 if f <= 0:
                     continue
                 bw = rates.memory_bandwidth(m.op, m.pattern,
-                                            rates.level_working_set(level, k), k)
+                                            rates.level_working_set(level, k), k, threads)
                 mem[part] += transfer_time(nbytes * f, bw)
             detail["memory"].append(f"{tag} by hit rates")
         else:
-            bw = rates.memory_bandwidth(m.op, m.pattern, m.working_set_bytes, k)
+            bw = rates.memory_bandwidth(m.op, m.pattern, m.working_set_bytes, k, threads)
             mem[part] += transfer_time(nbytes, bw)
             detail["memory"].append(f"{tag} at {_fmt_size(m.working_set_bytes)}: "
                                     f"{bw / 1e9:.4g} GB/s")
@@ -506,9 +554,11 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     for kind in ("division", "add_multiply", "fma"):
         n = getattr(f, kind) * rep
         if n > 0:
-            rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}")
+            # PEAK runs on one core; a phase on N threads (one core each) has N times its rate
+            rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}") * threads
             t["fp"] += n / rate
-            detail["fp"].append(f"{kind} at {rate / 1e6:.4g} Mflop/s")
+            detail["fp"].append(f"{kind} at {rate / 1e6:.4g} Mflop/s"
+                                + (f" ({threads} threads)" if threads > 1 else ""))
     latency_bound = 0.0
     for chained in PEAK_FOR_CHAIN:
         n = getattr(f, chained) * rep
@@ -516,7 +566,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
             rate = rates.chain_rate(chained, f"{key}.flops.{chained}")
             if rate is None:
                 continue
-            latency_bound += n / f.chains / rate
+            latency_bound += n / (f.chains * threads) / rate
             detail["fp"].append(f"{chained} in {f.chains} chains at {rate / 1e6:.4g} Mflop/s "
                                 f"per chain")
     if latency_bound > t["fp"]:

@@ -30,6 +30,19 @@ KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 _BOOKKEEPING = ("inner_iterations", "round_trips", "rounds", "bytes_per_repetition", "trials")
 #: maps calls per repetition in full mode (the repetition is the fastest; host.run records it).
 FULL_MAPS_TRIALS = 10
+#: Address space [B] a kernel thread reserves beyond its data: glibc gives each thread a malloc
+#: arena that reserves 64 MiB on 64-bit Linux (mallopt(3), M_ARENA_MAX: up to 8 per core) and
+#: a stack of 8 MiB (the default ``ulimit -s``).  RLIMIT_AS counts reservations, not use, so
+#: a limit that ignores them refuses a 16-thread kernel the memory a 1-thread one gets.
+THREAD_RESERVE_BYTES = 128 * MiB
+#: Address space [B] of a kernel process beyond its data and threads (code, libc, buffers).
+PROCESS_RESERVE_BYTES = GiB
+
+
+def address_space_limit(data_bytes: int, threads: int = 1) -> int:
+    """RLIMIT_AS [B] for a kernel that allocates ``data_bytes`` [B] in ``threads`` threads:
+    data + 1 GiB + 128 MiB per thread (THREAD_RESERVE_BYTES)."""
+    return int(data_bytes) + PROCESS_RESERVE_BYTES + max(1, int(threads)) * THREAD_RESERVE_BYTES
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ def maps_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> li
 
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
               cpus: int | None = None, io_dir: str | None = None,
-              mpi: bool | None = None) -> Plan:
+              mpi: bool | None = None, memory_bytes: int | None = None) -> Plan:
     """The list of kernel invocations for a mode.
 
     Parameters
@@ -113,6 +126,8 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         Directory for iobench's temporary files.
     mpi : bool, optional
         Add the MPI variants of ping and effbw (default: when mpicc and mpirun exist).
+    memory_bytes : int, optional
+        Available memory [B] (default: read from the host); caps the largest working sets.
     """
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})", key="mode")
@@ -133,8 +148,9 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
                         timeout_s=2 * bound_s + 30, memory_bytes=memory, **extra))
 
     if "maps" in kernels:
-        sizes = maps_sizes(llc, mode, available_memory_bytes())
-        mem = sizes[-1] + GiB
+        avail = memory_bytes or available_memory_bytes()
+        sizes = maps_sizes(llc, mode, avail)
+        mem = address_space_limit(sizes[-1])
         # full mode: a repetition is the best of 10 calls of 5 ms (maps --trials), as long as
         # one 50 ms call and steadier on a machine shared with other tenants
         trials = [] if quick else ["--min-time", "0.005", "--trials", str(FULL_MAPS_TRIALS)]
@@ -145,20 +161,25 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
+        # independent random loads and stores (a gather / scatter: many misses in flight)
+        add("maps", ["--ops", "load" if quick else "load,store", "--patterns", "gather",
+                     "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
+            + trials, "maps gather", mem)
         if cpus > 1:
             threads = [cpus] if quick else list(range(2, cpus + 1))
             tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick else sizes
             add("maps", ["--ops", "load" if quick else "load,copy,triad", "--patterns", "stride1",
                          "--threads", _size_list(threads), "--pin", "0",
-                         "--sizes", _size_list(tsizes)] + trials, "maps threads", mem)
+                         "--sizes", _size_list(tsizes)] + trials, "maps threads",
+                address_space_limit(sizes[-1], max(threads)))
     if "stream" in kernels:
         n = max(4 * llc // 8, 2 * MiB)
-        avail = available_memory_bytes()
+        avail = memory_bytes or available_memory_bytes()
         if avail:
             n = max(1024, min(n, avail // 4 // 24))
-        add("stream", ["--elements", str(n)], "stream", 3 * 8 * n + GiB)
+        add("stream", ["--elements", str(n)], "stream", address_space_limit(3 * 8 * n))
     if "peak" in kernels:
-        add("peak", [], "peak", 2 * GiB)
+        add("peak", [], "peak", address_space_limit(GiB))
     if "ping" in kernels:
         sizes = "1,64,4096,65536,1048576" if quick else "1,8,64,512,4096,32768,262144,1048576,4194304"
         add("ping", ["--sizes", sizes], "ping")

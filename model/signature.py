@@ -15,8 +15,8 @@ effective bandwidth, I/O rates.  On disk it is JSON::
                                                  "max": ..., "repetitions": [...]}}]}}}
 
 Units: bandwidths in bytes per second ("B/s"), times in seconds ("s"), rates in flop per
-second ("flop/s").  A point's parameters are its other keys; ``"pattern"`` is ``"stride1"`` or
-``"random"``.  Published signatures (profiles/signatures/) have ``"source_sha256": null`` and
+second ("flop/s").  A point's parameters are its other keys; ``"pattern"`` is ``"stride1"``,
+``"random"`` (a dependent chain) or ``"gather"`` (independent random accesses).  Published signatures (profiles/signatures/) have ``"source_sha256": null`` and
 name their source in ``host.source``.
 """
 
@@ -35,7 +35,7 @@ from .paths import atomic_write, data_root
 
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s")
-PATTERNS = ("stride1", "random")
+PATTERNS = ("stride1", "random", "gather")
 _TOP_KEYS = ("schema", "host", "compiler", "created", "kernels")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")

@@ -17,13 +17,19 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     [[phases]]
     name = "update"                      # optional; default "phase N"
     repeat = 1                           # optional: the phase runs this many times (>= 0)
+    threads = 1                          # optional: threads the phase runs on (its counts are
+                                         # the total over all threads); memory is priced by the
+                                         # signature's MAPS points at this thread count
 
     [[phases.memory]]                    # any number of memory entries
     ops = 1048576                        # memory operations (>= 0) ...
     bytes_per_op = "8 B"                 # ... of this size (default 8 B); or instead:
     # bytes = "8 MiB"                    # total bytes moved
     working_set = "16 MiB"               # footprint the accesses range over (for the MAPS curve)
-    pattern = "stride1"                  # "stride1" (default) or "random"
+    pattern = "stride1"                  # "stride1" (default); "random": a dependent chain, each
+                                         # load's address from the one before (a pointer chase,
+                                         # priced by latency); "gather": independent random
+                                         # accesses (x[idx[i]], many misses in flight)
     op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
     # in_place = true                    # op = "store" only: stores to lines this phase also
     #                                    # loads (read-modify-write); see pinchpoint.convolve
@@ -80,7 +86,8 @@ from .errors import UnitError, WorkloadError
 from .paths import data_root
 
 SCHEMA_VERSION = 1
-PATTERNS = ("stride1", "random")
+#: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
+PATTERNS = ("stride1", "random", "gather")
 MEMORY_OPS = ("load", "store", "copy", "triad")
 FLOP_KINDS = ("division", "add_multiply", "fma")
 #: Chained flops (accumulations into partial sums) -> the flop kind they are a part of.
@@ -88,6 +95,8 @@ CHAINED = {"chained_adds": "add_multiply", "chained_fma": "fma"}
 MESSAGE_PATTERNS = ("ping-pong", "exchange")
 IO_TESTS = ("seq_read", "seq_write", "random_read", "rewrite", "backward_read", "backward_write")
 LEVEL_NAMES = ("L1", "L2", "L3", "L4", "memory")
+#: The most threads a phase may ask for (maps.c's own limit).
+MAX_THREADS = 1024
 
 
 # ---- data objects ------------------------------------------------------------------------------
@@ -100,7 +109,8 @@ class MemoryOps:
     ----------
     bytes : float
         Bytes moved [B] (operations x bytes per operation).
-    pattern : {"stride1", "random"}
+    pattern : {"stride1", "random", "gather"}
+        "random": dependent (a chase: latency-bound); "gather": independent random accesses.
     op : {"load", "store", "copy", "triad"}
         Which MAPS curve prices the traffic.
     working_set_bytes : float or None
@@ -223,6 +233,7 @@ class Phase:
     name: str
     repeat: float = 1.0
     memory: tuple[MemoryOps, ...] = ()
+    threads: int = 1
     flops: Flops = field(default_factory=Flops)
     messages: tuple[Messages, ...] = ()
     io: tuple[IOOps, ...] = ()
@@ -233,7 +244,7 @@ class Phase:
         return replace(self, repeat=self.repeat * factor)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "repeat": self.repeat,
+        return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
                 "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
                 "messages": [m.to_dict() for m in self.messages],
                 "io": [i.to_dict() for i in self.io],
@@ -430,11 +441,15 @@ def _list(ctx: _Ctx, d, name, key, parse):
 
 
 def _phase(ctx: _Ctx, d, key, index) -> Phase:
-    ctx.table(d, key, ("name", "repeat", "memory", "flops", "messages", "io", "network"))
+    ctx.table(d, key, ("name", "repeat", "threads", "memory", "flops", "messages", "io",
+                       "network"))
     name = ctx.string(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = ctx.count(d.get("repeat", 1), f"{key}.repeat")
+    threads = ctx.count(d.get("threads", 1), f"{key}.threads", integer=True)
+    if not 1 <= threads <= MAX_THREADS:
+        raise ctx.err(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
-    return Phase(name, repeat,
+    return Phase(name, repeat, threads=int(threads),
                  memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                  messages=_list(ctx, d, "messages", key, _messages),
                  io=_list(ctx, d, "io", key, _io),

@@ -27,6 +27,15 @@ def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
     for ws, bw in ((4 * KiB, 5 * GB), (64 * MiB, 2e7)):
         maps.append({"op": "load", "pattern": "random", "threads": 1, "working_set_bytes": ws,
                      "result": result("B/s", bw * speed, spread)})
+    # independent random loads: many misses in flight, so far faster than the chase at DRAM
+    for ws, bw in ((4 * KiB, 20 * GB), (64 * MiB, 1e9)):
+        maps.append({"op": "load", "pattern": "gather", "threads": 1, "working_set_bytes": ws,
+                     "result": result("B/s", bw * speed, spread)})
+    # MAPS load on 2 and 4 threads (aggregate): 4 threads saturate memory at 25 GB/s
+    for threads, bws in ((2, (400 * GB, 18 * GB)), (4, (800 * GB, 25 * GB))):
+        for ws, bw in zip((4 * KiB, 64 * MiB), bws):
+            maps.append({"op": "load", "pattern": "stride1", "threads": threads,
+                         "working_set_bytes": ws, "result": result("B/s", bw * speed, spread)})
     peak = []
     for op, rates in (("division", (1e9, 0.5e9)), ("poly5", (1e10, 5e9)),
                       ("daxpy", (8e9, 1e9)), ("dot", (1e10, 2e9))):

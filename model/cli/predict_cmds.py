@@ -72,7 +72,9 @@ def print_prediction(pred) -> None:
 
     print(f"{pred.workload} on {pred.signature}" + (f" with profile {pred.profile}" if pred.profile else "")
           + f" (signature {pred.stat})")
-    print(f"  predicted {_seconds(pred.low_s)} (overlapped) .. {_seconds(pred.high_s)} (serial)")
+    print(f"  estimate  {_seconds(pred.estimate_s)}")
+    print(f"  range     {_seconds(pred.low_s)} (overlapped) .. {_seconds(pred.high_s)} (serial)")
+    print(f"  estimate rule: {pred.estimate_rule}")
     print(f"  binding: {pred.binding or 'nothing (no work)'}")
     print()
     rows = [[r.name, _seconds(r.seconds), f"{r.share:.1%}", r.detail] for r in pred.resources if r.seconds > 0]

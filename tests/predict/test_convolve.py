@@ -130,7 +130,7 @@ def test_range_shares_and_binding(sig):
     shares = {r.name: r.share for r in p.resources}
     assert shares["memory"] == pytest.approx(1 / 3) and shares["fp"] == pytest.approx(2 / 3)
     d = p.to_dict()
-    assert d["predicted_s"] == {"low": p.low_s, "high": p.high_s}
+    assert d["predicted_s"] == {"estimate": p.low_s, "low": p.low_s, "high": p.high_s}
     assert {"name", "seconds", "share"} <= set(d["resources"][0]) and d["binding"] == "fp"
 
 
@@ -255,3 +255,76 @@ def test_memory_passes_from_stream_copy_without_maps():
     p = convolve(sig, load_workload("tcp-receive-one-copy"), profile=load_profile("powermac-g5"))
     assert p.seconds("memory") == pytest.approx(2e9 / copy)
     assert p.binding == "memory"  # the copy, not the PCI-X bus, binds
+
+
+# ---- issue 13: independent random access, threads, the headline estimate ---------------------
+
+def test_gather_is_priced_by_the_independent_random_curve(sig):
+    """A gather's loads are independent: priced by MAPS gather (1 GB/s at 64 MiB), not by the
+    dependent chain (MAPS random, 20 MB/s there), which would predict it 50x too slow."""
+    body = "[[phases.memory]]\nbytes = '1 GiB'\nworking_set = '64 MiB'\npattern = '{}'\n"
+    gather = convolve(sig, wl(body.format("gather")))
+    chase = convolve(sig, wl(body.format("random")))
+    assert gather.seconds("memory") == pytest.approx(GiB / 1e9, rel=1e-12)
+    assert chase.seconds("memory") == pytest.approx(GiB / 2e7, rel=1e-12)
+
+
+def test_gather_needs_gather_points():
+    """A signature measured before MAPS had the gather pattern says what is missing."""
+    from synthetic_signature import synthetic_doc
+    from pinchpoint.signature import Signature
+    doc = synthetic_doc()
+    doc["kernels"]["maps"]["points"] = [p for p in doc["kernels"]["maps"]["points"]
+                                        if p["pattern"] != "gather"]
+    with pytest.raises(WorkloadError, match="needs MAPS load gather points"):
+        convolve(Signature.from_dict(doc),
+                 wl("[[phases.memory]]\nbytes = '1 MiB'\nworking_set = '1 MiB'\npattern = 'gather'\n"))
+
+
+def phase_threads(n, body):
+    return loads_workload(f"schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\nthreads = {n}\n" + body,
+                          file="w.toml")
+
+
+def test_threads_read_the_maps_points_at_that_thread_count(sig):
+    # 4 threads at the DRAM plateau: 25 GB/s aggregate (one thread: 10 GB/s)
+    p = convolve(sig, phase_threads(4, mem("1 GiB", "64 MiB")))
+    assert p.seconds("memory") == pytest.approx(GiB / 25e9, rel=1e-12)
+    one = convolve(sig, phase_threads(1, mem("1 GiB", "64 MiB")))
+    assert one.seconds("memory") == pytest.approx(GiB / 10e9, rel=1e-12)
+
+
+def test_threads_between_measured_counts_interpolate(sig):
+    # 3 threads: halfway between 2 (18 GB/s) and 4 (25 GB/s) threads
+    p = convolve(sig, phase_threads(3, mem("1 GiB", "64 MiB")))
+    assert p.seconds("memory") == pytest.approx(GiB / 21.5e9, rel=1e-12)
+    assert any("interpolated between MAPS at 2 and 4 threads" in n for n in p.notes)
+
+
+def test_threads_beyond_the_measured_counts(sig):
+    with pytest.raises(WorkloadError, match="thread count 8 is outside the measured range"):
+        convolve(sig, phase_threads(8, mem("1 GiB", "64 MiB")))
+    p = convolve(sig, phase_threads(8, mem("1 GiB", "64 MiB")), extrapolate=True)
+    assert p.seconds("memory") == pytest.approx(GiB / 25e9, rel=1e-12)
+    assert p.extrapolations and "thread count" in p.extrapolations[0]
+
+
+def test_threads_multiply_the_flop_rate(sig):
+    flops = "[phases.flops]\nadd_multiply = 1e10\nloop_length = 1024\n"
+    one = convolve(sig, phase_threads(1, flops)).seconds("fp")
+    four = convolve(sig, phase_threads(4, flops)).seconds("fp")
+    assert one == pytest.approx(1e10 / 1e10) and four == pytest.approx(one / 4)
+
+
+@pytest.mark.parametrize("bad", ["0", "1.5", "2000", "'two'"])
+def test_bad_thread_counts(bad):
+    with pytest.raises(WorkloadError) as exc:
+        phase_threads(bad, mem("1 MiB", "1 MiB"))
+    assert exc.value.key == "phases[0].threads"
+
+
+def test_headline_estimate_lies_in_the_range_and_is_in_json(sig):
+    p = convolve(sig, wl(mem("1 GiB", "4 MiB") + "[phases.flops]\nadd_multiply = 1e10\n"))
+    assert p.low_s < p.high_s and p.estimate_s == p.low_s
+    d = p.to_dict()
+    assert d["predicted_s"]["estimate"] == p.estimate_s and "overlapped" in d["estimate_rule"]

@@ -19,7 +19,8 @@ def test_predict_json(capsys):
     code, out, _ = run(capsys, "predict", "--signature", "p690", "--workload", "power4-message-heavy", "--json")
     assert code == 0
     d = json.loads(out)
-    assert set(d["predicted_s"]) == {"low", "high"} and d["binding"] == "communication"
+    assert set(d["predicted_s"]) == {"estimate", "low", "high"} and d["binding"] == "communication"
+    assert d["predicted_s"]["low"] <= d["predicted_s"]["estimate"] <= d["predicted_s"]["high"]
     assert [r["name"] for r in d["resources"]][:2] == ["memory", "fp"]
     assert all({"name", "seconds", "share"} <= set(r) for r in d["resources"])
 
