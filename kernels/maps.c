@@ -7,6 +7,10 @@
  *   store  a[i] = v                  8 B  (1 stream)
  *   copy   b[i] = a[i]              16 B  (2 streams)
  *   triad  a[i] = b[i] + c[i]*d[i]  32 B  (4 streams, likwid's triad, not STREAM's)
+ *   update a[i] = a[i] * s          16 B  (1 stream read and written in place: a read-modify-
+ *                                         write sweep; compared with load and store it shows
+ *                                         whether this machine overlaps the write-back of
+ *                                         in-place stores with the loads; stride1 only)
  * Patterns:
  *   stride1  unit-stride sweeps over the arrays (vectorised);
  *   random   a pre-shuffled index chain (Sattolo's single-cycle permutation): load follows
@@ -45,12 +49,12 @@
 #include <sched.h>
 #endif
 
-enum { OP_LOAD, OP_STORE, OP_COPY, OP_TRIAD };
+enum { OP_LOAD, OP_STORE, OP_COPY, OP_TRIAD, OP_UPDATE };
 enum { PAT_STRIDE1, PAT_RANDOM, PAT_GATHER };
-static const char *const OP_NAMES[] = {"load", "store", "copy", "triad", NULL};
+static const char *const OP_NAMES[] = {"load", "store", "copy", "triad", "update", NULL};
 static const char *const PAT_NAMES[] = {"stride1", "random", "gather", NULL};
-static const int OP_ARRAYS[] = {1, 1, 2, 4};   /* stride-1 arrays per op */
-static const int OP_BYTES[] = {8, 8, 16, 32};  /* counted bytes per element */
+static const int OP_ARRAYS[] = {1, 1, 2, 4, 1};   /* stride-1 arrays per op */
+static const int OP_BYTES[] = {8, 8, 16, 32, 16};  /* counted bytes per element */
 
 #define LANES 32
 
@@ -124,6 +128,19 @@ static double copy_stride1(double *restrict b, const double *restrict a, size_t 
         PP_CLOBBER();
     }
     return b[n / 2];
+}
+
+static double update_stride1(double *restrict a, size_t n, long iters)
+{
+    size_t i;
+    long it;
+    double scale = one_v; /* unknown to the compiler: the loop must read and write every a[i] */
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < n; i++)
+            a[i] = a[i] * scale;
+        PP_CLOBBER();
+    }
+    return a[n / 2];
 }
 
 static double triad_stride1(double *restrict a, const double *restrict b,
@@ -216,6 +233,7 @@ static void run_body(worker_t *w)
         case OP_LOAD: w->sink += load_stride1((const uint64_t *)w->arr[0], w->n, sh->iters); break;
         case OP_STORE: w->sink += store_stride1(w->arr[0], w->n, sh->iters); break;
         case OP_COPY: w->sink += copy_stride1(w->arr[1], w->arr[0], w->n, sh->iters); break;
+        case OP_UPDATE: w->sink += update_stride1(w->arr[0], w->n, sh->iters); break;
         default:
             w->sink += triad_stride1(w->arr[0], w->arr[1], w->arr[2], w->arr[3], w->n, sh->iters);
         }
@@ -354,8 +372,8 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
     double reps[PP_MAX_REPS], sink = 0.0;
     long long used;
 
-    if (pattern == PAT_RANDOM && op == OP_TRIAD)
-        pp_die("--patterns random supports the ops load, store and copy (not triad)");
+    if (pattern == PAT_RANDOM && (op == OP_TRIAD || op == OP_UPDATE))
+        pp_die("--patterns random supports the ops load, store and copy");
     if (pattern == PAT_GATHER && op != OP_LOAD && op != OP_STORE)
         pp_die("--patterns gather supports the ops load and store");
     narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op]
@@ -470,8 +488,8 @@ int main(int argc, char **argv)
 
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
-            if (pats[b] == PAT_RANDOM && ops[a] == OP_TRIAD)
-                pp_die("--patterns random supports the ops load, store and copy (not triad)");
+            if (pats[b] == PAT_RANDOM && (ops[a] == OP_TRIAD || ops[a] == OP_UPDATE))
+                pp_die("--patterns random supports the ops load, store and copy");
             else if (pats[b] == PAT_GATHER && ops[a] != OP_LOAD && ops[a] != OP_STORE)
                 pp_die("--patterns gather supports the ops load and store");
     for (b = 0; b < npats; b++)

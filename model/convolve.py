@@ -10,14 +10,21 @@ Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
   read at half the level's cache size (memory: the largest measured working set).
   In-place stores (``in_place = true``: stores to lines the phase also loads, as DAXPY's
   ``y[i] = y[i] + a x[i]`` or a read-modify-write sweep) find their line already in the cache:
-  they cost the write-back of dirty lines only, which travels against the load stream and
-  overlaps it, so T_mem = T_other + max(T_loads, T_in-place stores).  Our choice, checked by
-  benchmarks/predict_validation.py: on the 2-vCPU EPYC (Zen 4) it was written on, DAXPY and a
-  strided update take the time of their loads alone at every level, and pricing their stores
-  serially (plain PMaC) over-predicted them by 60-115 %.  It is a property of the machine,
-  not of the loop: POWER4's PEAK table shows DAXPY taking 1.9x DOT's time per element at long
-  loops (p690: 2 flop / 289.66 MFLOPS = 6.9 ns vs 2 / 559.24 = 3.6 ns), so where the memory
-  bandwidth comes from PEAK (no MAPS) in-place stores are priced serially like other stores;
+  they cost the write-back of dirty lines only, which can travel against the load stream and
+  overlap it.  How much it overlaps is a property of the machine, measured by MAPS's ``update``
+  sweep (``a[i] = a[i] x s``, 8 B loaded and 8 B stored per element) beside its load and
+  store sweeps at the same working set: with per-element times t_u = 16 B / BW_update,
+  t_l = 8 B / BW_load and t_s = 8 B / BW_store, the hidden fraction is
+  phi = (t_l + t_s - t_u) / min(t_l, t_s), clipped to [0, 1], and
+  T_mem = T_other + T_loads + T_in-place - phi x min(T_loads, T_in-place)
+  (phi = 1: the stores hide behind the loads, T = max; phi = 0: serial, plain PMaC).  On the
+  2-vCPU EPYC (Zen 4) this was written on, phi is close to 1 at every level (DAXPY and a strided
+  update take the time of their loads alone; pricing their stores serially over-predicted them
+  by 60-115 %); POWER4's PEAK table shows the opposite (p690 DAXPY takes 1.9x DOT's time per
+  element at long loops: 2 flop / 289.66 MFLOPS = 6.9 ns vs 2 / 559.24 = 3.6 ns), so where the
+  memory bandwidth comes from PEAK (no MAPS) in-place stores are priced serially like other
+  stores.  A signature measured before MAPS had ``update`` keeps the old assumption phi = 1,
+  with a note;
 - floating point  T_fp = flops / PEAK rate (division -> PEAK "division"; add/multiply and FMA
   -> PEAK "poly5", whose Horner steps are multiply-add pairs), at the workload's loop length
   (interpolated in log loop length) or, without one, the best rate over all loop lengths.
@@ -73,7 +80,8 @@ import numpy as np
 
 from .errors import SignatureError, WorkloadError
 from .signature import Result, Signature
-from .workload import Flops, IOOps, Messages, NetworkTraffic, Phase, Workload
+from .workload import (Flops, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase,
+                       Workload)
 
 RESOURCES = ("memory", "fp", "communication", "io", "network")
 #: How the headline estimate is picked from the range [overlapped, serial].
@@ -129,6 +137,17 @@ def bandwidth_from_peak(flop_rate, loop: str):
     """Memory bandwidth [B/s] implied by a memory-bound PEAK loop's flop rate [flop/s]:
     DAXPY 12 B/flop (24 B per 2 flop), DOT 8 B/flop (16 B per 2 flop)."""
     return flop_rate * PEAK_BYTES_PER_FLOP[loop]
+
+
+def in_place_overlap(t_update, t_load, t_store) -> float:
+    """Hidden fraction phi in [0, 1] of in-place store traffic [s per element each]: the
+    update sweep's time t_update against its load t_load and store t_store parts,
+    phi = (t_load + t_store - t_update) / min(t_load, t_store), clipped (noise can push a
+    measured phi a little past either end)."""
+    shorter = min(t_load, t_store)
+    if shorter <= 0:
+        return 1.0
+    return float(min(1.0, max(0.0, (t_load + t_store - t_update) / shorter)))
 
 
 def overlap_range(times: Iterable[float]) -> tuple[float, float]:
@@ -370,6 +389,20 @@ class SignatureRates:
         self._note(f"{key}: {threads} threads interpolated between MAPS at {lo} and {hi} threads")
         return b_lo + (b_hi - b_lo) * (t - lo) / (hi - lo)
 
+    def in_place_overlap(self, working_set: float | None, key: str, threads: int = 1) -> float:
+        """Fraction [0, 1] of the shorter of (loads, in-place stores) that hides behind the
+        other at ``working_set`` [B]: phi = (t_l + t_s - t_u) / min(t_l, t_s) from MAPS update,
+        load and store (module docstring).  1 (with a note) without MAPS update points."""
+        if not [p for p in self.signature.points("maps", op="update")]:
+            self._note(f"in-place stores: signature {self.signature.name!r} has no MAPS update "
+                       f"sweep; assumed to overlap the loads fully (measure it with pinchpoint "
+                       f"measure)")
+            return 1.0
+        t_u = 16.0 / self.memory_bandwidth("update", "stride1", working_set, key, threads)
+        t_l = 8.0 / self.memory_bandwidth("load", "stride1", working_set, key, threads)
+        t_s = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
+        return in_place_overlap(t_u, t_l, t_s)
+
     def dram_copy_bandwidth(self, key: str) -> float:
         """Copy bandwidth [B/s, read + written bytes] at the DRAM plateau, for payload passes
         through memory: MAPS copy at its largest working set, else STREAM copy, else PEAK."""
@@ -389,6 +422,33 @@ class SignatureRates:
                 return float(c["size_bytes"]) / 2
         raise WorkloadError(f"hit rate for {level}, but signature {self.signature.name!r} does not "
                             f"list an {level} data cache in host.caches", key=key)
+
+    def data_caches(self) -> list[tuple[int, float]]:
+        """(level, size [B]) of the signature host's data and unified caches."""
+        out = {}
+        for c in self.signature.host.get("caches") or []:
+            if str(c.get("type", "")).lower() in ("data", "unified") and c.get("size_bytes"):
+                out.setdefault(int(c["level"]), float(c["size_bytes"]))
+        return sorted(out.items())
+
+    def loop_memory(self, loop: LoopNest, key: str) -> list[MemoryOps]:
+        """The memory entries of a loop nest: per array, its bytes and the cache level
+        serving each fraction, derived for this signature's caches (layer conditions)."""
+        from .layer_conditions import loop_traffic
+        caches = self.data_caches()
+        if not caches:
+            raise WorkloadError(f"a loop nest needs the cache sizes of the machine, but "
+                                f"signature {self.signature.name!r} lists no data caches in "
+                                f"host.caches (state the traffic with hit_rates instead)",
+                                key=key)
+        out = []
+        for a in loop_traffic(dict(loop.loads), dict(loop.stores), loop.extents,
+                              loop.element_bytes, caches):
+            out.append(MemoryOps(a.bytes_per_point * loop.points * loop.sweeps, "stride1", a.op,
+                                 None, a.hit_rates, a.in_place))
+            self._note(f"{key}: {a.op} {a.array}: " + ", ".join(
+                f"{lvl} {f:.0%}" for lvl, f in a.hit_rates) + " (layer conditions)")
+        return out
 
     # -- floating point
     def flop_rate(self, kind: str, loop_length: float | None, key: str) -> float:
@@ -527,14 +587,18 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     rep = phase.repeat
     threads = phase.threads
     mem = {"load": 0.0, "in_place": 0.0, "other": 0.0}
-    for i, m in enumerate(phase.memory):
-        k = f"{key}.memory[{i}]"
+    hidden = 0.0  # in-place store time x its overlap fraction, summed over the entries
+    entries = [(f"{key}.memory[{i}]", m) for i, m in enumerate(phase.memory)]
+    if phase.loop is not None:
+        entries += [(f"{key}.loop", m) for m in rates.loop_memory(phase.loop, f"{key}.loop")]
+    for k, m in entries:
         nbytes = m.bytes * rep
         if nbytes <= 0:
             continue
         part = "load" if m.op == "load" else "other"
         if m.in_place and "maps" in rates.signature.kernels:
             part = "in_place"
+        before = mem[part]
         tag = f"{m.op}{' in place' if m.in_place else ''} {m.pattern}"
         if m.hit_rates:
             for level, f in m.hit_rates:
@@ -549,7 +613,21 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
             mem[part] += transfer_time(nbytes, bw)
             detail["memory"].append(f"{tag} at {_fmt_size(m.working_set_bytes)}: "
                                     f"{bw / 1e9:.4g} GB/s")
-    t["memory"] = mem["other"] + max(mem["load"], mem["in_place"])
+        if part == "in_place":
+            if m.hit_rates:  # the overlap where most of the bytes are served
+                level = max(m.hit_rates, key=lambda lf: lf[1])[0]
+                ws = rates.level_working_set(level, k)
+            else:
+                ws = m.working_set_bytes
+            hidden += (mem[part] - before) * rates.in_place_overlap(ws, k, threads)
+    if mem["in_place"] > 0:
+        phi = hidden / mem["in_place"]  # the in-place entries' time-weighted overlap
+        t["memory"] = (mem["other"] + mem["load"] + mem["in_place"]
+                       - phi * min(mem["load"], mem["in_place"]))
+        detail["memory"].append(f"in-place stores {phi:.0%} hidden behind the loads "
+                                f"(MAPS update vs load and store)")
+    else:
+        t["memory"] = mem["other"] + mem["load"]
     f: Flops = phase.flops
     for kind in ("division", "add_multiply", "fma"):
         n = getattr(f, kind) * rep

@@ -108,6 +108,18 @@ def maps_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> li
     return sorted(set(sizes))
 
 
+def random_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
+    """Working sets [B] of the random and gather sweeps: every power of 2 from 4 KiB to the
+    top of the stride-1 sweep (and, in full mode, its 1.5 x 2^k midpoints).  Random access
+    falls off a cliff at each cache size (a factor of 3-10 per level), so a working set
+    between two points must not be interpolated across a cliff: with points an octave apart
+    the error is at most one octave's ramp (quick mode used to sample every 16x)."""
+    full = maps_sizes(llc_bytes, "full", memory_bytes)
+    if mode == "full":
+        return full
+    return [s for s in full if s & (s - 1) == 0 or s == full[-1]]
+
+
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
               cpus: int | None = None, io_dir: str | None = None,
               mpi: bool | None = None, memory_bytes: int | None = None) -> Plan:
@@ -154,10 +166,10 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         # full mode: a repetition is the best of 10 calls of 5 ms (maps --trials), as long as
         # one 50 ms call and steadier on a machine shared with other tenants
         trials = [] if quick else ["--min-time", "0.005", "--trials", str(FULL_MAPS_TRIALS)]
-        for op in ("load", "store", "copy", "triad"):
+        for op in ("load", "store", "copy", "triad", "update"):
             add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", "--pin", "0",
                          "--sizes", _size_list(sizes)] + trials, f"maps {op} stride1", mem)
-        rsizes = sizes if not quick else sizes[1::2] + ([sizes[-1]] if len(sizes) % 2 else [])
+        rsizes = random_sizes(llc, mode, avail)
         add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)

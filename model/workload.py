@@ -36,6 +36,13 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     # hit_rates = { L1 = 0.9, L2 = 0.06, memory = 0.04 }   # instead of working_set: fractions
     #                                    # of the bytes served by each cache level and by memory
 
+    [phases.loop]                        # optional: a loop nest sweeping a grid, described by
+    extents = [1000, 1000]               # its array offsets (outermost dimension first);
+    element = "8 B"                      # pinchpoint derives which cache serves each access
+    sweeps = 1                           # on the target machine (layer conditions, see
+    loads = { a = [[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]] }   # pinchpoint.layer_conditions)
+    stores = { b = [[0, 0]] }
+
     [phases.flops]                       # floating-point operations by kind (each >= 0)
     division = 0
     add_multiply = 2097152
@@ -227,6 +234,40 @@ class NetworkTraffic:
 
 
 @dataclass(frozen=True)
+class LoopNest:
+    """A loop that sweeps a row-major grid, described by its array offsets; the per-level
+    traffic is derived for the target's caches (:mod:`pinchpoint.layer_conditions`).
+
+    Parameters
+    ----------
+    extents : tuple of int
+        Grid size per dimension, outermost first [elements].
+    element_bytes : float
+        Size of one element [B].
+    loads, stores : tuple of (str, tuple of offsets)
+        Per array, its offsets (one integer per dimension) [elements].
+    sweeps : float
+        How many times the loop sweeps the grid.
+    """
+
+    extents: tuple[int, ...]
+    element_bytes: float
+    loads: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
+    stores: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
+    sweeps: float = 1.0
+
+    @property
+    def points(self) -> int:
+        return math.prod(self.extents)
+
+    def to_dict(self) -> dict:
+        return {"extents": list(self.extents), "element_bytes": self.element_bytes,
+                "sweeps": self.sweeps,
+                "loads": {a: [list(o) for o in offs] for a, offs in self.loads},
+                "stores": {a: [list(o) for o in offs] for a, offs in self.stores}}
+
+
+@dataclass(frozen=True)
 class Phase:
     """One phase (basic block, loop nest) of a workload; ``repeat`` multiplies every count."""
 
@@ -234,6 +275,7 @@ class Phase:
     repeat: float = 1.0
     memory: tuple[MemoryOps, ...] = ()
     threads: int = 1
+    loop: LoopNest | None = None
     flops: Flops = field(default_factory=Flops)
     messages: tuple[Messages, ...] = ()
     io: tuple[IOOps, ...] = ()
@@ -245,6 +287,7 @@ class Phase:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
+                **({"loop": self.loop.to_dict()} if self.loop else {}),
                 "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
                 "messages": [m.to_dict() for m in self.messages],
                 "io": [i.to_dict() for i in self.io],
@@ -367,6 +410,48 @@ def _memory(ctx: _Ctx, d, key) -> MemoryOps:
     return MemoryOps(total, pattern, op, ws, rates, in_place)
 
 
+#: Most grid dimensions and offsets per array a loop nest may state.
+MAX_LOOP_DIMS, MAX_OFFSETS = 8, 1000
+
+
+def _offsets(ctx: _Ctx, d, key, dims: int, extents) -> tuple:
+    table = ctx.table(d, key, tuple(d) if isinstance(d, dict) else ())
+    arrays = []
+    for name, offs in table.items():
+        k = f"{key}.{name}"
+        if not isinstance(offs, list) or not offs or len(offs) > MAX_OFFSETS:
+            raise ctx.err(k, f"must be a list of 1 .. {MAX_OFFSETS} offsets, each a list of "
+                             f"{dims} integers (e.g. [[0, -1], [0, 1]])")
+        parsed = []
+        for j, off in enumerate(offs):
+            if not (isinstance(off, list) and len(off) == dims and
+                    all(isinstance(o, int) and not isinstance(o, bool) for o in off)):
+                raise ctx.err(f"{k}[{j}]", f"{off!r} is not a list of {dims} integers (one per "
+                                           f"dimension of extents)")
+            if any(abs(o) >= n for o, n in zip(off, extents)):
+                raise ctx.err(f"{k}[{j}]", f"{off!r} reaches past the grid {list(extents)}")
+            parsed.append(tuple(off))
+        arrays.append((name, tuple(parsed)))
+    return tuple(arrays)
+
+
+def _loop(ctx: _Ctx, d, key) -> LoopNest:
+    ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores"), ("extents", "loads"))
+    ext = d["extents"]
+    if not (isinstance(ext, list) and 1 <= len(ext) <= MAX_LOOP_DIMS and
+            all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 2 ** 40
+                for n in ext)):
+        raise ctx.err(f"{key}.extents", f"{ext!r} is not a list of 1 .. {MAX_LOOP_DIMS} "
+                                        f"grid sizes (whole numbers >= 1), outermost first")
+    element = ctx.quantity(d.get("element", "8 B"), "size", f"{key}.element", positive=True)
+    sweeps = ctx.count(d.get("sweeps", 1), f"{key}.sweeps")
+    loads = _offsets(ctx, d["loads"], f"{key}.loads", len(ext), ext)
+    if not loads:
+        raise ctx.err(f"{key}.loads", "is empty (name at least one array the loop loads)")
+    stores = _offsets(ctx, d.get("stores", {}), f"{key}.stores", len(ext), ext)
+    return LoopNest(tuple(ext), element, loads, stores, sweeps)
+
+
 def _flops(ctx: _Ctx, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains") + tuple(CHAINED))
     vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
@@ -441,7 +526,7 @@ def _list(ctx: _Ctx, d, name, key, parse):
 
 
 def _phase(ctx: _Ctx, d, key, index) -> Phase:
-    ctx.table(d, key, ("name", "repeat", "threads", "memory", "flops", "messages", "io",
+    ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
                        "network"))
     name = ctx.string(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = ctx.count(d.get("repeat", 1), f"{key}.repeat")
@@ -449,7 +534,8 @@ def _phase(ctx: _Ctx, d, key, index) -> Phase:
     if not 1 <= threads <= MAX_THREADS:
         raise ctx.err(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
-    return Phase(name, repeat, threads=int(threads),
+    loop = _loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
+    return Phase(name, repeat, threads=int(threads), loop=loop,
                  memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                  messages=_list(ctx, d, "messages", key, _messages),
                  io=_list(ctx, d, "io", key, _io),

@@ -8,7 +8,8 @@ from pinchpoint.signature import Signature
 
 GB = 1e9
 KiB, MiB = 1024, 1024 ** 2
-#: MAPS load stride1: working set [B] -> bandwidth [B/s] (stores at half, copy/triad equal to loads)
+#: MAPS load stride1: working set [B] -> bandwidth [B/s] (stores at half, copy/triad/update equal
+#: to loads)
 LOAD = {4 * KiB: 200 * GB, 32 * KiB: 100 * GB, 256 * KiB: 50 * GB, 4 * MiB: 20 * GB, 64 * MiB: 10 * GB}
 
 
@@ -20,7 +21,10 @@ def result(unit: str, value: float, spread: float = 1.0) -> dict:
 def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
     """Signature document; ``speed`` multiplies every rate and divides every time."""
     maps = []
-    for op, factor in (("load", 1.0), ("store", 0.5), ("copy", 1.0), ("triad", 1.0)):
+    # update (8 B loaded + 8 B stored in place per element) at the load rate: its time per
+    # element is the store's, the loads hide behind it fully (in-place overlap phi = 1)
+    for op, factor in (("load", 1.0), ("store", 0.5), ("copy", 1.0), ("triad", 1.0),
+                       ("update", 1.0)):
         for ws, bw in LOAD.items():
             maps.append({"op": op, "pattern": "stride1", "threads": 1, "working_set_bytes": ws,
                          "result": result("B/s", bw * factor * speed, spread)})

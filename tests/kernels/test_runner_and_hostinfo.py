@@ -13,7 +13,7 @@ from pinchpoint.kernel_runner import (KERNELS, compile_kernel, find_compiler, so
                                       source_sha256)
 from pinchpoint.measure import make_plan, maps_sizes
 
-KiB, MiB = 1024, 1024 ** 2
+KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 
 
 def fake_sysfs(root, entries):
@@ -119,3 +119,39 @@ def test_default_flags_cap_vectors_on_x86_only_where_accepted(compiler):
     assert default_flags(("false",), "x86_64") == DEFAULT_FLAGS  # a compiler that rejects it
     if "gcc" in compiler.version.lower() or "clang" in compiler.version.lower():
         assert default_flags(compiler.command, "x86_64") == DEFAULT_FLAGS + (X86_VECTOR_FLAG,)
+
+
+def test_plan_for_a_64_core_512_gib_host_gives_threads_their_address_space():
+    """Issue 13: on a 16-core, 128 GiB server `measure --quick` failed with "cannot allocate"
+    because the address-space limit was the data + 1 GiB whatever the thread count.  Each
+    thread reserves a stack and a malloc arena: the limit must grow with the threads."""
+    from pinchpoint.measure import THREAD_RESERVE_BYTES, address_space_limit
+    plan = make_plan("quick", ("maps",), llc_bytes=256 * MiB, cpus=64, mpi=False,
+                     memory_bytes=512 * 1024 ** 3)
+    threaded = [j for j in plan.jobs if j.label == "maps threads"]
+    assert threaded and "64" in threaded[0].args
+    top = int(threaded[0].args[threaded[0].args.index("--sizes") + 1].split(",")[-1])
+    assert top == 4 * 256 * MiB  # 512 GiB does not cap a 1 GiB sweep
+    assert threaded[0].memory_bytes >= top + 64 * THREAD_RESERVE_BYTES
+    assert threaded[0].memory_bytes == address_space_limit(top, 64)
+    full = make_plan("full", ("maps",), llc_bytes=256 * MiB, cpus=64, mpi=False,
+                     memory_bytes=512 * 1024 ** 3)
+    assert all(j.memory_bytes == address_space_limit(top, 64) for j in full.jobs
+               if j.label == "maps threads")
+
+
+@pytest.mark.slow
+def test_many_threads_run_under_the_planned_limit(binaries):
+    """The real maps kernel on 64 threads (2 cores here: oversubscribed, but the address space
+    is what matters) runs under the planned limit and fails under the old data + 1 GiB one."""
+    from pinchpoint.errors import MeasurementError
+    from pinchpoint.kernel_runner import run_kernel
+    from pinchpoint.measure import address_space_limit
+    ws = 64 * 32 * 8 * 4  # 4 stride-1 arrays of 32 lanes x 8 B per thread, 64 threads
+    args = ["--ops", "triad", "--threads", "64", "--sizes", str(ws), "--reps", "1",
+            "--min-time", "0.0001"]
+    out = run_kernel(binaries["maps"], args, kernel="maps", timeout=120,
+                     memory_bytes=address_space_limit(ws, 64))
+    assert out.points and out.points[0]["params"]["threads"] == 64
+    with pytest.raises(MeasurementError):
+        run_kernel(binaries["maps"], args, kernel="maps", timeout=120, memory_bytes=ws + GiB)
