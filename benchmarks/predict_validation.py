@@ -49,8 +49,8 @@ OPS = ("daxpy", "dot", "sum", "strided")
 HELDOUT_LANES = 16
 
 
-def compile_heldout(compiler) -> Path:
-    """Compile benchmarks/heldout.c with the kernels' compiler and flags (argument lists only)."""
+def compile_heldout(compiler, name: str = "heldout") -> Path:
+    """Compile benchmarks/NAME.c with the kernels' compiler and flags (argument lists only)."""
     import subprocess
 
     from pinchpoint.errors import CompileError
@@ -58,16 +58,16 @@ def compile_heldout(compiler) -> Path:
     from pinchpoint.paths import cache_dir
 
     include = kernel_source("maps").parent
-    out = cache_dir() / "kernels" / "heldout-validation"
+    out = cache_dir() / "kernels" / f"{name}-validation"
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".heldout-", dir=out.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=out.parent)
     os.close(fd)
     cmd = [*compiler.command, *_BASE_FLAGS, *compiler.flags, "-I", str(include), "-o", tmp,
-           str(HERE / "heldout.c"), "-lm"]
+           str(HERE / f"{name}.c"), "-lm", "-pthread"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         os.unlink(tmp)
-        raise CompileError(f"heldout.c failed to compile: {r.stderr.strip()[:400]}")
+        raise CompileError(f"{name}.c failed to compile: {r.stderr.strip()[:400]}")
     os.chmod(tmp, 0o755)
     os.replace(tmp, out)
     return out

@@ -180,7 +180,8 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         if cpus > 1:
             threads = [cpus] if quick else list(range(2, cpus + 1))
             tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick else sizes
-            add("maps", ["--ops", "load" if quick else "load,copy,triad", "--patterns", "stride1",
+            add("maps", ["--ops", "load,store" if quick else "load,store,copy,triad,update",
+                         "--patterns", "stride1",
                          "--threads", _size_list(threads), "--pin", "0",
                          "--sizes", _size_list(tsizes)] + trials, "maps threads",
                 address_space_limit(sizes[-1], max(threads)))

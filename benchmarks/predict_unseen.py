@@ -1,0 +1,204 @@
+"""Predict kernels the convolution was not tuned on, at sizes taken from this machine's caches.
+
+1. A signature: ``--signature FILE``, or one measured now with ``pinchpoint measure``'s plan
+   (``--mode quick`` by default: MAPS stride1 load/store/copy/triad/update, random and gather
+   every octave, the thread sweep, PEAK).
+2. The kernels of benchmarks/unseen.c (a 5-point stencil, dense matrix-vector with one
+   accumulator per row, a gather, a pointer chase, store-only init, a 4-stream sum, a
+   degree-8 Horner polynomial, and a triad on 1 .. all CPUs), each at working sets derived
+   from the host's caches: half of L1, between L1 and L2, between L2 and L3 (geometric means)
+   and 4x the last level.
+3. Each kernel written as a workload the way a user would write it from the loop (counts
+   from the source, the stencil by its offsets, nothing fitted), predicted with
+   :func:`pinchpoint.convolve.convolve`; the headline estimate is compared with the measured
+   time, for the fastest ("best") and the median repetition.  Extrapolation is allowed and
+   marked (matvec's vector x can be smaller than the smallest MAPS working set).
+
+Usage::
+
+    python3 benchmarks/predict_unseen.py [--signature SIG.json] [--mode quick|full]
+                                         [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
+
+Goal (issue 13): median |error| of the headline estimate <= 10 %, none over 35 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+KiB, MiB = 1024, 1024 ** 2
+OPS = ("stencil", "matvec", "gather", "chase", "init", "sum4", "horner8")
+
+
+def level_sizes(caches) -> dict[str, int]:
+    """Working sets [B] named by where they should live, from the host's data caches."""
+    sizes = sorted({int(c["size_bytes"]) for c in caches
+                    if str(c.get("type", "")).lower() in ("data", "unified")})
+    if len(sizes) < 2:
+        sizes = [32 * KiB, MiB, 32 * MiB][:max(len(sizes), 0)] or [32 * KiB, MiB, 32 * MiB]
+    out = {"L1/2": sizes[0] // 2}
+    for lo, hi, name in zip(sizes, sizes[1:], ("L1-L2", "L2-L3", "L3-L4")):
+        out[name] = int(math.sqrt(lo * hi))
+    out["4xLLC"] = 4 * sizes[-1]
+    return {k: v // 4096 * 4096 for k, v in out.items()}
+
+
+def workload_text(op: str, p: dict) -> str:
+    """The kernel of unseen.c with parameters ``p`` as a workload, counted from its loop."""
+    n, m, threads = int(p["elements"]), int(p["side"]), int(p.get("threads", 1))
+    ws = int(p["working_set_bytes"])
+    mem: list[tuple[str, float, int, str]] = []   # (op, bytes, working set, pattern)
+    flops: dict[str, float] = {}
+    loop = ""
+    if op == "stencil":  # interior points only: (m-2)^2 of the m^2 the loop nest describes
+        pts = (m - 2) ** 2
+        loop = ("[phases.loop]\n" f"extents = [{m}, {m}]\n"
+                "loads = { a = [[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]] }\n"
+                "stores = { b = [[0, 0]] }\n" f"sweeps = {pts / (m * m)!r}\n")
+        flops = {"add_multiply": 5 * pts}
+    elif op == "matvec":  # A streamed once, x re-read every row from where it fits, y stored
+        mem = [("load", 8 * m * m, 8 * m * m + 16 * m, "stride1"),
+               ("load", 8 * m * m, 8 * m, "stride1"),
+               ("store", 8 * m, 8 * m * m + 16 * m, "stride1")]
+        flops = {"add_multiply": 2 * m * m, "chained_adds": m * m, "chains": 1}
+    elif op == "gather":  # idx and y stream, x is read at independent random places
+        mem = [("load", 8 * n, 24 * n, "stride1"), ("load", 8 * n, 24 * n, "gather"),
+               ("store", 8 * n, 24 * n, "stride1")]
+    elif op == "chase":  # each step's address is the value the last one loaded
+        mem = [("load", 8 * p["units"], 8 * n, "random")]
+    elif op == "init":
+        mem = [("store", 8 * n, 8 * n, "stride1")]
+    elif op == "sum4":  # 3 independent adds and one into 16 partial sums per element
+        mem = [("load", 32 * n, 32 * n, "stride1")]
+        flops = {"add_multiply": 4 * n, "chained_adds": n, "chains": 16}
+    elif op == "horner8":
+        mem = [("load", 8 * n, 16 * n, "stride1"), ("store", 8 * n, 16 * n, "stride1")]
+        flops = {"add_multiply": 16 * n}
+    elif op == "triad":
+        mem = [("load", 16 * n, 24 * n, "stride1"), ("store", 8 * n, 24 * n, "stride1")]
+        flops = {"add_multiply": 2 * n}
+    lines = ["schema = 1", f'name = "{op}-{ws}"', "[[phases]]", f'name = "{op}"',
+             f"threads = {threads}"]
+    for kind, nbytes, wset, pattern in mem:
+        lines += ["[[phases.memory]]", f'bytes = "{int(nbytes)} B"', f'working_set = "{int(wset)} B"',
+                  f'pattern = "{pattern}"', f'op = "{kind}"']
+    text = "\n".join(lines) + "\n" + loop
+    if flops:
+        text += "[phases.flops]\n" + "".join(f"{k} = {v!r}\n" for k, v in flops.items())
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--signature", help="a signature file (default: measure one now)")
+    ap.add_argument("--mode", choices=("quick", "full"), default="quick")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating kernel rounds")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--min-time", type=float, default=0.005)
+    ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    args = ap.parse_args(argv)
+
+    from predict_validation import compile_heldout
+
+    from pinchpoint.convolve import convolve
+    from pinchpoint.hostinfo import host_info
+    from pinchpoint.kernel_runner import find_compiler, run_kernel
+    from pinchpoint.paths import atomic_write
+    from pinchpoint.signature import load_signature
+    from pinchpoint.workload import loads_workload
+
+    compiler = find_compiler()
+    host = host_info()
+    t0 = time.perf_counter()
+    if args.signature:
+        sig = load_signature(args.signature)
+    else:
+        from pinchpoint.measure import measure
+        print(f"measuring a {args.mode} signature ...", file=sys.stderr)
+        sig = measure(args.mode)
+    sizes = level_sizes(sig.host.get("caches") or host.get("caches") or [])
+    cpus = os.cpu_count() or 1
+    binary = compile_heldout(compiler, "unseen")
+    common = ["--reps", str(args.reps), "--min-time", str(args.min_time), "--max-seconds", "600"]
+    times: dict[tuple, list[float]] = {}
+    params: dict[tuple, dict] = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds} ...", file=sys.stderr)
+        runs = [["--ops", ",".join(OPS), "--sizes", ",".join(map(str, sizes.values()))],
+                ["--ops", "triad", "--sizes", str(sizes["4xLLC"]),
+                 "--threads", ",".join(map(str, range(1, cpus + 1)))]]
+        for extra in runs:
+            out = run_kernel(binary, common + extra, kernel="unseen", timeout=1800)
+            for rec in out.points:
+                p = rec["params"]
+                key = (p["op"], p["working_set_bytes"], p["threads"])
+                times.setdefault(key, []).extend(rec["repetitions"])
+                params[key] = p
+    elapsed = time.perf_counter() - t0
+    level_of = {v: k for k, v in sizes.items()}
+    rows = []
+    for key, reps in times.items():
+        op, ws, threads = key
+        p = params[key]
+        wl = loads_workload(workload_text(op, p), file=f"<{op}>")
+        for stat in ("best", "median"):
+            measured = min(reps) if stat == "best" else statistics.median(reps)
+            try:
+                pred = convolve(sig, wl, stat=stat, extrapolate=True)
+            except Exception as exc:  # report, do not hide: a row the model refuses
+                rows.append({"stat": stat, "kernel": op, "level": level_of.get(ws, "?"),
+                             "threads": threads, "working_set_bytes": ws, "measured_s": measured,
+                             "error": str(exc)})
+                continue
+            rows.append({"stat": stat, "kernel": op, "level": level_of.get(ws, "?"),
+                         "threads": threads, "working_set_bytes": ws, "measured_s": measured,
+                         "estimate_s": pred.estimate_s, "low_s": pred.low_s,
+                         "high_s": pred.high_s, "binding": pred.binding,
+                         "error_pct": 100 * (pred.estimate_s - measured) / measured,
+                         "extrapolated": pred.extrapolated,
+                         "spread": max(reps) / min(reps)})
+    print(f"host: {host.get('cpu_model')}; {cpus} CPUs; compiler {compiler.version} "
+          f"{' '.join(compiler.flags)}; signature {sig.name}; {args.rounds} rounds x "
+          f"{args.reps} reps; {elapsed:.0f} s")
+    print("sizes: " + ", ".join(f"{k} {v // KiB} KiB" for k, v in sizes.items()))
+    summary = {}
+    for stat in ("best", "median"):
+        sel = [r for r in rows if r["stat"] == stat]
+        print(f"\nstatistic: {stat}")
+        print(f"{'kernel':8s} {'level':6s} {'thr':>3s} {'measured s':>11s} {'estimate s':>11s} "
+              f"{'error %':>8s} {'max/min':>7s} binding (x: extrapolated)")
+        for r in sorted(sel, key=lambda r: (r["kernel"], r["working_set_bytes"], r["threads"])):
+            if "error" in r:
+                print(f"{r['kernel']:8s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
+                      f"refused: {r['error']}")
+                continue
+            print(f"{r['kernel']:8s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
+                  f"{r['estimate_s']:11.4e} {r['error_pct']:8.1f} {r['spread']:7.2f} {r['binding']}"
+                  f"{' x' if r['extrapolated'] else ''}")
+        errs = [abs(r["error_pct"]) for r in sel if "error_pct" in r]
+        if errs:
+            summary[stat] = {"median_abs_error_pct": statistics.median(errs),
+                             "max_abs_error_pct": max(errs), "n": len(errs),
+                             "over_35_pct": sum(e > 35 for e in errs),
+                             "within_25_pct": sum(e <= 25 for e in errs)}
+            print(f"median |error| {statistics.median(errs):.1f} %, max {max(errs):.1f} %, "
+                  f"{summary[stat]['within_25_pct']} of {len(errs)} within 25 %, "
+                  f"{summary[stat]['over_35_pct']} over 35 % (goal: median <= 10 %, none over 35 %)")
+    if args.json:
+        with atomic_write(args.json) as fh:
+            json.dump({"rows": rows, "summary": summary, "sizes": sizes}, fh, indent=1)
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
