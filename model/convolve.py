@@ -487,11 +487,15 @@ class SignatureRates:
     def one_way_time(self, msg: Messages, key: str) -> float:
         """Time [s] of one message of ``msg.size_bytes``."""
         kernel = "ping" if msg.pattern == "ping-pong" else "effbw"
-        self._need(kernel, f"{msg.pattern} messages", key)
+        # the MPI builds (ping_mpi, effbw_mpi) measure the same thing through MPI: their
+        # points (transport "mpi") join the plain kernel's
+        variants = [k for k in (kernel, f"{kernel}_mpi") if k in self.signature.kernels]
+        if not variants:
+            self._need(kernel, f"{msg.pattern} messages", key)
         fixed = dict(msg.match)
         if msg.processes is not None:
             fixed["processes"] = msg.processes
-        pts = self.signature.points(kernel, **fixed)
+        pts = [p for k in variants for p in self.signature.points(k, **fixed)]
         if not pts:
             raise WorkloadError(f"no {kernel} points match {fixed!r} in signature "
                                 f"{self.signature.name!r}", key=f"{key}.match")

@@ -174,7 +174,7 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
                      "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
         # independent random loads and stores (a gather / scatter: many misses in flight)
-        add("maps", ["--ops", "load" if quick else "load,store", "--patterns", "gather",
+        add("maps", ["--ops", "load,store", "--patterns", "gather",
                      "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
         if cpus > 1:

@@ -375,3 +375,19 @@ def test_in_place_overlap_formula():
     assert in_place_overlap(2.5, 1.0, 2.0) == 0.5
     assert in_place_overlap(1.5, 1.0, 2.0) == 1.0       # noise below the longer: clipped
     assert in_place_overlap(3.5, 1.0, 2.0) == 0.0
+
+
+def test_mpi_ping_points_price_mpi_messages():
+    """`measure` files the MPI ping-pong under kernel ping_mpi (transport "mpi"); a workload
+    that asks for MPI messages is priced from those points, not refused."""
+    from synthetic_signature import result, synthetic_doc
+    from pinchpoint.signature import Signature
+    doc = synthetic_doc()
+    doc["kernels"]["ping_mpi"] = {"source_sha256": None, "points": [
+        {"transport": "mpi", "metric": "latency", "message_bytes": 8, "result": result("s", 4e-7)},
+        {"transport": "mpi", "metric": "latency", "message_bytes": 1 << 20,
+         "result": result("s", 1e-4)}]}
+    w = wl("[[phases.messages]]\ncount = 10\nsize = '8 B'\nmatch = { transport = 'mpi' }\n")
+    assert convolve(Signature.from_dict(doc), w).seconds("communication") == pytest.approx(4e-6)
+    with pytest.raises(WorkloadError, match="no ping points match"):
+        convolve(synthetic_signature(), w)
