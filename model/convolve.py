@@ -377,6 +377,8 @@ class SignatureRates:
         memory saturates, then stays flat); beyond the measured counts it is refused, or with
         ``extrapolate`` read at the nearest measured count and recorded."""
         counts = self.maps_thread_counts(op, pattern)
+        if threads > 1 and len(counts) > 1:
+            self._note_saturation(op, pattern, counts, key)
         if threads == 1 or threads in counts or not counts:
             return self._curve_bandwidth(op, pattern, working_set, key, threads)
         t = self._range(float(threads), counts[0], counts[-1], "thread count", key)
@@ -388,6 +390,16 @@ class SignatureRates:
         b_hi = self._curve_bandwidth(op, pattern, working_set, key, hi)
         self._note(f"{key}: {threads} threads interpolated between MAPS at {lo} and {hi} threads")
         return b_lo + (b_hi - b_lo) * (t - lo) / (hi - lo)
+
+    def _note_saturation(self, op: str, pattern: str, counts: list[int], key: str) -> None:
+        """Say where memory saturates: the fewest measured threads that reach 90 % of the
+        best aggregate DRAM-plateau bandwidth (a server core alone cannot saturate memory)."""
+        plateau = {c: self._curve_bandwidth(op, pattern, None, key, c) for c in counts}
+        best = max(plateau.values())
+        at = min(c for c, bw in plateau.items() if bw >= 0.9 * best)
+        self._note(f"MAPS {op} {pattern} at the largest working set: {plateau[counts[0]] / 1e9:.3g}"
+                   f" GB/s on {counts[0]} thread(s), {best / 1e9:.3g} GB/s at best; memory "
+                   f"saturates (90 %) at {at} threads")
 
     def in_place_overlap(self, working_set: float | None, key: str, threads: int = 1) -> float:
         """Fraction [0, 1] of the shorter of (loads, in-place stores) that hides behind the

@@ -290,6 +290,9 @@ def test_threads_read_the_maps_points_at_that_thread_count(sig):
     # 4 threads at the DRAM plateau: 25 GB/s aggregate (one thread: 10 GB/s)
     p = convolve(sig, phase_threads(4, mem("1 GiB", "64 MiB")))
     assert p.seconds("memory") == pytest.approx(GiB / 25e9, rel=1e-12)
+    # 1 thread 10 GB/s, 2 threads 18, 4 threads 25: 90 % of 25 is first reached at 4
+    assert any("10 GB/s on 1 thread(s), 25 GB/s at best; memory saturates (90 %) at 4 threads"
+               in n for n in p.notes)
     one = convolve(sig, phase_threads(1, mem("1 GiB", "64 MiB")))
     assert one.seconds("memory") == pytest.approx(GiB / 10e9, rel=1e-12)
 
