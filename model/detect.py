@@ -49,8 +49,8 @@ def _pcie_rate(speed, width) -> float | None:
     gen = pcie_generation(speed) if speed else None
     if gen is None or not width:
         return None
-    rate, enc = PCIE_GENERATIONS[gen]
-    return rate * width * enc / 8
+    g = PCIE_GENERATIONS[gen]
+    return g.lane_rate * width * g.encoding / 8
 
 
 def _fmt_gts(x: float) -> str:

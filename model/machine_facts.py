@@ -30,7 +30,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from .errors import InputError
-from .protocols import PCIE_GENERATIONS
+from .linkkinds import PCIE_GENERATIONS
 
 #: Values of /sys/class/net/IFACE/speed [Mbit/s] that mean "unknown" (ethtool SPEED_UNKNOWN
 #: is -1; older drivers wrote 65535 or 4294967295).
@@ -195,8 +195,8 @@ def parse_link_speed(text: str, *, file=None) -> float | None:
 
 def pcie_generation(transfers_per_s: float) -> int | None:
     """The PCIe generation whose lane rate this is (2.5 GT/s -> 1, 16 GT/s -> 4) [5]."""
-    for gen, (rate, _enc) in PCIE_GENERATIONS.items():
-        if abs(rate - transfers_per_s) <= 1e-3 * rate:
+    for gen, g in PCIE_GENERATIONS.items():
+        if abs(g.lane_rate - transfers_per_s) <= 1e-3 * g.lane_rate:
             return gen
     return None
 
