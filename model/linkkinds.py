@@ -94,6 +94,8 @@ class LinkKind:
     network: bool = False  # format figures in bit/s rather than B/s
     source: str = ""
     advice: str = ""  # what raises this link's ceiling, for verdicts and reports
+    # effective capacity each way [B/s] while both directions carry data (None: independent directions)
+    both_ways: Callable[[Mapping], object] | None = None
     example: Mapping[str, object] = field(default_factory=dict)  # a valid parameter table (tests use it)
 
     def param(self, name: str) -> Param:
@@ -228,11 +230,33 @@ _PCIE_PARAMS = (
 
 
 def _pcie_effective(p):
-    """Efficiency with the per-transfer terms where the profile states them (plain arithmetic)."""
-    eff = _pcie_eff(p)
-    if "transfer_size" in p and "transfer_cost" in p:
-        eff = protocols.transfer_share(p["transfer_size"], p["transfer_cost"], _serial(p) * eff)
+    """Efficiency of writes (4DW TLPs): a stream, or transfers of ``transfer_size`` bytes, each
+    rounded up to whole TLPs and paying ``transfer_cost`` where the profile states them."""
+    if "transfer_size" not in p:
+        return _pcie_eff(p)
+    size = p["transfer_size"]
+    wire = size + protocols.pcie_tlps(size, p["mps"]) * p["tlp_overhead"]
+    eff = size / wire * (1 - p["dllp_overhead"]) * p["flit_payload"]
+    if "transfer_cost" in p:
+        eff = eff * protocols.transfer_share(size, p["transfer_cost"], _serial(p) * eff)
     return eff
+
+
+def pcie_link_rates(p: Mapping[str, float], size: float | None = None) -> dict[str, float]:
+    """Payload rates of a pcie link [B/s] from its parameter values: ``write`` and ``read`` one
+    way, ``both`` each way with writes one way and reads the other (see
+    :func:`pinchpoint.protocols.pcie_rates`); ``size`` defaults to the link's transfer_size
+    (a stream when absent)."""
+    size = p.get("transfer_size") if size is None else size
+    rates = protocols.pcie_rates(
+        _serial(p), size, mps=p["mps"], mrrs=p["mrrs"], completion=p.get("completion"),
+        tlp_overhead=p["tlp_overhead"], dllp_overhead=p["dllp_overhead"], flit_payload=p["flit_payload"],
+        acks_per_tlp=p["acks_per_tlp"], flit=p["flit_payload"] < 1, transfer_cost=p.get("transfer_cost", 0.0))
+    return {k: float(v) for k, v in rates.items()}
+
+
+def _pcie_both_ways(p):
+    return pcie_link_rates(p)["both"]
 
 
 KINDS: dict[str, LinkKind] = {
@@ -258,6 +282,7 @@ KINDS: dict[str, LinkKind] = {
         _PCIE_PARAMS, _serial, "lane_rate*lanes*encoding/8",
         efficiency=_pcie_effective,
         efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)*flit_payload",
+        both_ways=_pcie_both_ways,
         source="PCI Express Base Specification",
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
                "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",

@@ -160,6 +160,13 @@ class Link:
         return self.capacity * self.efficiency
 
     @property
+    def effective_both_ways(self) -> float:
+        """Effective capacity each way while both directions carry data [B/s]: lower than one way
+        where the reverse direction's ACKs and read requests share the link (PCIe)."""
+        both = self.definition.both_ways
+        return self.effective_capacity if both is None else float(both(self.values()))
+
+    @property
     def formula(self) -> str:
         return self.definition.formula
 
@@ -435,13 +442,18 @@ def _link(ctx, lid, table, components, source) -> Link:
 def _pcie_defaults(ctx, table, key, kname="pcie"):
     """Fill what a generation (and, for CXL, a version) fixes, unless the profile states it."""
     gen = table.get("generation")
+    gen_source = None
+    if isinstance(gen, dict):  # { value = 5, source = "..." }
+        _check_keys(ctx, gen, {"value", "source"}, f"{key}.generation")
+        gen_source = _text(ctx, gen, "source", f"{key}.generation")
+        gen = gen.get("value")
     allowed = (5, 6) if kname == "cxl" else tuple(linkkinds.PCIE_GENERATIONS)
     if gen is not None:
         if not isinstance(gen, int) or isinstance(gen, bool) or gen not in allowed:
             raise ctx.error(f"{key}.generation", f"expected a {'CXL' if kname == 'cxl' else 'PCIe'} generation "
                             f"{allowed[0]}..{allowed[-1]}, got {gen!r}")
         g = linkkinds.PCIE_GENERATIONS[gen]
-        spec = g.source or f"PCI Express Base Specification, generation {gen}"
+        spec = "; ".join(x for x in (gen_source, g.source) if x)
         table.setdefault("lane_rate", {"value": f"{g.lane_rate / 1e9:g} GT/s", "source": spec})
         table.setdefault("encoding", {"value": g.encoding, "source": spec})
     else:  # stated rates: the defaults of a link that is not in FLIT mode

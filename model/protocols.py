@@ -132,9 +132,15 @@ COMPLETION_HEADER_SAVING = 4.0
 
 
 def _ceil(x):
+    """ceil for floats and arrays, sympy's ceiling for expressions (the symbolic path)."""
     import numpy as np
 
-    return np.ceil(x)
+    try:
+        return np.ceil(x)
+    except TypeError:
+        import sympy
+
+        return sympy.ceiling(x)
 
 
 def transfer_share(size_bytes, cost_s, rate_bytes_per_s):
@@ -161,8 +167,9 @@ def transfer_share(size_bytes, cost_s, rate_bytes_per_s):
 
 
 def pcie_tlps(size_bytes, chunk_bytes):
-    """TLPs for ``size_bytes`` in chunks of at most ``chunk_bytes``: ceil(S / chunk) [5]."""
-    return _ceil(size_bytes / chunk_bytes)
+    """TLPs for ``size_bytes`` in chunks of at most ``chunk_bytes``: ceil(S / chunk) [5];
+    ``size_bytes=None`` is a stream: 1 / chunk TLPs per byte."""
+    return 1 / chunk_bytes if size_bytes is None else _ceil(size_bytes / chunk_bytes)
 
 
 def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion=None, tlp_overhead=24.0,
@@ -184,8 +191,8 @@ def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion
     ----------
     raw_bytes_per_s : float
         Raw capacity per direction after the line code [B/s].
-    size_bytes : float
-        Bytes per transfer (large for a stream) [B].
+    size_bytes : float or None
+        Bytes per transfer [B]; None for a stream (no rounding up, no per-transfer cost).
     mps, mrrs, completion : float
         Max payload size, max read request size, completion size (default: MPS) [B].
     tlp_overhead : float
@@ -208,23 +215,25 @@ def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion
         with writes one way and reads the other at the same rate [B/s].
     """
     completion = mps if completion is None else min(completion, mps)
+    stream = size_bytes is None
+    n_bytes = 1.0 if stream else size_bytes
     budget = raw_bytes_per_s * (1 - dllp_overhead) * flit_payload
     dllp = 0.0 if flit else DLLP_BYTES * acks_per_tlp
     n_wr = pcie_tlps(size_bytes, mps)
     n_req = pcie_tlps(size_bytes, mrrs)
     n_cpl = pcie_tlps(size_bytes, completion)
-    write_bytes = size_bytes + n_wr * tlp_overhead
+    write_bytes = n_bytes + n_wr * tlp_overhead
     request_bytes = n_req * tlp_overhead
-    cpl_bytes = size_bytes + n_cpl * (tlp_overhead - COMPLETION_HEADER_SAVING)
+    cpl_bytes = n_bytes + n_cpl * (tlp_overhead - COMPLETION_HEADER_SAVING)
 
     def with_cost(rate):
-        return size_bytes / (transfer_cost + size_bytes / rate)
+        return rate if stream else n_bytes / (transfer_cost + n_bytes / rate)
 
-    write = with_cost(budget * size_bytes / write_bytes)
-    read = with_cost(budget * size_bytes / max(cpl_bytes, request_bytes))
+    write = with_cost(budget * n_bytes / write_bytes)
+    read = with_cost(budget * n_bytes / max(cpl_bytes, request_bytes))
     # Both at once: the write direction carries writes, read requests and DLLPs for the
     # completions; the read direction carries completions and DLLPs for writes and requests.
     up = write_bytes + request_bytes + n_cpl * dllp
     down = cpl_bytes + (n_wr + n_req) * dllp
-    both = with_cost(budget * size_bytes / max(up, down))
+    both = with_cost(budget * n_bytes / max(up, down))
     return {"write": write, "read": read, "both": both}
