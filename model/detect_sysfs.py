@@ -113,8 +113,19 @@ def _pci_devices(sys: Path) -> list[PciDevice]:
             d.name.lower(), _read(d / "class"), _read(d / "vendor"), _read(d / "device"),
             speeds["current_link_speed"], widths["current_link_width"],
             speeds["max_link_speed"], widths["max_link_width"],
-            numa_node=numa if numa is not None and numa >= 0 else None))
+            numa_node=numa if numa is not None and numa >= 0 else None, parent=_pci_parent(d)))
     return out
+
+
+def _pci_parent(dev: Path) -> str | None:
+    """The PCI function above ``dev`` on the path its link resolves to (a root or switch port),
+    None right below the host bridge."""
+    try:
+        parts = Path(os.path.realpath(dev)).parts
+    except OSError:
+        return None
+    addrs = [p.lower() for p in parts if PCI_ADDR.match(p)]
+    return addrs[-2] if len(addrs) >= 2 else None
 
 
 def _nics(sys: Path) -> list[NicFact]:

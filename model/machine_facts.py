@@ -69,6 +69,7 @@ class PciDevice:
     max_width: int | None = None
     link_bytes_per_s: float | None = None  # hwloc pci_link_speed (one direction, as negotiated)
     numa_node: int | None = None
+    parent: str | None = None  # the PCI function above it (a root or switch port); None: the host bridge
 
     @property
     def is_bridge(self) -> bool:
@@ -82,6 +83,18 @@ class PciDevice:
         narrow = (self.current_width is not None and self.max_width is not None
                   and self.current_width < self.max_width)
         return slow or narrow
+
+
+@dataclass(frozen=True)
+class GpuFact:
+    """A GPU as ``nvidia-smi -q`` describes it: ``memory_bytes`` [B], ``memory_clock`` (maximum) [Hz]."""
+
+    index: int
+    pci_address: str | None = None  # "0000:00:06.0"
+    name: str | None = None
+    architecture: str | None = None  # "Hopper"
+    memory_bytes: int | None = None
+    memory_clock: float | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,8 @@ class MachineFacts:
     disks: tuple[DiskFact, ...] = ()
     hostname: str | None = None
     sources: tuple[tuple[str, str], ...] = ()
+    gpus: tuple[GpuFact, ...] = ()
+    nvlinks: tuple[tuple[int, int, int], ...] = ()  # (GPU index, GPU index, bonded NVLinks) from topo -m
 
     def source(self, name: str) -> str | None:
         return dict(self.sources).get(name)

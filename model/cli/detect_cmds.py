@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
                         "lstopo is then not run")
     p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output")
     p.add_argument("--no-hwloc", action="store_true", help="do not run lstopo; read /sys and /proc only")
+    p.add_argument("--nvidia-smi-q", metavar="FILE", help="use this `nvidia-smi -q` output (GPUs)")
+    p.add_argument("--nvidia-smi-topo", metavar="FILE", help="use this `nvidia-smi topo -m` output (NVLink)")
     p.set_defaults(run=run_detect)
 
     imp = sub.add_parser("import", help="import kerncraft machine files, likwid-bench and fio output",
@@ -86,6 +88,21 @@ def _run_lstopo() -> str | None:
     return out.stdout if out.returncode == 0 and out.stdout.strip() else None
 
 
+def _run_nvidia_smi(*args: str) -> str | None:
+    """`nvidia-smi ARGS` of this machine, or None where it is missing or fails."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 and out.stdout.strip() else None
+
+
 def run_detect(args: argparse.Namespace) -> int:
     import datetime as _dt
     import sys
@@ -112,7 +129,16 @@ def run_detect(args: argparse.Namespace) -> int:
         xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
-    facts = detect.detect(root, xml_text, hwloc_file=xml_file)
+    smi_q = _read_text(args.nvidia_smi_q, "--nvidia-smi-q") if args.nvidia_smi_q else None
+    smi_topo = _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo") if args.nvidia_smi_topo else None
+    q_file, topo_file = args.nvidia_smi_q, args.nvidia_smi_topo
+    if not args.sysfs_root:  # the live machine: ask nvidia-smi where it is installed
+        if smi_q is None:
+            smi_q, q_file = _run_nvidia_smi("-q"), "nvidia-smi -q"
+        if smi_topo is None:
+            smi_topo, topo_file = _run_nvidia_smi("topo", "-m"), "nvidia-smi topo -m"
+    facts = detect.detect(root, xml_text, hwloc_file=xml_file, nvidia_smi_q=smi_q, nvidia_topo=smi_topo,
+                          nvidia_files=(q_file, topo_file))
 
     rate = source = None
     sig_path = None
