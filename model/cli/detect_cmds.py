@@ -49,6 +49,12 @@ def add_parser(sub) -> None:
     f.add_argument("file", metavar="FILE", nargs="+")
     f.add_argument("-o", "--output", required=True, metavar="SIG.json")
     f.set_defaults(run=run_import_fio)
+    n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
+    n.add_argument("file", metavar="FILE")
+    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    n.add_argument("--compare", action="store_true",
+                   help="print NCCL's path bandwidth beside pinchpoint's for every flow")
+    n.set_defaults(run=run_import_nccl)
 
 
 def _read_text(path: str, flag: str) -> str:
@@ -244,6 +250,30 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")
+    return 0
+
+
+def run_import_nccl(args: argparse.Namespace) -> int:
+    from ..importers import nccl_topo
+    from ..profile import profile_from_document
+    from ..profile_io import dump_document
+    from ..units import format_rate
+
+    _check_folder(args.output, "-o")
+    text = _read_text(args.file, "FILE")
+    doc = nccl_topo.load_topology(text, file=args.file)
+    profile_from_document(doc, file=args.file)  # an error names the XML it came from
+    dump_document(doc, args.output)
+    print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
+    if args.compare:
+        rows = nccl_topo.compare_with_nccl(text, file=args.file)
+        width = max(len(r["flow"]) for r in rows) if rows else 4
+        print(f"\n{'flow':<{width}}  {'NCCL path':>11}  {'path raw':>11}  {'path eff':>11}  {'max-flow':>11}")
+        for r in rows:
+            print(f"{r['flow']:<{width}}  " + "  ".join(
+                f"{format_rate(r[k], 'memory'):>11}" for k in ("nccl_bytes_per_s", "path_raw_bytes_per_s",
+                                                                "path_effective_bytes_per_s",
+                                                                "maxflow_effective_bytes_per_s")))
     return 0
 
 
