@@ -91,6 +91,8 @@ class LinkKind:
     duplex: Callable[[Mapping], str] = field(default=lambda p: "full")
     efficiency: Callable[[Mapping], object] | None = None
     efficiency_formula: str = ""
+    # the efficiency where a profile states a transfer size (and cost): per transfer, not a stream
+    transfer_formula: str = ""
     network: bool = False  # format figures in bit/s rather than B/s
     source: str = ""
     advice: str = ""  # what raises this link's ceiling, for verdicts and reports
@@ -282,6 +284,9 @@ KINDS: dict[str, LinkKind] = {
         _PCIE_PARAMS, _serial, "lane_rate*lanes*encoding/8",
         efficiency=_pcie_effective,
         efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)*flit_payload",
+        transfer_formula="transfer_size/(transfer_size + ceiling(transfer_size/mps)*tlp_overhead)"
+                         "*(1 - dllp_overhead)*flit_payload, then x transfer_size/(transfer_size + "
+                         "transfer_cost*rate) where rate is the capacity times that",
         both_ways=_pcie_both_ways,
         source="PCI Express Base Specification",
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "

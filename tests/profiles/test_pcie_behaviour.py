@@ -121,3 +121,25 @@ def test_whole_tlps_rise_with_size(k, m):
     a = protocols.pcie_rates(raw, k * m, mps=m, transfer_cost=2e-6)
     b = protocols.pcie_rates(raw, (k + 1) * m, mps=m, transfer_cost=2e-6)
     assert all(b[x] >= a[x] for x in a)
+
+
+def test_explain_names_the_per_transfer_terms():
+    from pinchpoint.symbolic import explain
+
+    one_mib = explain(load_profile("h100-pcie-host-1mib"), "pcie")
+    assert "ceiling(transfer_size/mps)" in one_mib.effective_formula and "transfer_cost" in one_mib.effective_formula
+    assert one_mib.effective_bytes_per_s == pytest.approx(flow_ceiling(load_profile("h100-pcie-host-1mib"),
+                                                                       "h2d").effective_bytes_per_s)
+    assert "transfer_size" not in explain(load_profile("h100-pcie-host"), "pcie").effective_formula
+
+
+def test_transfer_formula_text_is_the_function():
+    import sympy
+
+    from pinchpoint.linkkinds import KINDS
+
+    kind = KINDS["pcie"]
+    names = ("transfer_size", "mps", "tlp_overhead", "dllp_overhead", "flit_payload")
+    syms = {n: sympy.Symbol(n, positive=True) for n in names}
+    text = kind.transfer_formula.split(", then")[0]
+    assert sympy.simplify(sympy.sympify(text, locals=syms) - kind.efficiency(syms)) == 0
