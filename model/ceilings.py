@@ -495,6 +495,21 @@ def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[C
     return [flow_ceiling(profile, n, graphs=graphs) for n in names]
 
 
+def _both_ways(profile: Profile, solutions) -> dict[str, float]:
+    """Effective capacities of the full-duplex links the flows cross both ways at once, where
+    the kind says that costs (PCIe: each direction also carries the other's ACKs and read
+    requests, so two directions carry less than twice one)."""
+    used = {r for s in solutions for r, u in s.usage.items() if u > 0}
+    out = {}
+    for link in profile.links.values():
+        if link.definition.both_ways is None or link.duplex != "full" or len(link.between) != 2:
+            continue
+        a, b = link.between
+        if graphmod.resource_id(link.id, (a, b)) in used and graphmod.resource_id(link.id, (b, a)) in used:
+            out[link.id] = link.effective_both_ways
+    return out
+
+
 def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     """Ceilings of the flows of a scenario running at once, each at its weight's share."""
     if name not in profile.scenarios:
@@ -503,8 +518,9 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     flows = [profile.flow(n) for n in sc.flows]
     out = []
     raw_g = _core(graphmod.build(profile), _pairs(flows))
-    eff_g = _same_core(graphmod.build(profile, effective=True), raw_g)
     raw = _shared(raw_g, flows, list(sc.weights))
+    both = _both_ways(profile, raw)
+    eff_g = _same_core(graphmod.build(profile, effective=True, capacities=both), raw_g)
     eff = _shared(eff_g, flows, list(sc.weights))
     for f, r, e in zip(flows, raw, eff):
         out.append(Ceiling(

@@ -49,8 +49,8 @@ def _pcie_rate(speed, width) -> float | None:
     gen = pcie_generation(speed) if speed else None
     if gen is None or not width:
         return None
-    rate, enc = PCIE_GENERATIONS[gen]
-    return rate * width * enc / 8
+    g = PCIE_GENERATIONS[gen]
+    return g.lane_rate * width * g.encoding / 8
 
 
 def _fmt_gts(x: float) -> str:
@@ -220,29 +220,64 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
         flows["mem-copy"] = {"description": "memory copy by one package: read and write share the memory link",
                              "legs": [["memory", "cpu0"], ["cpu0", "memory"]]}
 
-    def attach(cid: str, address: str | None) -> str | None:
-        """Add the PCIe link of a device; return the link id or None when unknown."""
+    by_addr = {d.address.lower(): d for d in facts.pci}
+    done: set[str] = set()  # PCI functions that have a component already
+
+    def depth(dev: PciDevice) -> int:
+        """PCI functions above ``dev`` (0: right below the host bridge, a root port's level)."""
+        n, seen = 0, set()
+        while dev.parent and dev.parent in by_addr and dev.parent not in seen:
+            seen.add(dev.parent)
+            dev, n = by_addr[dev.parent], n + 1
+        return n
+
+    def socket_of(dev: PciDevice) -> str:
+        return f"cpu{dev.numa_node}" if dev.numa_node is not None and f"cpu{dev.numa_node}" in comps else "cpu0"
+
+    def upstream(dev: PciDevice) -> str:
+        """The component at the other end of ``dev``'s link: the CPU package for a device on a
+        root port (or the root bus), else the switch whose downstream port it hangs off.  Bridges
+        alternate below a root port: switch upstream port (odd depth), downstream port (even)."""
+        parent = by_addr.get(dev.parent or "")
+        if parent is None or depth(parent) == 0 or not parent.is_bridge:
+            return socket_of(dev) if parent is None or parent.is_bridge else upstream(parent)
+        usp = parent if depth(parent) % 2 == 1 else by_addr.get(parent.parent or "", parent)
+        return switch(usp)
+
+    def switch(usp: PciDevice) -> str:
+        sid = _ident(f"pcisw-{usp.address}")
+        if sid not in comps:
+            comps[sid] = {"kind": "switch", "model": f"PCIe switch, upstream port {usp.address}"}
+            attach(sid, usp.address, "switch uplink: shared by every device below")
+        return sid
+
+    def attach(cid: str, address: str | None, role: str = "") -> str | None:
+        """Add the PCIe link of a device to its root port or switch; return the link id or None."""
         dev = facts.pci_device(address)
         if dev is None:
             return None
-        cpu = f"cpu{dev.numa_node}" if dev.numa_node is not None and f"cpu{dev.numa_node}" in comps else "cpu0"
+        done.add(dev.address.lower())
+        up = upstream(dev)
         lid = f"pcie-{_ident(cid)}"
         gen = pcie_generation(dev.current_speed) if dev.current_speed else None
+        could = dev.downgraded and dev.max_speed and dev.max_width
         maxi = (f"; the device supports {_fmt_gts(dev.max_speed)} x{dev.max_width}"
+                + (" (it could train wider or faster: see the flags)" if could else "")
                 if dev.max_speed and dev.max_width else "")
+        role = f" ({role})" if role else ""
         if gen and dev.current_width:
-            links[lid] = {"kind": "pcie", "between": [cid, cpu], "generation": gen,
+            links[lid] = {"kind": "pcie", "between": [cid, up], "generation": gen,
                           "lanes": {"value": dev.current_width,
                                     "source": f"sysfs {dev.address}/current_link_width"},
-                          "description": f"PCIe {dev.address}: negotiated {_fmt_gts(dev.current_speed)} "
+                          "description": f"PCIe {dev.address}{role}: negotiated {_fmt_gts(dev.current_speed)} "
                                          f"x{dev.current_width}{maxi}",
                           "source": f"sysfs {dev.address}/current_link_speed"}
             return lid
         if dev.link_bytes_per_s:
-            links[lid] = {"kind": "link", "between": [cid, cpu],
+            links[lid] = {"kind": "link", "between": [cid, up],
                           "rate": {"value": f"{dev.link_bytes_per_s / 1e9:.6g} GB/s",
                                    "source": f"hwloc pci_link_speed of {dev.address}"},
-                          "description": f"PCIe {dev.address}: generation and lanes unknown"}
+                          "description": f"PCIe {dev.address}{role}: generation and lanes unknown"}
             return lid
         return None
 
@@ -273,8 +308,8 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
             chain.append(nid)
             pl = attach(nid, n.pci_address)
             if pl:
-                chain.append(links[pl]["between"][1])
-                if memory_rate and links[pl]["between"][1] == "cpu0":
+                chain += _route_up(links, pl)
+                if memory_rate and chain[-1] == "cpu0":
                     chain.append("memory")
         if chain:
             suffix = "" if len(physical) == 1 else f"-{n.name}"
@@ -297,11 +332,115 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
             disk["unknown"].append("size")
         comps[did] = disk
         attach(did, d.pci_address)
+    scenarios: dict = {}
+    _accelerators_and_devices(facts, comps, links, flows, scenarios, attach, memory_rate, done)
+    if scenarios:
+        doc["scenarios"] = scenarios
     if not links:
         del doc["links"]
     if not flows:
         del doc["flows"]
     return doc
+
+
+def _route_up(links: dict, lid: str) -> list[str]:
+    """The components from a device's link up to the CPU package: [switch ..., cpuN]."""
+    out, seen = [], set()
+    while lid in links and lid not in seen:
+        seen.add(lid)
+        up = links[lid]["between"][1]
+        out.append(up)
+        lid = f"pcie-{_ident(up)}"
+    return out
+
+
+#: PCI class codes of GPUs and other accelerators: display (0x03xx) and processing accelerators (0x12xx).
+_ACCELERATOR_CLASSES = ("0x03", "0x12")
+
+
+def _accelerators_and_devices(facts: MachineFacts, comps, links, flows, scenarios, attach, memory_rate,
+                              done) -> None:
+    """GPUs (from PCI classes and nvidia-smi) as accelerator components, every other PCIe device
+    with a trained link as a device, NVLink from ``topo -m``, and flows host -> each of them."""
+    from .detect_nvidia import NVLINK_RATE
+
+    gpus = {g.pci_address: g for g in facts.gpus if g.pci_address}
+    gpu_ids: dict[int, str] = {}
+    for dev in facts.pci:
+        if dev.is_bridge or dev.address.lower() in done:  # NICs, disks and switches have theirs
+            continue
+        cls = (dev.class_code or "").lower()
+        if cls.startswith("0x06"):  # host bridges, ISA bridges: no link to model
+            continue
+        g = gpus.get(dev.address)
+        if cls.startswith(_ACCELERATOR_CLASSES) or g is not None:
+            cid = f"gpu{g.index}" if g is not None else _ident(f"gpu-{dev.address}")
+            comp: dict = {"kind": "accelerator", "model": (g.name if g and g.name else
+                                                           f"PCI {dev.vendor}:{dev.device} ({dev.address})")}
+            if g is not None and g.memory_bytes:
+                comp["memory_size"] = _v(f"{g.memory_bytes // 2 ** 20} MiB", "nvidia-smi -q: FB Memory Usage Total")
+            else:
+                comp["unknown"] = ["memory_size"]
+            if g is not None:
+                gpu_ids[g.index] = cid
+        elif dev.current_speed and dev.current_width:
+            cid = _ident(f"pci-{dev.address}")
+            comp = {"kind": "device", "model": f"PCI {dev.vendor}:{dev.device} class {dev.class_code}"}
+        else:
+            continue  # no trained link and not a GPU: nothing to model
+        comps[cid] = comp
+        lid = attach(cid, dev.address)
+        if lid:
+            host = _route_up(links, lid)[-1]
+            start = "memory" if memory_rate and host == "cpu0" else host
+            flows[f"host-to-{cid}"] = {"source": start, "sink": cid,
+                                       "description": f"host -> {cid}: DMA over PCIe {dev.address}"}
+            flows[f"{cid}-to-host"] = {"source": cid, "sink": start,
+                                       "description": f"{cid} -> host: DMA over PCIe {dev.address}"}
+            if comp["kind"] == "accelerator":
+                scenarios[f"{cid}-both-ways"] = {
+                    "flows": [f"host-to-{cid}", f"{cid}-to-host"],
+                    "description": f"copies to and from {cid} at once: each PCIe direction also carries "
+                                   "the other's ACKs and read requests"}
+    _nvlinks(facts, comps, links, flows, gpu_ids, NVLINK_RATE)
+
+
+def _nvlinks(facts, comps, links, flows, gpu_ids, rates) -> None:
+    """NVLink from ``nvidia-smi topo -m``: the same NV# between every pair of three or more GPUs is
+    an NVSwitch fabric (one switch node, each GPU's links to it); otherwise direct bonded links."""
+    pairs = [(i, j, n) for i, j, n in facts.nvlinks if i in gpu_ids and j in gpu_ids]
+    if not pairs:
+        return
+    arch = {g.index: g.architecture for g in facts.gpus}
+    counts = {n for _, _, n in pairs}
+    members = sorted({x for i, j, _ in pairs for x in (i, j)})
+    fabric = len(members) >= 3 and len(counts) == 1 and len(pairs) == len(members) * (len(members) - 1) // 2
+    src = "nvidia-smi topo -m"
+
+    def rate(i):
+        r = rates.get(arch.get(i) or "")
+        return None if r is None else {"value": f"{r / 1e9:g} GB/s",
+                                       "source": f"NVIDIA {arch[i]} architecture whitepaper (per link and direction)"}
+
+    if fabric:
+        comps["nvswitch"] = {"kind": "switch", "model": "NVLink fabric (NVSwitch): every GPU pair shows NV"
+                                                         f"{pairs[0][2]} in topo -m"}
+        for i in members:
+            if rate(i) is None:
+                continue
+            links[f"nvlink-{gpu_ids[i]}"] = {"kind": "nvlink", "between": [gpu_ids[i], "nvswitch"],
+                                             "count": {"value": pairs[0][2], "source": src},
+                                             "link_rate": rate(i)}
+    else:
+        for i, j, n in pairs:
+            if rate(i) is None:
+                continue
+            links[f"nvlink-{gpu_ids[i]}-{gpu_ids[j]}"] = {"kind": "nvlink", "between": [gpu_ids[i], gpu_ids[j]],
+                                                          "count": {"value": n, "source": src},
+                                                          "link_rate": rate(i)}
+    a, b = gpu_ids[pairs[0][0]], gpu_ids[pairs[0][1]]
+    if any(l["kind"] == "nvlink" for l in links.values()):
+        flows[f"{a}-to-{b}"] = {"source": a, "sink": b, "description": f"GPU -> GPU over NVLink ({src})"}
 
 
 def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[float, str]:
@@ -354,13 +493,21 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
 
 
 def detect(root: Path | str = Path("/"), hwloc_xml: str | None = None, *,
-           hwloc_file: str | None = None) -> MachineFacts:
+           hwloc_file: str | None = None, nvidia_smi_q: str | None = None, nvidia_topo: str | None = None,
+           nvidia_files: tuple[str | None, str | None] = (None, None)) -> MachineFacts:
     """Facts of a machine: hwloc's XML where given (topology, caches), over sysfs (clocks,
-    NIC speeds, PCIe link details)."""
+    NIC speeds, PCIe link details); GPUs and NVLink from ``nvidia-smi -q`` and ``topo -m`` text."""
+    from dataclasses import replace
+
+    from .detect_nvidia import parse_nvidia_smi_q, parse_topo_matrix
+
     sysfs = read_sysfs(root)
-    if hwloc_xml is None:
-        return sysfs
-    return combine(parse_hwloc_xml(hwloc_xml, file=hwloc_file), sysfs)
+    facts = sysfs if hwloc_xml is None else combine(parse_hwloc_xml(hwloc_xml, file=hwloc_file), sysfs)
+    if nvidia_smi_q:
+        facts = replace(facts, gpus=parse_nvidia_smi_q(nvidia_smi_q, file=nvidia_files[0]))
+    if nvidia_topo:
+        facts = replace(facts, nvlinks=parse_topo_matrix(nvidia_topo, file=nvidia_files[1]))
+    return facts
 
 
 __all__ = ["CacheFact", "PciDevice", "NicFact", "DiskFact", "MachineFacts", "Flag",

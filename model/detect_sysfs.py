@@ -12,9 +12,12 @@ import os
 import re
 from pathlib import Path
 
+from .linkkinds import PCIE_LANES
 from .machine_facts import (PCI_ADDR, SPEED_UNKNOWN, CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
                             bad_value, clock_from_model_name, parse_cache_size, parse_cpu_list,
                             parse_link_speed, positive_or_none)
+
+_PCIE_WIDTHS = {int(x) for x in PCIE_LANES}
 
 # --- sysfs and procfs ------------------------------------------------------------------------
 
@@ -103,14 +106,26 @@ def _pci_devices(sys: Path) -> list[PciDevice]:
         widths = {}
         for name in ("current_link_width", "max_link_width"):
             w = _read_int(d / name, "a link width such as '16'")
-            widths[name] = w if w and 0 < w <= 32 else None  # 0 or 255: no link
+            # 0 or 255: no link; a count PCIe does not define (3, 5 ...) is not a trained width
+            widths[name] = w if w in _PCIE_WIDTHS else None
         numa = _read_int(d / "numa_node", "a NUMA node number")
         out.append(PciDevice(
             d.name.lower(), _read(d / "class"), _read(d / "vendor"), _read(d / "device"),
             speeds["current_link_speed"], widths["current_link_width"],
             speeds["max_link_speed"], widths["max_link_width"],
-            numa_node=numa if numa is not None and numa >= 0 else None))
+            numa_node=numa if numa is not None and numa >= 0 else None, parent=_pci_parent(d)))
     return out
+
+
+def _pci_parent(dev: Path) -> str | None:
+    """The PCI function above ``dev`` on the path its link resolves to (a root or switch port),
+    None right below the host bridge."""
+    try:
+        parts = Path(os.path.realpath(dev)).parts
+    except OSError:
+        return None
+    addrs = [p.lower() for p in parts if PCI_ADDR.match(p)]
+    return addrs[-2] if len(addrs) >= 2 else None
 
 
 def _nics(sys: Path) -> list[NicFact]:

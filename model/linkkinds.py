@@ -18,6 +18,23 @@ References
 .. [4] Apple, *Power Mac G5 Developer Note* (2003): two unidirectional 32-bit FSB paths per
    processor at half the core clock.
 .. [5] JEDEC, *JESD79 DDR SDRAM* (2000): two transfers per clock on a 64-bit channel.
+.. [6] PCI-SIG, *PCI Express Base Specification* rev. 6.0 (2022), 4.2.3 (FLIT mode): a 256-byte
+   FLIT carries 236 bytes of TLPs, 6 of DLP, 8 of CRC and 6 of FEC; no per-TLP framing or LCRC.
+.. [7] D. Foley and J. Danskin, "Ultra-Performance Pascal GPU and NVLink Interconnect", IEEE Micro
+   37(2), 2017: NVLink packets of 16-byte flits, a 256-byte write is 16 data flits behind a header
+   and a byte-enable flit.  NVIDIA, *H100 Tensor Core GPU Architecture* whitepaper (2022): 18
+   NVLink 4 links, 900 GB/s in total (25 GB/s per link per direction); third-generation NVSwitch.
+.. [8] NVIDIA, *Grace Hopper Superchip Architecture* whitepaper (2023): NVLink-C2C, 900 GB/s in
+   total between Grace and Hopper (450 GB/s each way).
+.. [9] Intel, *Xeon Scalable platform* technical overviews: UPI at 10.4 / 11.2 / 16 / 20 GT/s, 20
+   lanes, 80-bit flits carrying 64 data bits (10.4 GT/s -> 20.8 GB/s per link and direction).
+.. [10] AMD, *4th Gen AMD EPYC Processor Architecture* white paper (2022): up to four x16 xGMI links
+   between sockets at up to 32 Gbit/s per lane.
+.. [11] CXL Consortium, *Compute Express Link Specification* 1.1 (2019), 2.0 (2020), 3.0 (2022):
+   68-byte flits (2 B protocol id, four 16-byte slots, 2 B CRC) on PCIe 5 electricals for 1.1/2.0;
+   256-byte flits (2 B header, fifteen 16-byte slots, 8 B CRC, 6 B FEC) for 3.x on PCIe 6.
+.. [12] JEDEC, *JESD238 HBM3* (2022); NVIDIA H100 datasheet: 5120-bit HBM3 interface, double data
+   rate (5120 bit x 2619 MHz x 2 = 3.35 TB/s).
 """
 
 from __future__ import annotations
@@ -43,6 +60,19 @@ class Param:
     integer: bool = False
     required: bool = True
     positive: bool = True
+    minimum: float | None = None  # valid range, SI, inclusive
+    maximum: float | None = None
+    choices: tuple[float, ...] = ()  # the only values allowed (PCIe lane counts)
+
+    def check(self, si: float) -> str | None:
+        """Why ``si`` is not a valid value of this parameter (None when it is)."""
+        if self.choices and si not in self.choices:
+            return "expected one of " + ", ".join(f"{c:g}" for c in self.choices)
+        if self.minimum is not None and si < self.minimum:
+            return f"expected at least {self.minimum:g}"
+        if self.maximum is not None and si > self.maximum:
+            return f"expected at most {self.maximum:g}"
+        return None
 
     @property
     def optional(self) -> bool:
@@ -61,8 +91,14 @@ class LinkKind:
     duplex: Callable[[Mapping], str] = field(default=lambda p: "full")
     efficiency: Callable[[Mapping], object] | None = None
     efficiency_formula: str = ""
+    # the efficiency where a profile states a transfer size (and cost): per transfer, not a stream
+    transfer_formula: str = ""
     network: bool = False  # format figures in bit/s rather than B/s
     source: str = ""
+    advice: str = ""  # what raises this link's ceiling, for verdicts and reports
+    # effective capacity each way [B/s] while both directions carry data (None: independent directions)
+    both_ways: Callable[[Mapping], object] | None = None
+    example: Mapping[str, object] = field(default_factory=dict)  # a valid parameter table (tests use it)
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -95,12 +131,12 @@ def _pcix_eff(p):
     return protocols.pcix_burst_efficiency(p["burst"], p["overhead_clocks"], p["width"])
 
 
-def _pcie_capacity(p):
+def _serial(p):
     return p["lane_rate"] * p["lanes"] * p["encoding"] / 8
 
 
 def _pcie_eff(p):
-    return protocols.pcie_tlp_efficiency(p["mps"], p["tlp_overhead"], p["dllp_overhead"])
+    return protocols.pcie_tlp_efficiency(p["mps"], p["tlp_overhead"], p["dllp_overhead"]) * p["flit_payload"]
 
 
 def _ht_eff(p):
@@ -119,13 +155,118 @@ def _rate(p):
     return p["rate"]
 
 
+def _bonded(p):
+    return p["count"] * p["link_rate"]
+
+
+def _packet_eff(p):
+    return p["payload"] / (p["payload"] + p["header"])
+
+
+def _upi(p):
+    return p["count"] * p["lane_rate"] * p["lanes"] * p["flit_payload"] / 8
+
+
+def _xgmi(p):
+    return p["count"] * p["lane_rate"] * p["lanes"] / 8
+
+
+def _cxl_eff(p):
+    return p["flit_payload"] / p["flit_size"] * p["data_share"]
+
+
 _TPC = Param("transfers_per_clock", "dimensionless", "data transfers per clock (2 for DDR, 4 for quad-pumped)",
              default=1.0)
+
+#: PCIe lane counts a link can train to (x12 and x32 exist in the specification, rarely in slots) [3].
+PCIE_LANES = (1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 32.0)
+
+
+@dataclass(frozen=True)
+class PcieGeneration:
+    """What a PCIe (or CXL) generation fixes: lane rate, line code, and in FLIT mode the FLIT [3], [6]."""
+
+    lane_rate: float  # [1/s]
+    encoding: float  # line-code efficiency [-]
+    flit: bool = False  # FLIT mode: the TLP overheads below replace framing, sequence number and LCRC
+    flit_payload: float = 1.0  # share of a FLIT that carries TLP bytes [-]
+    tlp_overhead: float = 24.0  # per-TLP bytes: STP/framing + sequence 4, 4DW header 16, LCRC 4 [B]
+    dllp_overhead: float = 0.05  # share of link time for ACK/FC DLLPs and SKP sets [-]
+    source: str = ""
+
+
+#: PCI Express generations [3], [6].  Generation 6 runs FLIT mode only: PAM4 without a line code,
+#: 236 TLP bytes per 256-byte FLIT, DLLPs inside the FLIT's 6 DLP bytes, a TLP pays only its header.
+PCIE_GENERATIONS: dict[int, PcieGeneration] = {
+    1: PcieGeneration(2.5e9, 8 / 10, source="PCI Express Base Specification 1.1: 2.5 GT/s, 8b/10b"),
+    2: PcieGeneration(5.0e9, 8 / 10, source="PCI Express Base Specification 2.0: 5 GT/s, 8b/10b"),
+    3: PcieGeneration(8.0e9, 128 / 130, source="PCI Express Base Specification 3.0: 8 GT/s, 128b/130b"),
+    4: PcieGeneration(16.0e9, 128 / 130, source="PCI Express Base Specification 4.0: 16 GT/s, 128b/130b"),
+    5: PcieGeneration(32.0e9, 128 / 130, source="PCI Express Base Specification 5.0: 32 GT/s, 128b/130b"),
+    6: PcieGeneration(64.0e9, 1.0, flit=True, flit_payload=236 / 256, tlp_overhead=16.0, dllp_overhead=0.0,
+                      source="PCI Express Base Specification 6.0: 64 GT/s PAM4, FLIT mode "
+                             "(236 B of TLPs, 6 DLP, 8 CRC, 6 FEC per 256 B)"),
+}
+
+_PCIE_PARAMS = (
+    Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True, choices=PCIE_LANES),
+    Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
+    Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False, maximum=1.0),
+    Param("mps", "size", "max payload size", default=256.0, choices=(128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
+    Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header)",
+          required=False),
+    Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", required=False,
+          positive=False, maximum=0.99),
+    Param("flit_payload", "dimensionless", "share of a FLIT that carries TLPs (1 without FLIT mode)",
+          required=False, maximum=1.0),
+    Param("mrrs", "size", "max read request size", default=512.0,
+          choices=(128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
+    Param("completion", "size", "read completion size (RCB chunks on some root complexes; else the MPS)",
+          required=False, choices=(64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
+    Param("acks_per_tlp", "dimensionless", "ACK and UpdateFC DLLPs returned per TLP received", default=2.0,
+          positive=False, maximum=8.0),
+    Param("transfer_cost", "time", "fixed cost per transfer (DMA setup, descriptor and doorbell)",
+          required=False, positive=False),
+    Param("transfer_size", "size", "bytes per transfer (a DMA or a copy); absent: a stream", required=False),
+)
+
+
+def _pcie_effective(p):
+    """Efficiency of writes (4DW TLPs): a stream, or transfers of ``transfer_size`` bytes, each
+    rounded up to whole TLPs and paying ``transfer_cost`` where the profile states them."""
+    if "transfer_size" not in p:
+        return _pcie_eff(p)
+    size = p["transfer_size"]
+    wire = size + protocols.pcie_tlps(size, p["mps"]) * p["tlp_overhead"]
+    eff = size / wire * (1 - p["dllp_overhead"]) * p["flit_payload"]
+    if "transfer_cost" in p:
+        eff = eff * protocols.transfer_share(size, p["transfer_cost"], _serial(p) * eff)
+    return eff
+
+
+def pcie_link_rates(p: Mapping[str, float], size: float | None = None) -> dict[str, float]:
+    """Payload rates of a pcie link [B/s] from its parameter values: ``write`` and ``read`` one
+    way, ``both`` each way with writes one way and reads the other (see
+    :func:`pinchpoint.protocols.pcie_rates`); ``size`` defaults to the link's transfer_size
+    (a stream when absent)."""
+    size = p.get("transfer_size") if size is None else size
+    rates = protocols.pcie_rates(
+        _serial(p), size, mps=p["mps"], mrrs=p["mrrs"], completion=p.get("completion"),
+        tlp_overhead=p["tlp_overhead"], dllp_overhead=p["dllp_overhead"], flit_payload=p["flit_payload"],
+        acks_per_tlp=p["acks_per_tlp"], flit=p["flit_payload"] < 1, transfer_cost=p.get("transfer_cost", 0.0))
+    return {k: float(v) for k, v in rates.items()}
+
+
+def _pcie_both_ways(p):
+    return pcie_link_rates(p)["both"]
+
 
 KINDS: dict[str, LinkKind] = {
     "pci": LinkKind(
         "pci", "parallel PCI bus: one shared capacity for both directions and every device [1]",
         (_WIDTH, _CLOCK), _bus, "width*clock", duplex=_half, source="PCI Local Bus Specification 3.0",
+        advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
+        example={"width": "32 bit", "clock": "33 MHz"},
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -135,19 +276,22 @@ KINDS: dict[str, LinkKind] = {
         _bus, "width*clock", duplex=_half,
         efficiency=_pcix_eff, efficiency_formula="(burst/width)/(burst/width + overhead_clocks)",
         source="PCI-X 2.0 Addendum to the PCI Local Bus Specification",
+        advice="raise MMRBC (burst) to 4096; a faster clock (133 MHz) or PCI-X 2.0 (266/533)",
+        example={"width": "64 bit", "clock": "133 MHz", "burst": "4096 B"},
     ),
     "pcie": LinkKind(
-        "pcie", "PCI Express: serial lanes, each direction separately, line-coded [3]",
-        (Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True),
-         Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
-         Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False),
-         Param("mps", "size", "max payload size", default=256.0),
-         Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC", default=24.0),
-         Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", default=0.05,
-               positive=False)),
-        _pcie_capacity, "lane_rate*lanes*encoding/8",
-        efficiency=_pcie_eff, efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)",
+        "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
+        _PCIE_PARAMS, _serial, "lane_rate*lanes*encoding/8",
+        efficiency=_pcie_effective,
+        efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)*flit_payload",
+        transfer_formula="transfer_size/(transfer_size + ceiling(transfer_size/mps)*tlp_overhead)"
+                         "*(1 - dllp_overhead)*flit_payload, then x transfer_size/(transfer_size + "
+                         "transfer_cost*rate) where rate is the capacity times that",
+        both_ways=_pcie_both_ways,
         source="PCI Express Base Specification",
+        advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
+               "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",
+        example={"generation": 4, "lanes": 16},
     ),
     "hypertransport": LinkKind(
         "hypertransport", "HyperTransport: two unidirectional point-to-point paths, DDR clocking [2]",
@@ -157,13 +301,18 @@ KINDS: dict[str, LinkKind] = {
         _clocked, "width*clock*transfers_per_clock",
         efficiency=_ht_eff, efficiency_formula="payload/(payload + control)*(1 - 1/128)",
         source="HyperTransport I/O Link Specification 1.10",
+        advice="a wider (16-bit) or faster HyperTransport link",
+        example={"width": "16 bit", "clock": "800 MHz"},
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
         (_WIDTH, _CLOCK, _TPC,
-         Param("paths", "dimensionless", "2: one path each way; 1: one shared bus", default=1.0, integer=True)),
+         Param("paths", "dimensionless", "2: one path each way; 1: one shared bus", default=1.0, integer=True,
+               choices=(1.0, 2.0))),
         _clocked, "width*clock*transfers_per_clock", duplex=_fsb_duplex,
         source="Apple Power Mac G5 Developer Note; Intel FSB datasheets",
+        advice="a faster FSB, or a platform with an integrated memory controller",
+        example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -172,27 +321,116 @@ KINDS: dict[str, LinkKind] = {
          Param("channels", "dimensionless", "independent channels", default=1.0, integer=True)),
         _memory, "width*clock*transfers_per_clock*channels", duplex=_half,
         source="JEDEC DDR SDRAM standards",
+        advice="populate every channel; faster DIMMs",
+        example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
+    ),
+    "hbm": LinkKind(
+        "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
+        (Param("width", "size", "interface width of all stacks together (1024 bit per stack)"),
+         Param("clock", "frequency", "memory clock"),
+         Param("transfers_per_clock", "dimensionless", "2: double data rate", default=2.0)),
+        _clocked, "width*clock*transfers_per_clock", duplex=_half,
+        source="JEDEC JESD235/JESD238 HBM; GPU datasheets",
+        advice="HBM is the fastest memory there is: reuse data on chip (shared memory, L2) instead",
+        example={"width": "5120 bit", "clock": "2619 MHz"},
+    ),
+    "nvlink": LinkKind(
+        "nvlink", "NVIDIA NVLink: 'count' bonded links, each 'link_rate' per direction [7]",
+        (Param("count", "dimensionless", "links bonded between the two ends (NV# in nvidia-smi topo -m)",
+               integer=True, minimum=1, maximum=18),
+         Param("link_rate", "bandwidth", "data rate of one link, each way (NVLink 4: 25 GB/s)"),
+         Param("payload", "size", "data bytes per packet", default=256.0),
+         Param("header", "size", "header and byte-enable flits per packet", default=32.0)),
+        _bonded, "count*link_rate",
+        efficiency=_packet_eff, efficiency_formula="payload/(payload + header)",
+        source="Foley and Danskin, IEEE Micro 37(2) 2017; NVIDIA H100 architecture whitepaper",
+        advice="more links bonded between the pair (an NVSwitch gives every GPU all its links)",
+        example={"count": 18, "link_rate": "25 GB/s"},
+    ),
+    "nvlink-c2c": LinkKind(
+        "nvlink-c2c", "NVLink-C2C between a Grace CPU and a Hopper GPU: one coherent link, each way [8]",
+        (Param("rate", "bandwidth", "data rate each way (Grace Hopper: 450 GB/s)"),),
+        _rate, "rate",
+        source="NVIDIA Grace Hopper Superchip Architecture whitepaper",
+        advice="already the fastest CPU-GPU path; keep data on the GPU's HBM for bandwidth-bound kernels",
+        example={"rate": "450 GB/s"},
+    ),
+    "upi": LinkKind(
+        "upi", "Intel Ultra Path Interconnect between sockets: 20 lanes, 80-bit flits with 64 data bits [9]",
+        (Param("lane_rate", "frequency", "transfers per second per lane (10.4 .. 24 GT/s)"),
+         Param("count", "dimensionless", "UPI links between the two sockets", default=1.0, integer=True,
+               minimum=1, maximum=6),
+         Param("lanes", "dimensionless", "lanes per link, each way", default=20.0, integer=True,
+               choices=(20.0,)),
+         Param("flit_payload", "dimensionless", "data bits per flit bit (64 of 80)", default=0.8, maximum=1.0)),
+        _upi, "count*lane_rate*lanes*flit_payload/8",
+        source="Intel Xeon Scalable platform technical overviews",
+        advice="keep memory and devices local to the socket that uses them (NUMA placement)",
+        example={"lane_rate": "16 GT/s", "count": 4},
+    ),
+    "xgmi": LinkKind(
+        "xgmi", "AMD Infinity Fabric socket links (xGMI): x16 links at up to 32 Gbit/s per lane [10]",
+        (Param("lane_rate", "frequency", "transfers per second per lane"),
+         Param("count", "dimensionless", "xGMI links between the two sockets", default=1.0, integer=True,
+               minimum=1, maximum=4),
+         Param("lanes", "dimensionless", "lanes per link", default=16.0, integer=True, choices=(8.0, 16.0))),
+        _xgmi, "count*lane_rate*lanes/8",
+        source="AMD 4th Gen EPYC Processor Architecture white paper",
+        advice="keep memory and devices local to the socket that uses them (NUMA placement); four xGMI links",
+        example={"lane_rate": "32 GT/s", "count": 4},
+    ),
+    "cxl": LinkKind(
+        "cxl", "Compute Express Link on PCIe 5/6 electricals: 68-byte flits (1.1, 2.0), 256-byte (3.x) [11]",
+        (Param("lanes", "dimensionless", "negotiated lanes", integer=True, choices=PCIE_LANES),
+         Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
+         Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False,
+               maximum=1.0),
+         Param("flit_size", "size", "flit bytes (from version: 68 or 256)", required=False),
+         Param("flit_payload", "size", "slot bytes per flit (from version: 64 or 240)", required=False),
+         Param("data_share", "dimensionless", "share of slots carrying data: one header slot per four data "
+               "slots of a 64-byte line", default=0.8, maximum=1.0)),
+        _serial, "lane_rate*lanes*encoding/8",
+        efficiency=_cxl_eff, efficiency_formula="flit_payload/flit_size*data_share",
+        source="CXL Specification 1.1, 2.0, 3.0",
+        advice="CXL memory adds a link and a controller: keep hot data in local DRAM, interleave cold pages",
+        example={"generation": 5, "version": "2.0", "lanes": 16},
     ),
     "ethernet": LinkKind(
         "ethernet", "Ethernet port: line rate each way (framing is modelled by `diagnose`)",
         (Param("rate", "bandwidth", "line rate"),), _rate, "rate", network=True,
-        source="IEEE 802.3",
+        source="IEEE 802.3", advice="a faster port, or several ports bonded",
+        example={"rate": "100 Gbit/s"},
     ),
     "line": LinkKind(
         "line", "a network line of a given rate, each way (ATM, FDDI, a WAN circuit ...)",
         (Param("rate", "bandwidth", "line rate"),), _rate, "rate", network=True,
+        advice="a faster line", example={"rate": "155 Mbit/s"},
     ),
     "link": LinkKind(
         "link", "a generic link of a given capacity, each way ('duplex = \"half\"' to share it)",
         (Param("rate", "bandwidth", "capacity"),
          Param("shared", "dimensionless", "1: half duplex (one capacity for both directions)",
-               default=0.0, integer=True, positive=False)),
+               default=0.0, integer=True, positive=False, choices=(0.0, 1.0))),
         _rate, "rate", duplex=lambda p: "half" if p["shared"] else "full",
+        advice="a faster link", example={"rate": "10 GB/s"},
     ),
     "disk": LinkKind(
         "disk", "a storage device interface: one sustained rate shared by reads and writes",
         (Param("rate", "bandwidth", "sustained transfer rate"),), _rate, "rate", duplex=_half,
+        advice="a faster device, or several striped", example={"rate": "3 GB/s"},
     ),
+}
+
+#: Text keys a link kind takes besides its parameters: they fill parameter defaults.
+TEXT_KEYS: dict[str, frozenset[str]] = {"pcie": frozenset({"generation"}),
+                                        "cxl": frozenset({"generation", "version"})}
+
+#: CXL versions: (flit bytes, slot bytes per flit, PCIe generations it runs on) [11].
+CXL_VERSIONS: dict[str, tuple[float, float, tuple[int, ...]]] = {
+    "1.1": (68.0, 64.0, (5,)),
+    "2.0": (68.0, 64.0, (5,)),
+    "3.0": (256.0, 240.0, (5, 6)),
+    "3.1": (256.0, 240.0, (5, 6)),
 }
 
 
@@ -203,4 +441,5 @@ def kind(name: str) -> LinkKind:
 
 def pcie_generation_defaults(generation: int) -> tuple[float, float]:
     """(lane_rate [1/s], encoding [-]) of a PCIe generation, from the specifications [3]."""
-    return protocols.PCIE_GENERATIONS[generation]
+    g = PCIE_GENERATIONS[generation]
+    return g.lane_rate, g.encoding

@@ -30,7 +30,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from .errors import InputError
-from .protocols import PCIE_GENERATIONS
+from .linkkinds import PCIE_GENERATIONS
 
 #: Values of /sys/class/net/IFACE/speed [Mbit/s] that mean "unknown" (ethtool SPEED_UNKNOWN
 #: is -1; older drivers wrote 65535 or 4294967295).
@@ -69,6 +69,7 @@ class PciDevice:
     max_width: int | None = None
     link_bytes_per_s: float | None = None  # hwloc pci_link_speed (one direction, as negotiated)
     numa_node: int | None = None
+    parent: str | None = None  # the PCI function above it (a root or switch port); None: the host bridge
 
     @property
     def is_bridge(self) -> bool:
@@ -82,6 +83,18 @@ class PciDevice:
         narrow = (self.current_width is not None and self.max_width is not None
                   and self.current_width < self.max_width)
         return slow or narrow
+
+
+@dataclass(frozen=True)
+class GpuFact:
+    """A GPU as ``nvidia-smi -q`` describes it: ``memory_bytes`` [B], ``memory_clock`` (maximum) [Hz]."""
+
+    index: int
+    pci_address: str | None = None  # "0000:00:06.0"
+    name: str | None = None
+    architecture: str | None = None  # "Hopper"
+    memory_bytes: int | None = None
+    memory_clock: float | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,8 @@ class MachineFacts:
     disks: tuple[DiskFact, ...] = ()
     hostname: str | None = None
     sources: tuple[tuple[str, str], ...] = ()
+    gpus: tuple[GpuFact, ...] = ()
+    nvlinks: tuple[tuple[int, int, int], ...] = ()  # (GPU index, GPU index, bonded NVLinks) from topo -m
 
     def source(self, name: str) -> str | None:
         return dict(self.sources).get(name)
@@ -195,8 +210,8 @@ def parse_link_speed(text: str, *, file=None) -> float | None:
 
 def pcie_generation(transfers_per_s: float) -> int | None:
     """The PCIe generation whose lane rate this is (2.5 GT/s -> 1, 16 GT/s -> 4) [5]."""
-    for gen, (rate, _enc) in PCIE_GENERATIONS.items():
-        if abs(rate - transfers_per_s) <= 1e-3 * rate:
+    for gen, g in PCIE_GENERATIONS.items():
+        if abs(g.lane_rate - transfers_per_s) <= 1e-3 * g.lane_rate:
             return gen
     return None
 

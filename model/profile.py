@@ -1,7 +1,7 @@
 """Machine profiles as data objects, validated on construction from a TOML document.
 
 A profile has components (the nodes of the graph: cpu, memory, nic, bridge, controller,
-disk, network, device), links between them (the edges: buses and lines, each of a kind in
+disk, network, device, accelerator, switch), links between them (the edges: buses and lines, each of a kind in
 :mod:`pinchpoint.linkkinds`), named flows and scenarios.  Every numeric value is kept as an
 SI float together with the text it was written as and its source, so that explanations can
 quote both.
@@ -84,6 +84,15 @@ COMPONENT_PARAMS: dict[str, tuple[Param, ...]] = {
         Param("size", "size", "capacity", required=False),
         Param("rate", "bandwidth", "sustained transfer rate", required=False),
     ),
+    "accelerator": (
+        Param("memory_size", "size", "memory on the device (HBM, GDDR)", required=False),
+        Param("clock", "frequency", "core clock", required=False),
+        Param("sms", "dimensionless", "streaming multiprocessors (compute units)", required=False, integer=True),
+    ),
+    "switch": (
+        Param("ports", "dimensionless", "ports (links join them; a crossbar: every port at full rate)",
+              required=False, integer=True),
+    ),
     "bridge": (),
     "controller": (),
     "network": (),
@@ -149,6 +158,13 @@ class Link:
     def effective_capacity(self) -> float:
         """Capacity left for payload after protocol overhead [B/s]."""
         return self.capacity * self.efficiency
+
+    @property
+    def effective_both_ways(self) -> float:
+        """Effective capacity each way while both directions carry data [B/s]: lower than one way
+        where the reverse direction's ACKs and read requests share the link (PCIe)."""
+        both = self.definition.both_ways
+        return self.effective_capacity if both is None else float(both(self.values()))
 
     @property
     def formula(self) -> str:
@@ -305,6 +321,9 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
         raise ctx.error(key, f"{raw!r} must not be negative")
     if param.integer and si != int(si):
         raise ctx.error(key, f"{raw!r} must be a whole number")
+    why = param.check(si)
+    if why is not None:
+        raise ctx.error(key, f"{raw!r}: {why} ({param.doc})")
     if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
         raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
     return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
@@ -384,10 +403,11 @@ def _link(ctx, lid, table, components, source) -> Link:
     if kname not in linkkinds.KINDS:
         raise ctx.error(f"{key}.kind", f"unknown link kind {kname!r} (expected one of: {', '.join(linkkinds.KINDS)})")
     definition = linkkinds.kind(kname)
-    allowed = _LINK_TEXT | {p.name for p in definition.params}
+    text_keys = linkkinds.TEXT_KEYS.get(kname, frozenset())
+    allowed = _LINK_TEXT | text_keys | {p.name for p in definition.params}
     _check_keys(ctx, table, allowed, key)
-    if "generation" in table and kname != "pcie":
-        raise ctx.error(f"{key}.generation", "only pcie links have a generation")
+    if "generation" in table and "generation" not in text_keys:
+        raise ctx.error(f"{key}.generation", "only pcie and cxl links have a generation")
     between = table.get("between")
     if (not isinstance(between, list) or len(between) < 2
             or not all(isinstance(x, str) for x in between)):
@@ -400,15 +420,18 @@ def _link(ctx, lid, table, components, source) -> Link:
         raise ctx.error(f"{key}.between", "a link joins different components (a name appears twice)")
     lsource = _text(ctx, table, "source", key) or source
     table = dict(table)
-    if kname == "pcie":
-        table = _pcie_defaults(ctx, table, key)
+    if kname in ("pcie", "cxl"):
+        table = _pcie_defaults(ctx, table, key, kname)
     params = _params(ctx, table, definition.params, key, lsource)
-    if kname == "pcie":
-        for name in ("lane_rate", "encoding"):
+    if kname in ("pcie", "cxl"):
+        needed = ("lane_rate", "encoding") + (("flit_size", "flit_payload") if kname == "cxl" else ())
+        for name in needed:
             if name not in params:
-                raise ctx.error(f"{key}.{name}", "missing: give 'generation' (1..6) or both lane_rate and encoding")
-        if params["encoding"].si > 1:
-            raise ctx.error(f"{key}.encoding", "a line-code efficiency is at most 1")
+                hint = ("give 'generation' (5 or 6) and 'version' ('1.1', '2.0', '3.0', '3.1')" if kname == "cxl"
+                        else "give 'generation' (1..6) or both lane_rate and encoding")
+                raise ctx.error(f"{key}.{name}", f"missing: {hint}")
+        if kname == "cxl" and params["flit_payload"].si > params["flit_size"].si:
+            raise ctx.error(f"{key}.flit_payload", "a flit carries at most its own size")
     link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
     if len(between) > 2 and link.duplex != "half":
         raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "
@@ -416,16 +439,44 @@ def _link(ctx, lid, table, components, source) -> Link:
     return link
 
 
-def _pcie_defaults(ctx, table, key):
+def _pcie_defaults(ctx, table, key, kname="pcie"):
+    """Fill what a generation (and, for CXL, a version) fixes, unless the profile states it."""
     gen = table.get("generation")
-    if gen is None:
+    gen_source = None
+    if isinstance(gen, dict):  # { value = 5, source = "..." }
+        _check_keys(ctx, gen, {"value", "source"}, f"{key}.generation")
+        gen_source = _text(ctx, gen, "source", f"{key}.generation")
+        gen = gen.get("value")
+    allowed = (5, 6) if kname == "cxl" else tuple(linkkinds.PCIE_GENERATIONS)
+    if gen is not None:
+        if not isinstance(gen, int) or isinstance(gen, bool) or gen not in allowed:
+            raise ctx.error(f"{key}.generation", f"expected a {'CXL' if kname == 'cxl' else 'PCIe'} generation "
+                            f"{allowed[0]}..{allowed[-1]}, got {gen!r}")
+        g = linkkinds.PCIE_GENERATIONS[gen]
+        spec = "; ".join(x for x in (gen_source, g.source) if x)
+        table.setdefault("lane_rate", {"value": f"{g.lane_rate / 1e9:g} GT/s", "source": spec})
+        table.setdefault("encoding", {"value": g.encoding, "source": spec})
+    else:  # stated rates: the defaults of a link that is not in FLIT mode
+        g = linkkinds.PCIE_GENERATIONS[1]
+    if kname == "pcie":
+        src = g.source or "PCI Express Base Specification"
+        for name in ("tlp_overhead", "dllp_overhead", "flit_payload"):
+            value = getattr(g, name)
+            table.setdefault(name, {"value": f"{value:g} B" if name == "tlp_overhead" else value, "source": src})
         return table
-    if not isinstance(gen, int) or isinstance(gen, bool) or gen not in linkkinds.protocols.PCIE_GENERATIONS:
-        raise ctx.error(f"{key}.generation", f"expected a PCIe generation 1..6, got {gen!r}")
-    rate, enc = linkkinds.pcie_generation_defaults(gen)
-    spec = f"PCI Express Base Specification, generation {gen}"
-    table.setdefault("lane_rate", {"value": f"{rate / 1e9:g} GT/s", "source": spec})
-    table.setdefault("encoding", {"value": enc, "source": spec})
+    version = table.get("version")
+    if version is None:
+        return table
+    if not isinstance(version, str) or version not in linkkinds.CXL_VERSIONS:
+        raise ctx.error(f"{key}.version", f"expected a CXL version ({', '.join(linkkinds.CXL_VERSIONS)}), "
+                        f"got {version!r}")
+    size, payload, gens = linkkinds.CXL_VERSIONS[version]
+    if gen is not None and gen not in gens:
+        raise ctx.error(f"{key}.generation", f"CXL {version} runs on PCIe generation "
+                        f"{' or '.join(map(str, gens))}, not {gen}")
+    src = f"CXL Specification {version}: {size:g}-byte flits, {payload:g} bytes of slots"
+    table.setdefault("flit_size", {"value": f"{size:g} B", "source": src})
+    table.setdefault("flit_payload", {"value": f"{payload:g} B", "source": src})
     return table
 
 

@@ -12,6 +12,10 @@ References
 .. [3] Intel, *AN 456: PCI Express High Performance Reference Design* (2007); Xilinx WP350,
    *Understanding Performance of PCI Express Systems* (2014); R. Neugebauer et al.,
    "Understanding PCIe performance for end host networking", SIGCOMM 2018.
+.. [5] PCI-SIG, *PCI Express Base Specification* rev. 5.0 (2019), 2.2 (TLP headers: 4DW memory
+   requests, 3DW completions), 2.3.1.1 (read completion boundary), 3.6 (ACK and UpdateFC DLLPs,
+   8 bytes on the wire with framing), 4.2.2 (gen 3+ framing: a 4-byte STP token with the sequence
+   number); rev. 6.0 (2022), FLIT mode.
 .. [4] HyperTransport Consortium, *HyperTransport I/O Link Specification* rev. 1.10 (2003):
    4-byte control packets (8 bytes for sized writes with address), 64-byte max payload.
 """
@@ -69,17 +73,6 @@ def split_read_bound(outstanding, burst_bytes, latency_s, peak_bytes_per_s):
     return outstanding * burst_bytes / (latency_s + burst_bytes / peak_bytes_per_s)
 
 
-#: PCI Express generations: (transfer rate per lane [1/s], line-code efficiency) [3].
-PCIE_GENERATIONS = {
-    1: (2.5e9, 8 / 10),
-    2: (5.0e9, 8 / 10),
-    3: (8.0e9, 128 / 130),
-    4: (16.0e9, 128 / 130),
-    5: (32.0e9, 128 / 130),
-    6: (64.0e9, 242 / 256),  # PAM4 with 256-byte FLITs: 242 payload bytes per FLIT
-}
-
-
 def pcie_tlp_efficiency(payload_bytes, header_bytes=24.0, dllp_overhead=0.05):
     """Share of PCIe link bytes that carry write payload [3].
 
@@ -128,3 +121,119 @@ def ht_packet_efficiency(payload_bytes=64.0, control_bytes=8.0, crc_share=1 / 12
     return payload_bytes / (payload_bytes + control_bytes) * (1 - crc_share)
 
 
+
+
+# --- PCIe as it behaves: transfers, reads, and both directions at once -----------------------
+
+#: Bytes a DLLP (ACK, UpdateFC) takes on the wire outside FLIT mode: 6 plus 2 of framing [5].
+DLLP_BYTES = 8.0
+#: A 3DW completion header is 4 bytes shorter than a 4DW memory request header [5].
+COMPLETION_HEADER_SAVING = 4.0
+
+
+def _ceil(x):
+    """ceil for floats and arrays, sympy's ceiling for expressions (the symbolic path)."""
+    import numpy as np
+
+    try:
+        return np.ceil(x)
+    except TypeError:
+        import sympy
+
+        return sympy.ceiling(x)
+
+
+def transfer_share(size_bytes, cost_s, rate_bytes_per_s):
+    """Share of a stream's rate that transfers of ``size_bytes`` with a fixed cost each reach.
+
+    rate(S) = S / (t0 + S / B), so the share is S / (S + t0 x B): a DMA setup, a descriptor
+    fetch and a doorbell write cost the same whether the transfer is 4 KiB or 1 GiB.
+
+    Parameters
+    ----------
+    size_bytes : float
+        Bytes per transfer S [B].
+    cost_s : float
+        Fixed cost per transfer t0 [s].
+    rate_bytes_per_s : float
+        Streaming rate B [B/s].
+
+    Returns
+    -------
+    float
+        Share in (0, 1] [-].
+    """
+    return size_bytes / (size_bytes + cost_s * rate_bytes_per_s)
+
+
+def pcie_tlps(size_bytes, chunk_bytes):
+    """TLPs for ``size_bytes`` in chunks of at most ``chunk_bytes``: ceil(S / chunk) [5];
+    ``size_bytes=None`` is a stream: 1 / chunk TLPs per byte."""
+    return 1 / chunk_bytes if size_bytes is None else _ceil(size_bytes / chunk_bytes)
+
+
+def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion=None, tlp_overhead=24.0,
+               dllp_overhead=0.05, flit_payload=1.0, acks_per_tlp=2.0, flit=False, transfer_cost=0.0):
+    """Effective PCIe rates per direction for writes, reads and both at once [3], [5].
+
+    A device writes (posted): ceil(S / MPS) TLPs of ``tlp_overhead`` each beside the data.  A
+    device reads: ceil(S / MRRS) read requests (``tlp_overhead`` each, no data) travel one way,
+    ceil(S / completion) completions (3DW: ``tlp_overhead`` - 4 each) bring the data the other
+    way; completions are at most MPS, smaller where the root complex splits them at the read
+    completion boundary.  Every TLP received is answered by ``acks_per_tlp`` DLLPs (ACK and
+    UpdateFC, 8 bytes each; none in FLIT mode, where they ride in the FLIT's DLP bytes) on the
+    reverse direction: they cost nothing while that direction idles, but when the device
+    writes and reads at once each direction carries its own data, the other's DLLPs and (one
+    way) the read requests, so the two directions together carry less than twice one.  Each
+    direction has ``raw x (1 - dllp_overhead) x flit_payload`` for TLPs.
+
+    Parameters
+    ----------
+    raw_bytes_per_s : float
+        Raw capacity per direction after the line code [B/s].
+    size_bytes : float or None
+        Bytes per transfer [B]; None for a stream (no rounding up, no per-transfer cost).
+    mps, mrrs, completion : float
+        Max payload size, max read request size, completion size (default: MPS) [B].
+    tlp_overhead : float
+        Per-TLP bytes of a 4DW request: framing, sequence, header, LCRC (FLIT mode: the header) [B].
+    dllp_overhead : float
+        Share of each direction lost to link-layer traffic even one way [-].
+    flit_payload : float
+        Share of a FLIT that carries TLPs (1 outside FLIT mode) [-].
+    acks_per_tlp : float
+        DLLPs returned per TLP received [-].
+    flit : bool
+        FLIT mode (PCIe 6): DLLPs cost no TLP bytes.
+    transfer_cost : float
+        Fixed cost per transfer [s].
+
+    Returns
+    -------
+    dict
+        ``write``, ``read``: one-way payload rates [B/s]; ``both``: the payload rate each way
+        with writes one way and reads the other at the same rate [B/s].
+    """
+    completion = mps if completion is None else min(completion, mps)
+    stream = size_bytes is None
+    n_bytes = 1.0 if stream else size_bytes
+    budget = raw_bytes_per_s * (1 - dllp_overhead) * flit_payload
+    dllp = 0.0 if flit else DLLP_BYTES * acks_per_tlp
+    n_wr = pcie_tlps(size_bytes, mps)
+    n_req = pcie_tlps(size_bytes, mrrs)
+    n_cpl = pcie_tlps(size_bytes, completion)
+    write_bytes = n_bytes + n_wr * tlp_overhead
+    request_bytes = n_req * tlp_overhead
+    cpl_bytes = n_bytes + n_cpl * (tlp_overhead - COMPLETION_HEADER_SAVING)
+
+    def with_cost(rate):
+        return rate if stream else n_bytes / (transfer_cost + n_bytes / rate)
+
+    write = with_cost(budget * n_bytes / write_bytes)
+    read = with_cost(budget * n_bytes / max(cpl_bytes, request_bytes))
+    # Both at once: the write direction carries writes, read requests and DLLPs for the
+    # completions; the read direction carries completions and DLLPs for writes and requests.
+    up = write_bytes + request_bytes + n_cpl * dllp
+    down = cpl_bytes + (n_wr + n_req) * dllp
+    both = with_cost(budget * n_bytes / max(up, down))
+    return {"write": write, "read": read, "both": both}

@@ -111,6 +111,11 @@ def _substitute(formula: str, link: Link) -> str:
     return text.replace("*", " × ")
 
 
+def _efficiency_text(link: Link) -> str:
+    d = link.definition
+    return d.transfer_formula if d.transfer_formula and "transfer_size" in link.params else d.efficiency_formula
+
+
 def explain_link(profile: Profile, link_id: str) -> Explanation:
     link = profile.link(link_id)
     d = link.definition
@@ -128,7 +133,7 @@ def explain_link(profile: Profile, link_id: str) -> Explanation:
         description=f"{d.name} link {' <-> '.join(link.between)}, {duplex}" + (f"; {link.description}" if link.description else ""),
         formula=f"{d.formula}", substituted=_substitute(d.formula, link),
         result_bytes_per_s=value, network=d.network, terms=terms,
-        effective_formula=(f"capacity × {d.efficiency_formula}" if d.efficiency else ""),
+        effective_formula=(f"capacity × {_efficiency_text(link)}" if d.efficiency else ""),
         effective_bytes_per_s=link.effective_capacity if d.efficiency else None,
     )
 

@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
                         "lstopo is then not run")
     p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output")
     p.add_argument("--no-hwloc", action="store_true", help="do not run lstopo; read /sys and /proc only")
+    p.add_argument("--nvidia-smi-q", metavar="FILE", help="use this `nvidia-smi -q` output (GPUs)")
+    p.add_argument("--nvidia-smi-topo", metavar="FILE", help="use this `nvidia-smi topo -m` output (NVLink)")
     p.set_defaults(run=run_detect)
 
     imp = sub.add_parser("import", help="import kerncraft machine files, likwid-bench and fio output",
@@ -47,6 +49,12 @@ def add_parser(sub) -> None:
     f.add_argument("file", metavar="FILE", nargs="+")
     f.add_argument("-o", "--output", required=True, metavar="SIG.json")
     f.set_defaults(run=run_import_fio)
+    n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
+    n.add_argument("file", metavar="FILE")
+    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    n.add_argument("--compare", action="store_true",
+                   help="print NCCL's path bandwidth beside pinchpoint's for every flow")
+    n.set_defaults(run=run_import_nccl)
 
 
 def _read_text(path: str, flag: str) -> str:
@@ -86,6 +94,21 @@ def _run_lstopo() -> str | None:
     return out.stdout if out.returncode == 0 and out.stdout.strip() else None
 
 
+def _run_nvidia_smi(*args: str) -> str | None:
+    """`nvidia-smi ARGS` of this machine, or None where it is missing or fails."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 and out.stdout.strip() else None
+
+
 def run_detect(args: argparse.Namespace) -> int:
     import datetime as _dt
     import sys
@@ -112,7 +135,16 @@ def run_detect(args: argparse.Namespace) -> int:
         xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
-    facts = detect.detect(root, xml_text, hwloc_file=xml_file)
+    smi_q = _read_text(args.nvidia_smi_q, "--nvidia-smi-q") if args.nvidia_smi_q else None
+    smi_topo = _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo") if args.nvidia_smi_topo else None
+    q_file, topo_file = args.nvidia_smi_q, args.nvidia_smi_topo
+    if not args.sysfs_root:  # the live machine: ask nvidia-smi where it is installed
+        if smi_q is None:
+            smi_q, q_file = _run_nvidia_smi("-q"), "nvidia-smi -q"
+        if smi_topo is None:
+            smi_topo, topo_file = _run_nvidia_smi("topo", "-m"), "nvidia-smi topo -m"
+    facts = detect.detect(root, xml_text, hwloc_file=xml_file, nvidia_smi_q=smi_q, nvidia_topo=smi_topo,
+                          nvidia_files=(q_file, topo_file))
 
     rate = source = None
     sig_path = None
@@ -218,6 +250,30 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")
+    return 0
+
+
+def run_import_nccl(args: argparse.Namespace) -> int:
+    from ..importers import nccl_topo
+    from ..profile import profile_from_document
+    from ..profile_io import dump_document
+    from ..units import format_rate
+
+    _check_folder(args.output, "-o")
+    text = _read_text(args.file, "FILE")
+    doc = nccl_topo.load_topology(text, file=args.file)
+    profile_from_document(doc, file=args.file)  # an error names the XML it came from
+    dump_document(doc, args.output)
+    print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
+    if args.compare:
+        rows = nccl_topo.compare_with_nccl(text, file=args.file)
+        width = max(len(r["flow"]) for r in rows) if rows else 4
+        print(f"\n{'flow':<{width}}  {'NCCL path':>11}  {'path raw':>11}  {'path eff':>11}  {'max-flow':>11}")
+        for r in rows:
+            print(f"{r['flow']:<{width}}  " + "  ".join(
+                f"{format_rate(r[k], 'memory'):>11}" for k in ("nccl_bytes_per_s", "path_raw_bytes_per_s",
+                                                                "path_effective_bytes_per_s",
+                                                                "maxflow_effective_bytes_per_s")))
     return 0
 
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from pinchpoint.linkkinds import KINDS
+
+#: Kinds drawn from the registry's own examples (a new kind brings its test strategy with it).
+EXAMPLE_KINDS = ["hbm", "nvlink", "nvlink-c2c", "upi", "xgmi", "cxl"]
+
 RATE_UNITS = {  # unit -> bytes per second in one of it
     "Gbit/s": 1e9 / 8, "Mbit/s": 1e6 / 8, "GB/s": 1e9, "MB/s": 1e6, "kB/s": 1e3, "GiB/s": 2**30,
 }
@@ -16,7 +21,10 @@ def rate_text(bytes_per_s: float, unit: str) -> str:
 @st.composite
 def link_tables(draw, a: str, b: str):
     """A link between a and b of a random kind with random parameters."""
-    kind = draw(st.sampled_from(["link", "link", "pci", "memory", "hypertransport", "pcie"]))
+    kind = draw(st.sampled_from(["link", "link", "pci", "memory", "hypertransport", "pcie", "registry"]))
+    if kind == "registry":
+        kind = draw(st.sampled_from(EXAMPLE_KINDS))
+        return {"kind": kind, "between": [a, b], **KINDS[kind].example}
     table = {"kind": kind, "between": [a, b]}
     if kind == "link":
         table["rate"] = rate_text(draw(st.floats(1e6, 1e11)), draw(st.sampled_from(list(RATE_UNITS))))

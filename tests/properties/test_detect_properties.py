@@ -16,14 +16,14 @@ from pinchpoint.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDe
                                parse_hwloc_xml, parse_link_speed, pcie_generation, read_sysfs)
 from pinchpoint.errors import InputError
 from pinchpoint.profile import profile_from_document
-from pinchpoint.protocols import PCIE_GENERATIONS
+from pinchpoint.linkkinds import PCIE_GENERATIONS
 
 
 caches = st.lists(st.builds(
     CacheFact, level=st.integers(1, 4), type=st.sampled_from(["data", "instruction", "unified"]),
     size_bytes=st.integers(1, 2 ** 30), line_bytes=st.none() | st.sampled_from([32, 64, 128]),
     associativity=st.none() | st.integers(0, 32), shared_by=st.none() | st.integers(1, 64)), max_size=5)
-speeds = st.none() | st.sampled_from([r for r, _ in PCIE_GENERATIONS.values()])
+speeds = st.none() | st.sampled_from([g.lane_rate for g in PCIE_GENERATIONS.values()])
 widths = st.none() | st.sampled_from([1, 2, 4, 8, 16])
 addresses = st.sampled_from(["0000:01:00.0", "0000:02:00.0", "0000:81:00.1"])
 pci = st.lists(st.builds(PciDevice, address=addresses, class_code=st.none() | st.just("0x020000"),
@@ -67,7 +67,7 @@ def test_cache_size(n, suffix):
 
 @given(st.sampled_from(sorted(PCIE_GENERATIONS)), st.booleans())
 def test_link_speed_and_generation(gen, suffix):
-    rate = PCIE_GENERATIONS[gen][0]
+    rate = PCIE_GENERATIONS[gen].lane_rate
     text = f"{rate / 1e9:.1f} GT/s" + (" PCIe" if suffix else "")
     assert pcie_generation(parse_link_speed(text)) == gen
 
