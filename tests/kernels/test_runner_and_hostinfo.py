@@ -143,8 +143,9 @@ def test_plan_for_a_64_core_512_gib_host_gives_threads_their_address_space():
 @pytest.mark.slow
 def test_many_threads_run_under_the_planned_limit(binaries):
     """The real maps kernel on 64 threads (2 cores here: oversubscribed, but the address space
-    is what matters) runs under the planned limit and fails under the old data + 1 GiB one."""
-    from pinchpoint.errors import MeasurementError
+    is what matters) runs under the planned limit.  (Under the old data + 1 GiB limit it fails
+    only when the threads contend for malloc and glibc opens new 64 MiB arenas, which depends
+    on scheduling: on 16 busy cores it failed every time, on this 2-core VM in some runs.)"""
     from pinchpoint.kernel_runner import run_kernel
     from pinchpoint.measure import address_space_limit
     ws = 64 * 32 * 8 * 4  # 4 stride-1 arrays of 32 lanes x 8 B per thread, 64 threads
@@ -153,5 +154,3 @@ def test_many_threads_run_under_the_planned_limit(binaries):
     out = run_kernel(binaries["maps"], args, kernel="maps", timeout=120,
                      memory_bytes=address_space_limit(ws, 64))
     assert out.points and out.points[0]["params"]["threads"] == 64
-    with pytest.raises(MeasurementError):
-        run_kernel(binaries["maps"], args, kernel="maps", timeout=120, memory_bytes=ws + GiB)
