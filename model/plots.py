@@ -1,4 +1,4 @@
-"""Plots of signatures.  matplotlib is imported only when a plot is asked for (extra "plot")."""
+"""Plots of signatures.  matplotlib (a core dependency) is imported only when a plot is asked for."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def pyplot(key: str = "--plot"):
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the environment
-        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key=key) from None
+        raise InputError("plots need matplotlib, a dependency of pinchpoint: reinstall with pip install pinchpoint", key=key) from None
     headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
                                                          or os.environ.get("WAYLAND_DISPLAY"))
     if headless and not os.environ.get("MPLBACKEND") and "inline" not in str(matplotlib.get_backend()).lower():
@@ -33,7 +33,7 @@ def _new_axes(figsize=(8, 5)):
     try:
         from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
-        raise SignatureError("plotting needs matplotlib: pip install 'pinchpoint[plot]'") \
+        raise SignatureError("plotting needs matplotlib, a dependency of pinchpoint: reinstall it") \
             from None
     return Figure(figsize=figsize).subplots()
 

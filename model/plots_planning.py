@@ -2,7 +2,7 @@
 
 An edge module: each function takes a result object, draws with matplotlib (imported here,
 lazily, with the non-interactive Agg backend) and writes the figure atomically to ``path``
-(the format follows the suffix: .png, .svg, .pdf).  matplotlib is the optional extra "plot".
+(the format follows the suffix: .png, .svg, .pdf).  matplotlib is a core dependency, imported lazily.
 """
 
 from __future__ import annotations
