@@ -36,6 +36,25 @@ def _rate_scale(network: bool) -> tuple[float, str]:
     return (8e-9, "Gbit/s") if network else (1e-9, "GB/s")
 
 
+#: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
+LOG_AXIS_SPAN = 30.0
+
+
+def wants_log_axis(values) -> bool:
+    """True when the positive values span more than :data:`LOG_AXIS_SPAN` (max / min)."""
+    v = np.asarray([x for x in values if x > 0], dtype=float)
+    return v.size > 1 and float(v.max() / v.min()) > LOG_AXIS_SPAN
+
+
+def _time_scale(seconds) -> tuple[float, str]:
+    """A factor and unit that put the largest time in a readable range (s, ms, us)."""
+    top = max(seconds) if len(seconds) else 1.0
+    for k, unit in ((1.0, "s"), (1e3, "ms"), (1e6, "us")):
+        if top * k >= 1.0:
+            return k, unit
+    return 1e9, "ns"
+
+
 def plot_sweep(result, path) -> Path:
     """1 axis: the ceiling vs the parameter, coloured by binding link.  2 axes: a map of the
     ceiling with the regions of each binding link outlined.  More axes: the first two, at the
@@ -103,8 +122,34 @@ def plot_compare(comparison, path) -> Path:
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                         va="bottom", fontsize=7, rotation=90)
     ax.set_xticks(range(len(flows)), flows)
+    if wants_log_axis([c.ceiling.ceiling_bytes_per_s for f in flows for m in machines
+                       if (c := comparison.cell(f, m)) is not None]):
+        ax.set_yscale("log")
     ax.set_ylabel("ceiling [Gbit/s]")
     ax.set_title("ceilings side by side (label: binding link)")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_predictions(predictions, path) -> Path:
+    """One workload on several signatures (``compare --workload``): per signature a bar from 0 to
+    the overlapped time and a thinner one to the serial time, labelled with the binding resource."""
+    plt = _pyplot()
+    if not predictions:
+        raise InputError("no predictions to plot", key="--plot")
+    k, unit = _time_scale([p.high_s for p in predictions])
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(predictions) + 2), 4.5))
+    xs = np.arange(len(predictions))
+    ax.bar(xs, [p.high_s * k for p in predictions], 0.3, color="0.75", label="serial (sum of resources)")
+    bars = ax.bar(xs, [p.low_s * k for p in predictions], 0.6, label="overlapped (slowest resource)")
+    for bar, p in zip(bars, predictions):
+        ax.annotate(p.binding or "-", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(xs, [p.signature for p in predictions])
+    if wants_log_axis([p.low_s for p in predictions] + [p.high_s for p in predictions]):
+        ax.set_yscale("log")
+    ax.set_ylabel(f"predicted time [{unit}]")
+    ax.set_title(f"{predictions[0].workload} (label: binding resource)")
     ax.legend(fontsize=8)
     return _save(fig, path)
 

@@ -73,10 +73,12 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("profiles", nargs="*", metavar="PROFILE", help="bundled profile names or .toml paths")
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
     p.add_argument("--workload", metavar="W", help="instead: predict workload W on each --signature side by side")
-    p.add_argument("--signature", nargs="+", metavar="S", help="signatures for --workload (files or bundled names)")
+    p.add_argument("--signature", nargs="+", action="extend", metavar="S",
+                   help="signatures for --workload (files or bundled names; repeat or list several)")
     p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", metavar="FILE", help="bar chart to FILE (.png, .svg, .pdf)")
+    p.add_argument("--plot", metavar="FILE",
+                   help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
 
 
 # --- sweep -------------------------------------------------------------------------------------

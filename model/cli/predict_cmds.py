@@ -189,6 +189,10 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
         preds.append(convolve(s, wl, profile=prof, stat=getattr(args, "stat", "median"),
                               extrapolate=getattr(args, "extrapolate", False)))
     fastest = min(p.low_s for p in preds)
+    if getattr(args, "plot", None):
+        from ..plots_planning import plot_predictions
+
+        plot_predictions(preds, args.plot)
     if args.json:
         print_json({"workload": wl.name, "predictions": [p.to_dict() for p in preds],
                     "fastest": [p.signature for p in preds if p.low_s <= fastest * (1 + 1e-9)]})
@@ -205,4 +209,6 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
                 align="lrrlll"))
     print()
     print("*: the fastest (overlapped) prediction.")
+    if getattr(args, "plot", None):
+        print(f"plot: {args.plot}")
     return 0

@@ -1,0 +1,39 @@
+"""``compare --workload`` options that did nothing (issue 17): --plot wrote no file, a second
+--signature replaced the first."""
+
+from __future__ import annotations
+
+import json
+
+from pinchpoint.cli import main
+
+
+def test_compare_workload_plot_writes_the_file(tmp_path, capsys):
+    out = tmp_path / "cmp.png"
+    assert main(["compare", "--workload", "power4-memory-heavy", "--signature", "p690", "p650",
+                 "--plot", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot: {out}" in capsys.readouterr().out
+
+
+def test_compare_workload_plot_svg_names_every_signature(tmp_path):
+    out = tmp_path / "cmp.svg"
+    assert main(["compare", "--workload", "power4-memory-heavy", "--signature", "p690", "p650",
+                 "--plot", str(out), "--json"]) == 0
+    svg = out.read_text()
+    assert "p690" in svg and "p650" in svg
+
+
+def test_repeated_signature_options_are_all_kept(capsys):
+    assert main(["compare", "--workload", "power4-memory-heavy", "--signature", "p690",
+                 "--signature", "p650", "p655-1.3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["signature"] for p in doc["predictions"]] == ["p690", "p650", "p655-1.3"]
+
+
+def test_log_axis_only_when_values_span_orders_of_magnitude():
+    from pinchpoint.plots_planning import wants_log_axis
+
+    assert wants_log_axis([1e6, 1e9])
+    assert not wants_log_axis([1e9, 2e9, 5e9])
+    assert not wants_log_axis([0.0, 1e9])
