@@ -34,18 +34,21 @@ def add_parser(sub) -> None:
     isub = imp.add_subparsers(dest="format", metavar="FORMAT")
     isub.required = True
     k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
-    k.add_argument("file", metavar="FILE")
-    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML)")
+    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
+                   help="write the profile here (atomically)")
     k.add_argument("--signature", metavar="SIG.json",
                    help="also write its likwid-bench measurements as a signature")
     k.set_defaults(run=run_import_kerncraft)
     li = isub.add_parser("likwid", help="likwid-bench text output -> signature")
-    li.add_argument("file", metavar="FILE", nargs="+")
-    li.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    li.add_argument("file", metavar="FILE", nargs="+", help="likwid-bench output files (text)")
+    li.add_argument("-o", "--output", required=True, metavar="SIG.json",
+                    help="write the signature here (atomically)")
     li.set_defaults(run=run_import_likwid)
     f = isub.add_parser("fio", help="fio --output-format=json -> signature (IO-BENCH points)")
-    f.add_argument("file", metavar="FILE", nargs="+")
-    f.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    f.add_argument("file", metavar="FILE", nargs="+", help="fio --output-format=json files")
+    f.add_argument("-o", "--output", required=True, metavar="SIG.json",
+                   help="write the signature here (atomically)")
     f.set_defaults(run=run_import_fio)
 
 

@@ -33,7 +33,8 @@ def add_parser(subparsers) -> None:
     plot = ssub.add_parser("plot", help="plot the MAPS staircase with the cache sizes marked")
     plot.add_argument("file", help="signature JSON, or a bundled name")
     plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
-    plot.add_argument("--threads", type=int, default=1)
+    plot.add_argument("--threads", type=int, default=1,
+                      help="draw the MAPS points measured with this many threads (default 1)")
     plot.set_defaults(run=run_plot)
 
 

@@ -30,13 +30,13 @@ def add_parser(sub) -> None:
         description="Profile values written as '6.4 GB/s +- 10 %', '0.7 us .. 1.0 us' or 'normal(6.4 GB/s, 2 %)' "
                     "(or given with --uncertain) are sampled; the ceiling comes back as percentiles and an "
                     "interval, with how often each link binds.")
-    p.add_argument("profile")
-    p.add_argument("--flow", required=True)
+    p.add_argument("profile", help="bundled profile name or .toml path")
+    p.add_argument("--flow", required=True, help="the flow whose ceiling is sampled")
     p.add_argument("--uncertain", action="append", default=[], metavar="LINK.PARAM=SPREAD",
                    help="add or override a spread, e.g. mem.clock='200 MHz +- 5 %%' (repeatable)")
     p.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0: repeatable)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_uncertainty)
 
     p = sub.add_parser("compare", help="machines side by side: every flow's ceiling per profile, binding link marked",
@@ -63,7 +63,7 @@ def add_parser(sub) -> None:
                    help="demand at a delay (infinite-server) station")
     p.add_argument("--think", default="0 s", help="think time Z (default 0 s)")
     p.add_argument("--clients", type=int, default=None, help="MVA up to this many clients (default: the data's maximum)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--plot", metavar="FILE", help="draw data, fits and MVA to FILE")
     p.set_defaults(run=run_scale)
 
@@ -76,7 +76,7 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--signature", nargs="+", action="extend", metavar="S",
                    help="signatures for --workload (files or bundled names; repeat or list several)")
     p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--plot", metavar="FILE",
                    help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
 

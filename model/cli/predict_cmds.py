@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run_predict)
 
     p = sub.add_parser("workloads", help="list the bundled workloads")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_workloads)
 
     p = sub.add_parser(
@@ -38,11 +38,11 @@ def add_parser(sub) -> None:
                     "and, with --signature, the measured ceilings: hardware-bound when it reaches --near "
                     "(default 0.8) of one of them, software-bound when it stays below all of them.")
     p.add_argument("profile", help="bundled profile name or .toml path")
-    p.add_argument("--flow", required=True)
+    p.add_argument("--flow", required=True, help="the flow the measured rate belongs to")
     p.add_argument("--measured", required=True, help="the achieved rate, e.g. '3.5 Gbit/s'")
     p.add_argument("--signature", metavar="S", help="add this signature's measured ceilings")
     p.add_argument("--near", type=float, default=0.8, help="hardware-bound threshold (default 0.8)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_classify)
 
 
