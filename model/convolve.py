@@ -280,8 +280,13 @@ class SignatureRates:
         if ck in self._cache:
             return self._cache[ck]
         sig = self.signature
-        if "maps" in sig.kernels:
-            pts = [p for p in sig.points("maps", op=op, pattern=pattern)
+        # likwid-bench points (``import likwid``, ``import kerncraft --signature``) have MAPS's
+        # shape: op, pattern, threads, working_set_bytes -> counted B/s.
+        curve_kernel = "maps" if "maps" in sig.kernels else (
+            "likwid_bench" if "likwid_bench" in sig.kernels
+            and sig.points("likwid_bench", op=op, pattern=pattern) else None)
+        if curve_kernel:
+            pts = [p for p in sig.points(curve_kernel, op=op, pattern=pattern)
                    if "working_set_bytes" in p.params]
             pts = self._narrow(pts, {})
             if not pts:
@@ -291,7 +296,10 @@ class SignatureRates:
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
-            desc = f"MAPS {op} {pattern}"
+            desc = f"MAPS {op} {pattern}" if curve_kernel == "maps" else f"likwid-bench {op} {pattern}"
+            if curve_kernel != "maps":
+                self._note(f"memory {op}: no MAPS in signature {sig.name!r}; priced with its "
+                           f"{desc} points")
         elif pattern == "stride1" and "peak" in sig.kernels and \
                 sig.points("peak", op=PEAK_FOR_OP[op]):
             loop = PEAK_FOR_OP[op]
@@ -304,7 +312,7 @@ class SignatureRates:
             self._note(f"memory {op}: no MAPS in signature {sig.name!r}; bandwidth derived from "
                        f"{desc}")
         else:
-            self._need("maps", f"{pattern} memory {op}s", key)
+            self._need("maps", f"{pattern} memory {op}s (or likwid-bench {op} {pattern} points)", key)
             raise WorkloadError(f"needs MAPS {op} {pattern} points; signature {sig.name!r} has "
                                 f"none", key=key)  # pragma: no cover
         xs = sorted(by_ws)

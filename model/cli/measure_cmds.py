@@ -23,6 +23,12 @@ def add_parser(subparsers) -> None:
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     m.set_defaults(run=run_measure, mode="quick")
 
+    ls = subparsers.add_parser("signatures", help="list the bundled (published) signatures",
+                               description="The signatures shipped with pinchpoint, by the short name "
+                               "that --signature, signature show and signature plot take.")
+    ls.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    ls.set_defaults(run=run_signatures)
+
     s = subparsers.add_parser("signature", help="show or plot a signature file")
     ssub = s.add_subparsers(dest="signature_command", metavar="ACTION")
     ssub.required = True
@@ -30,12 +36,26 @@ def add_parser(subparsers) -> None:
     show.add_argument("file", help="signature JSON, or a bundled name such as p690")
     show.add_argument("--json", action="store_true", help="print the validated JSON")
     show.set_defaults(run=run_show)
-    plot = ssub.add_parser("plot", help="plot the MAPS staircase with the cache sizes marked")
+    plot = ssub.add_parser("plot", help="plot a signature: the MAPS staircase with the cache sizes "
+                           "marked, else every figure it has (PEAK, STREAM ...) as bars")
     plot.add_argument("file", help="signature JSON, or a bundled name")
     plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
     plot.add_argument("--threads", type=int, default=1,
                       help="draw the MAPS points measured with this many threads (default 1)")
     plot.set_defaults(run=run_plot)
+
+
+def run_signatures(args: argparse.Namespace) -> int:
+    from ..signature import bundled_signatures, load_signature
+    from .output import print_listing
+
+    rows = []
+    for name, path in bundled_signatures().items():
+        sig = load_signature(path)
+        kernels = ", ".join(sig.kernels)
+        rows.append([name, f"{sig.host.get('cpu_model', '?')}: {kernels}"])
+    print_listing(rows, "signature", args.json)
+    return 0
 
 
 def _load(name: str):
@@ -111,10 +131,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from ..plots import maps_staircase, save
+    from ..plots import plot_signature, save
 
     sig = _load(args.file)
-    ax = maps_staircase(sig, threads=args.threads)
+    ax = plot_signature(sig, threads=args.threads)
     save(ax, args.output)
     print(f"wrote {args.output}")
     return 0
