@@ -35,11 +35,32 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analytical performance modelling and bottleneck prediction.",
     )
     parser.add_argument("--version", action="version", version=f"pinchpoint {__version__}")
+    _add_verbosity(parser, 0)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
+    for leaf in _leaf_parsers(sub):  # -q/-v also after the subcommand, like iperf3 and likwid
+        _add_verbosity(leaf, argparse.SUPPRESS)
     return parser
+
+
+def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=default,
+                   help="no warnings, notes or progress on stderr (errors still print)")
+    g.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1, default=default,
+                   help="more detail on stderr (which files were read, why a value was chosen)")
+
+
+def _leaf_parsers(sub: argparse._SubParsersAction):
+    for p in sub.choices.values():
+        nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            for n in nested:
+                yield from _leaf_parsers(n)
+        else:
+            yield p
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pinchpoint {__version__}")
         return 0
     args = build_parser().parse_args(argv)
+    from .output import set_verbosity
+
+    set_verbosity(getattr(args, "verbosity", 0))
     try:
         return int(args.run(args) or 0)
     except PinchpointError as exc:

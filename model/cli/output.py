@@ -25,6 +25,27 @@ def output_meta(command: str | None = None) -> dict:
     return meta
 
 
+#: -q sets this to -1 (no warnings or notes), -v to 1 (more detail); 0 is the default.
+VERBOSITY = 0
+
+
+def set_verbosity(level: int) -> None:
+    global VERBOSITY
+    VERBOSITY = level
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr (silenced by -q): inputs that look wrong but still give an answer."""
+    if VERBOSITY >= 0:
+        print(f"pinchpoint: warning: {message}", file=sys.stderr)
+
+
+def info(message: str) -> None:
+    """A detail line on stderr shown only with -v."""
+    if VERBOSITY > 0:
+        print(f"pinchpoint: {message}", file=sys.stderr)
+
+
 def print_json(obj, *, command: str | None = None) -> None:
     """Print an object (usually a ``to_dict()``) as indented JSON on stdout.
 

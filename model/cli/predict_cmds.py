@@ -93,12 +93,18 @@ def run_predict(args: argparse.Namespace) -> int:
     from ..workload import load_workload
     from .output import print_json
 
+    from ..host_match import mismatch_warnings
+    from .output import warn
+
     sig = load_signature_arg(args.signature)
     wl = load_workload(args.workload)
     profile = load_profile(args.profile) if args.profile else None
+    warnings = mismatch_warnings(profile, sig) if profile is not None else ()
+    for w in warnings:
+        warn(w)
     pred = convolve(sig, wl, profile=profile, stat=args.stat, extrapolate=args.extrapolate)
     if args.json:
-        print_json(pred.to_dict())
+        print_json({**pred.to_dict(), "warnings": list(warnings)})
     else:
         print_prediction(pred)
     return 0
@@ -143,25 +149,39 @@ def run_classify(args: argparse.Namespace) -> int:
 def measured_ceilings_report(profile, signature_arg: str, as_json: bool):
     """``ceilings PROFILE --signature S``: the JSON list, or print the table (returns None)."""
     from .. import units
+    from ..host_match import above_theory, mismatch_warnings
     from ..measured_ceilings import measured_ceilings
-    from .output import table
+    from .output import table, warn
 
     sig = load_signature_arg(signature_arg)
     rows = measured_ceilings(profile, sig)
+    warnings = mismatch_warnings(profile, sig, rows)
+    for w in warnings:
+        warn(w)
     if as_json:
-        return {"signature": sig.name, "measured": [m.to_dict() for m in rows]}
+        return {"signature": sig.name, "measured": [m.to_dict() for m in rows], "warnings": list(warnings)}
     print()
     if not rows:
         print(f"signature {sig.name}: no figure that stands for a link or flow of {profile.name}")
         return None
     conv = lambda m: "network" if m.network else "memory"  # noqa: E731
+
+    def efficiency(m) -> str:
+        if m.efficiency is None:
+            return "-"
+        if above_theory(m.name, m.measured_bytes_per_s, m.theoretical_bytes_per_s):
+            return f"invalid ({m.efficiency:.1f} x)"  # see the warning: not an efficiency
+        return f"{m.efficiency:.0%}"
+
     print(table([[m.name, m.kind,
                   units.format_rate(m.theoretical_bytes_per_s, conv(m)) if m.theoretical_bytes_per_s else "-",
                   units.format_rate(m.measured_bytes_per_s, conv(m)),
-                  f"{m.efficiency:.0%}" if m.efficiency is not None else "-", m.source] for m in rows],
+                  efficiency(m), m.source] for m in rows],
                 ["measured on", "kind", "theoretical", f"measured ({sig.name})", "efficiency", "figure"],
                 align="llrrrl"))
-    print("efficiency = measured / theoretical.")
+    print("efficiency = measured / theoretical."
+          + (" invalid: above the theoretical capacity (see the warning)." if any(
+              above_theory(m.name, m.measured_bytes_per_s, m.theoretical_bytes_per_s) for m in rows) else ""))
     return None
 
 
