@@ -72,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     from .output import set_verbosity
 
     set_verbosity(getattr(args, "verbosity", 0))
+    from . import stdin
+
+    stdin.reset()
     try:
+        stdin.check_once(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)

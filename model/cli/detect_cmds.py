@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
     p.add_argument("--sysfs-root", metavar="DIR",
                    help="read DIR/sys and DIR/proc instead of the live system (recorded trees); "
                         "lstopo is then not run")
-    p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output")
+    p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output ('-': stdin)")
     p.add_argument("--no-hwloc", action="store_true", help="do not run lstopo; read /sys and /proc only")
     p.set_defaults(run=run_detect)
 
@@ -34,19 +34,19 @@ def add_parser(sub) -> None:
     isub = imp.add_subparsers(dest="format", metavar="FORMAT")
     isub.required = True
     k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
-    k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML)")
+    k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML; '-': stdin)")
     k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
                    help="write the profile here (atomically)")
     k.add_argument("--signature", metavar="SIG.json",
                    help="also write its likwid-bench measurements as a signature")
     k.set_defaults(run=run_import_kerncraft)
     li = isub.add_parser("likwid", help="likwid-bench text output -> signature")
-    li.add_argument("file", metavar="FILE", nargs="+", help="likwid-bench output files (text)")
+    li.add_argument("file", metavar="FILE", nargs="+", help="likwid-bench output files (text; '-': stdin)")
     li.add_argument("-o", "--output", required=True, metavar="SIG.json",
                     help="write the signature here (atomically)")
     li.set_defaults(run=run_import_likwid)
     f = isub.add_parser("fio", help="fio --output-format=json -> signature (IO-BENCH points)")
-    f.add_argument("file", metavar="FILE", nargs="+", help="fio --output-format=json files")
+    f.add_argument("file", metavar="FILE", nargs="+", help="fio --output-format=json files ('-': stdin)")
     f.add_argument("-o", "--output", required=True, metavar="SIG.json",
                    help="write the signature here (atomically)")
     f.set_defaults(run=run_import_fio)
@@ -54,7 +54,10 @@ def add_parser(sub) -> None:
 
 def _read_text(path: str, flag: str) -> str:
     from ..errors import InputError
+    from .stdin import is_stdin, read_stdin
 
+    if is_stdin(path):
+        return read_stdin(flag)
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
@@ -62,6 +65,12 @@ def _read_text(path: str, flag: str) -> str:
         raise InputError("no such file", file=path, key=flag) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot be read ({exc})", file=path, key=flag) from None
+
+
+def _display_name(path: str) -> str:
+    from .stdin import STDIN_NAME, is_stdin
+
+    return STDIN_NAME if is_stdin(path) else path
 
 
 def _check_folder(path: str, flag: str) -> None:
@@ -112,7 +121,7 @@ def run_detect(args: argparse.Namespace) -> int:
                          key="--sysfs-root")
     xml_text, xml_file = None, None
     if args.hwloc_xml:
-        xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
+        xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), _display_name(args.hwloc_xml)
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
     facts = detect.detect(root, xml_text, hwloc_file=xml_file)
@@ -211,13 +220,14 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
     if args.signature:
         _check_folder(args.signature, "--signature")
     text = _read_text(args.file, "FILE")
-    machine = kerncraft.load_machine(text, file=args.file)
-    doc = kerncraft.to_profile_document(machine, file=args.file)
+    source = _display_name(args.file)
+    machine = kerncraft.load_machine(text, file=source)
+    doc = kerncraft.to_profile_document(machine, file=source)
     profile_from_document(doc, file=args.output)
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}")
     if args.signature:
-        sig = kerncraft.to_signature(machine, file=args.file)
+        sig = kerncraft.to_signature(machine, file=source)
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")
@@ -230,7 +240,7 @@ def _import_points(args: argparse.Namespace, module: str) -> int:
 
     importer = importlib.import_module(f"pinchpoint.importers.{module}")
     _check_folder(args.output, "-o")
-    texts = [(_read_text(f, "FILE"), f) for f in args.file]
+    texts = [(_read_text(f, "FILE"), _display_name(f)) for f in args.file]
     sig = importer.to_signature(texts)
     _write_signature(sig, args.output)
     n = sum(len(k.points) for k in sig.kernels.values())

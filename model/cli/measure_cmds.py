@@ -33,12 +33,12 @@ def add_parser(subparsers) -> None:
     ssub = s.add_subparsers(dest="signature_command", metavar="ACTION")
     ssub.required = True
     show = ssub.add_parser("show", help="print a signature (file or bundled short name)")
-    show.add_argument("file", help="signature JSON, or a bundled name such as p690")
+    show.add_argument("file", help="signature JSON, a bundled name such as p690, or '-' (stdin)")
     show.add_argument("--json", action="store_true", help="print the validated JSON")
     show.set_defaults(run=run_show)
     plot = ssub.add_parser("plot", help="plot a signature: the MAPS staircase with the cache sizes "
                            "marked, else every figure it has (PEAK, STREAM ...) as bars")
-    plot.add_argument("file", help="signature JSON, or a bundled name")
+    plot.add_argument("file", help="signature JSON, a bundled name, or '-' (stdin)")
     plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
     plot.add_argument("--threads", type=int, default=1,
                       help="draw the MAPS points measured with this many threads (default 1)")
@@ -61,8 +61,11 @@ def run_signatures(args: argparse.Namespace) -> int:
 def _load(name: str):
     from pathlib import Path
 
-    from ..signature import find_bundled, load_signature
+    from ..signature import find_bundled, load_signature, loads_signature
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
 
+    if is_stdin(name):
+        return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
     path = Path(name)
     if path.exists() or path.suffix == ".json" or "/" in name:
         return load_signature(path)

@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
                     "columns [series,]clients,throughput) and say whether throughput is retrograde (beta > 0: "
                     "contention in software).  With --demands, also solve the closed queueing network by exact "
                     "MVA and print its asymptotic bounds and N*.")
-    p.add_argument("data", help="CSV file, or a bundled series name such as mysql-g5-anandtech-2005-09-01")
+    p.add_argument("data", help="CSV file, a bundled series name such as mysql-g5-anandtech-2005-09-01, "
+                                "or '-' (stdin)")
     p.add_argument("--series", action="append", help="only this series (repeatable)")
     p.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
                    help="hold gamma or alpha at a value instead of fitting it")
@@ -259,7 +260,14 @@ def run_scale(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from .output import print_json, table
 
-    data = read_series(args.data)
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
+
+    if is_stdin(args.data):
+        from ..concurrency_io import parse_series
+
+        data = parse_series(read_stdin("DATA"), STDIN_NAME)
+    else:
+        data = read_series(args.data)
     series = list(data.series)
     if args.series:
         names = [s.name for s in series]

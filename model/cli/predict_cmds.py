@@ -17,8 +17,8 @@ def add_parser(sub) -> None:
                     "machine signature (measured or published): the time of each resource, the range "
                     "[overlapped = max, serial = sum] and the binding resource.")
     p.add_argument("--signature", required=True, metavar="S",
-                   help="signature JSON file or bundled name (p690, p650, p655-1.3 ...)")
-    p.add_argument("--workload", required=True, metavar="W", help="workload .toml file or bundled name")
+                   help="signature JSON file, bundled name (p690, p650, p655-1.3 ...) or '-' (stdin)")
+    p.add_argument("--workload", required=True, metavar="W", help="workload .toml file, bundled name or '-' (stdin)")
     p.add_argument("--profile", metavar="P", help="machine profile for network traffic over named flows")
     p.add_argument("--stat", choices=("median", "best"), default="median",
                    help="signature statistic: median (default) or best (fastest repetition)")
@@ -51,8 +51,11 @@ def load_signature_arg(text: str, flag: str = "--signature"):
     from pathlib import Path
 
     from ..errors import SignatureError
-    from ..signature import find_bundled, load_signature
+    from ..signature import find_bundled, load_signature, loads_signature
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
 
+    if is_stdin(text):
+        return loads_signature(read_stdin(flag), file=STDIN_NAME)
     path = Path(text)
     if path.exists() or path.suffix == ".json":
         return load_signature(path)
@@ -60,6 +63,16 @@ def load_signature_arg(text: str, flag: str = "--signature"):
         return load_signature(find_bundled(text))
     except SignatureError as exc:
         raise SignatureError(exc.message, key=flag) from None
+
+
+def load_workload_arg(text: str, flag: str = "--workload"):
+    """A workload from a .toml path, a bundled name, or '-' (standard input)."""
+    from ..workload import load_workload, loads_workload
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
+
+    if is_stdin(text):
+        return loads_workload(read_stdin(flag), file=STDIN_NAME, default_name="stdin")
+    return load_workload(text)
 
 
 def _seconds(s: float) -> str:
@@ -97,7 +110,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from .output import warn
 
     sig = load_signature_arg(args.signature)
-    wl = load_workload(args.workload)
+    wl = load_workload_arg(args.workload)
     profile = load_profile(args.profile) if args.profile else None
     warnings = mismatch_warnings(profile, sig) if profile is not None else ()
     for w in warnings:
@@ -197,7 +210,7 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
         raise InputError("--signature needs --workload W (the workload to predict)", key="--workload")
     if not args.signature:
         raise InputError("--workload needs --signature S [S ...] (the machines to compare)", key="--signature")
-    wl = load_workload(args.workload)
+    wl = load_workload_arg(args.workload)
     sigs = [load_signature_arg(s) for s in args.signature]
     profiles = [load_profile(p) for p in (args.profiles or [])]
     if len(profiles) not in (0, 1, len(sigs)):
