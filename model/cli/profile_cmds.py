@@ -61,10 +61,25 @@ def run_ceilings(args: argparse.Namespace) -> int:
     flows = args.flow
     for f in flows or ():
         profile.flow(f)  # a clear error for an unknown flow
+    from ..ceiling_gaps import ceiling_gaps
+
     ceilings = all_ceilings(profile, flows)
     scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
+    gaps = ceiling_gaps(profile)
+    if gaps and not getattr(args, "signature", None):  # nothing to tabulate: say why, what to add
+        if args.json:
+            print_json({**reporting.ceilings_json(profile, ceilings, scenarios), "gaps": list(gaps)})
+            return 0
+        print(f"{profile.name}: {profile.description}")
+        print()
+        print("no ceilings:")
+        for g in gaps:
+            print(f"  - {g}")
+        return 0
     if args.json:
         doc = reporting.ceilings_json(profile, ceilings, scenarios)
+        if gaps:
+            doc["gaps"] = list(gaps)
         if getattr(args, "signature", None):  # measured beside theoretical (pinchpoint.cli.predict_cmds)
             from .predict_cmds import measured_ceilings_report
             doc["measured"] = measured_ceilings_report(profile, args.signature, True)
