@@ -137,11 +137,19 @@ def run_detect(args: argparse.Namespace) -> int:
         else:
             from ..measure import measure
 
-            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty())
+            from .output import VERBOSITY
+
+            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty() and VERBOSITY >= 0)
             sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
                 else "detected.signature.json"
             dump_signature(sig, sig_path)
         rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
+        from ..noise import noise_summary, noisy_points
+        from .output import warn
+
+        noisy = noise_summary(noisy_points(sig))
+        if noisy:
+            warn(noisy)
     created = _dt.date.today().isoformat()
     doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate,
                                            memory_source=source, created=created)
