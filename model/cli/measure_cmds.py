@@ -21,6 +21,15 @@ def add_parser(subparsers) -> None:
                    "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
     m.add_argument("--io-dir", help="directory for iobench's temporary files (default: $TMPDIR)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
+    m.add_argument("--cpus", metavar="N|LIST",
+                   help="run on the first N CPUs, or on a list as likwid-pin/taskset take it (0-3, "
+                        "0,2,4, '2,' for CPU 2 alone); N or the list length is the MAPS thread count")
+    m.add_argument("--no-pin", action="store_true",
+                   help="do not pin MAPS threads to CPUs (default: thread t on the t-th CPU of --cpus)")
+    m.add_argument("--sizes", metavar="S1,S2,...",
+                   help="MAPS working sets instead of the staircase, e.g. '16 KiB,1 MiB,256 MiB'")
+    m.add_argument("--reps", type=int, metavar="N",
+                   help="repetitions per point (default 5 quick, 11 full)")
     m.set_defaults(run=run_measure, mode="quick")
 
     ls = subparsers.add_parser("signatures", help="list the bundled (published) signatures",
@@ -84,13 +93,22 @@ def run_measure(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.is_dir():  # fail now, not after a minute of measuring
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
+    from ..measure import parse_cpus, parse_sizes
+    from ..noise import noise_summary, noisy_points
+    from .output import VERBOSITY, warn
+
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
+    cpus, sizes = parse_cpus(args.cpus), parse_sizes(args.sizes)
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
-                  progress=not args.no_progress and sys.stderr.isatty(), io_dir=args.io_dir)
+                  progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
+                  io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps)
     dump_signature(sig, out)
     n = sum(len(k.points) for k in sig.kernels.values())
-    print(f"wrote {out}: {n} points from {', '.join(sig.kernels)}")
+    print(f"wrote {out}: {n} points from {', '.join(sig.kernels)} ({sig.host['run']['pinning']})")
+    noisy = noisy_points(sig)
+    if noisy:
+        warn(noise_summary(noisy))
     return 0
 
 
