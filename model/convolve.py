@@ -183,6 +183,12 @@ class Prediction:
     stat: str = "median"
     profile: str | None = None
 
+    def __repr__(self) -> str:
+        from .readable import seconds
+
+        return (f"Prediction({self.workload} on {self.signature}: {seconds(self.low_s)} (overlapped) .. "
+                f"{seconds(self.high_s)} (serial), binding {self.binding or 'nothing'})")
+
     @property
     def extrapolated(self) -> bool:
         return bool(self.extrapolations)

@@ -245,6 +245,10 @@ class Signature:
 
     # ---- lookups used by the rest of pinchpoint ---------------------------------------------
 
+    def __repr__(self) -> str:
+        kernels = ", ".join(f"{k} ({len(r.points)} points)" for k, r in self.kernels.items())
+        return f"Signature({self.name!r}: {self.host.get('cpu_model', '?')}, {self.created}; {kernels})"
+
     def points(self, kernel: str, **param_filter) -> list[Point]:
         """Points of ``kernel`` whose parameters equal every value in ``param_filter``.
 
