@@ -37,3 +37,22 @@ def test_log_axis_only_when_values_span_orders_of_magnitude():
     assert wants_log_axis([1e6, 1e9])
     assert not wants_log_axis([1e9, 2e9, 5e9])
     assert not wants_log_axis([0.0, 1e9])
+
+
+def test_sweep_plot_axes_in_human_units():
+    """Issue 17: 'pcix.clock [Hz]' with ticks of 1e8 Hz; now MHz, and GHz/GB/s where they fit."""
+    from pinchpoint.plots_planning import draw_sweep, human_unit
+    from pinchpoint.profile_io import load_profile
+    from pinchpoint.sweep import parse_vary, sweep
+
+    g5 = load_profile("powermac-g5")
+    fig = draw_sweep(sweep(g5, "nic-rx", [parse_vary("pcix.clock=66MHz..266MHz:5", g5)]))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "pcix.clock [MHz]" and ax.get_ylabel() == "nic-rx ceiling [Gbit/s]"
+    xs = ax.get_lines()[0].get_xdata()
+    assert xs[0] == 66.0 and xs[-1] == 266.0
+    assert human_unit([2.0e9], "frequency") == (1e-9, "GHz")
+    assert human_unit([6.4e9], "bandwidth") == (1e-9, "GB/s")
+    assert human_unit([4096.0], "size") == (1 / 1024, "KiB")
+    assert human_unit([512.0], "size") == (1.0, "B")
+    assert human_unit([44.5e-3], "time") == (1e3, "ms")
