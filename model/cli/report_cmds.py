@@ -106,6 +106,13 @@ def run_report(args: argparse.Namespace) -> int:
     args.profile = None  # gather() would load it again; the loaded one is passed in
     verdict = _verdict(args, profile)
     signature = _signature(args.signature) if args.signature else None
+    if signature is not None:
+        from ..host_match import mismatch_warnings
+        from ..measured_ceilings import measured_ceilings
+        from .output import warn
+
+        for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
+            warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
                         signature_name=args.signature, title=args.title)
     path = write_report(text, out)

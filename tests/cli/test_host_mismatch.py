@@ -89,3 +89,13 @@ def test_above_theory_warning_fires_exactly_past_the_threshold(speed):
     rows = [m for m in measured_ceilings(prof, sig) if m.theoretical_bytes_per_s]
     expected = any(m.measured_bytes_per_s > ABOVE_THEORY * m.theoretical_bytes_per_s for m in rows)
     assert bool(mismatch_warnings(prof, sig, rows)) == expected
+
+
+def test_report_with_a_foreign_signature_warns_in_the_page_and_on_stderr(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", "powermac-g5", "--signature", "p690", "-o", str(out)]) == 0
+    assert "'p690'" in capsys.readouterr().err
+    html = out.read_text()
+    assert "Another machine" in html and "1.3 GHz" in html
+    assert main(["report", "powermac-g5", "--signature", "powermac-g5-xbench", "-o", str(out)]) == 0
+    assert "Another machine" not in out.read_text() and capsys.readouterr().err == ""
