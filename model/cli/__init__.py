@@ -53,6 +53,33 @@ def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
                    help="more detail on stderr (which files were read, why a value was chosen)")
 
 
+def _say_inputs(args: argparse.Namespace) -> None:
+    """With -v: the version and which file each named input resolves to (a bundled name or a
+    file of the same name in the working directory)."""
+    from .output import VERBOSITY, info
+
+    if VERBOSITY <= 0:
+        return
+    info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
+    from .stdin import is_stdin
+
+    names = getattr(args, "profiles", None) or ([args.profile] if isinstance(getattr(args, "profile", None), str)
+                                                else [])
+    if names:
+        from ..profile_io import resolve
+        for n in names:
+            info(f"profile {n}: {resolve(n)}")
+    sigs = getattr(args, "signature", None)
+    for s in (sigs if isinstance(sigs, list) else [sigs] if isinstance(sigs, str) else []):
+        if not is_stdin(s) and not s.endswith(".json") and "/" not in s:
+            from ..signature import find_bundled
+            info(f"signature {s}: {find_bundled(s)}")
+    wl = getattr(args, "workload", None)
+    if isinstance(wl, str) and not is_stdin(wl) and not wl.endswith(".toml"):
+        from ..workload import bundled_workloads
+        info(f"workload {wl}: {bundled_workloads().get(wl, 'not bundled')}")
+
+
 def _leaf_parsers(sub: argparse._SubParsersAction):
     for p in sub.choices.values():
         nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
@@ -77,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     stdin.reset()
     try:
         stdin.check_once(args)
+        _say_inputs(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)
