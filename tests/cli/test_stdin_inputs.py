@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from pinchpoint.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
