@@ -216,9 +216,14 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
     if len(profiles) not in (0, 1, len(sigs)):
         raise InputError(f"give one profile for all signatures or one per signature ({len(sigs)}), "
                          f"not {len(profiles)}", key="PROFILE")
+    from ..host_match import mismatch_warnings
+    from .output import warn
+
     preds = []
     for i, s in enumerate(sigs):
         prof = profiles[i] if len(profiles) == len(sigs) else (profiles[0] if profiles else None)
+        for w in mismatch_warnings(prof, s) if prof is not None else ():
+            warn(w)
         preds.append(convolve(s, wl, profile=prof, stat=getattr(args, "stat", "median"),
                               extrapolate=getattr(args, "extrapolate", False)))
     fastest = min(p.low_s for p in preds)

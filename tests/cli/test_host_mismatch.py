@@ -99,3 +99,11 @@ def test_report_with_a_foreign_signature_warns_in_the_page_and_on_stderr(tmp_pat
     assert "Another machine" in html and "1.3 GHz" in html
     assert main(["report", "powermac-g5", "--signature", "powermac-g5-xbench", "-o", str(out)]) == 0
     assert "Another machine" not in out.read_text() and capsys.readouterr().err == ""
+
+
+def test_compare_predictions_warn_per_mismatched_pair(capsys):
+    # one profile for both: the p690 signature is that machine's, the p650's (1.45 GHz) is not
+    assert main(["compare", "ibm-p690", "--workload", "power4-memory-heavy",
+                 "--signature", "p690", "p650"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "'p650'" in warnings[0] and "'ibm-p690'" in warnings[0]
