@@ -85,8 +85,9 @@ def parse_flag(text: str, dimension: str, flag: str) -> float:
 
 
 def print_listing(rows: list[list[str]], what: str, as_json: bool) -> None:
-    """Print bundled names with their descriptions, as a table or as JSON."""
+    """Print bundled names with their descriptions, as a table or as one JSON object
+    (``{"pinchpoint": ..., "<what>s": [{"name", "description"}, ...]}``)."""
     if as_json:
-        print_json([{"name": n, "description": d} for n, d in rows])
+        print_json({f"{what}s": [{"name": n, "description": d} for n, d in rows]})
     else:
         print(table(rows, [what, "description"]))

@@ -33,6 +33,15 @@ def test_json_objects_carry_version_schema_and_timestamp(capsys, argv, own_key):
     assert len(doc) > 1  # the command's own answer is still there
 
 
+@pytest.mark.parametrize("command, key", [("profiles", "profiles"), ("workloads", "workloads"),
+                                          ("signatures", "signatures")])
+def test_listings_are_objects_with_the_block(capsys, command, key):
+    assert main([command, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["pinchpoint"]["version"] == __version__
+    assert doc[key] and all(set(row) == {"name", "description"} for row in doc[key])
+
+
 def test_signature_json_output_loads_back_as_a_signature(capsys, tmp_path):
     from pinchpoint.signature import load_signature
 

@@ -44,7 +44,7 @@ def test_bars_plot_has_one_bar_per_point_in_human_units():
 
 def test_signatures_lists_every_bundled_signature(capsys):
     assert main(["signatures", "--json"]) == 0
-    names = [row["name"] for row in json.loads(capsys.readouterr().out)]
+    names = [row["name"] for row in json.loads(capsys.readouterr().out)["signatures"]]
     assert names == list(bundled_signatures())
     assert {"p690", "p650", "powermac-g5-xbench"} <= set(names)
 
