@@ -309,7 +309,8 @@ def point_from_record(rec: dict) -> Point:
 
 def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None,
             progress: bool = False, io_dir: str | None = None, cpus: tuple[int, ...] | None = None,
-            pin: bool = True, sizes: list[int] | None = None, reps: int | None = None) -> Signature:
+            pin: bool = True, sizes: list[int] | None = None, reps: int | None = None,
+            noise_limit: float | None = None) -> Signature:
     """Compile and run the kernels of a plan and return the signature.
 
     Parameters
@@ -327,6 +328,9 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
         Where iobench makes its temporary directory (default: the system's temp dir).
     cpus, pin, sizes, reps
         CPU mask, MAPS pinning, MAPS working sets and repetitions (see :func:`make_plan`).
+    noise_limit : float, optional
+        max / min above which a point is recorded as noisy (default
+        :data:`pinchpoint.noise.NOISE_LIMIT`).
 
     Returns
     -------
@@ -394,8 +398,9 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     sig = Signature(host, compiler.to_dict(), created, kernels)
     from .noise import NOISE_LIMIT, noisy_points
 
-    host["run"]["noise"] = {"limit_max_over_min": NOISE_LIMIT,
-                            "noisy_points": [p.to_dict() for p in noisy_points(sig)]}
+    limit = NOISE_LIMIT if noise_limit is None else noise_limit
+    host["run"]["noise"] = {"limit_max_over_min": limit,
+                            "noisy_points": [p.to_dict() for p in noisy_points(sig, limit)]}
     return Signature(host, compiler.to_dict(), created, kernels)
 
 

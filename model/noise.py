@@ -35,10 +35,13 @@ class NoisyPoint:
 
 
 def noisy_points(signature, limit: float = NOISE_LIMIT) -> tuple[NoisyPoint, ...]:
-    """Every point with at least two repetitions whose max / min exceeds ``limit`` (> 1)."""
+    """Every point with at least two repetitions whose max / min exceeds ``limit`` (> 1);
+    ``signature`` None only checks the limit."""
     if not limit > 1:
         from .errors import InputError
         raise InputError(f"the noise limit is a max/min ratio above 1, got {limit!r}", key="--noise-limit")
+    if signature is None:
+        return ()
     out = []
     for kernel, run in signature.kernels.items():
         for p in run.points:

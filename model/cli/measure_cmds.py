@@ -30,6 +30,8 @@ def add_parser(subparsers) -> None:
                    help="MAPS working sets instead of the staircase, e.g. '16 KiB,1 MiB,256 MiB'")
     m.add_argument("--reps", type=int, metavar="N",
                    help="repetitions per point (default 5 quick, 11 full)")
+    m.add_argument("--noise-limit", type=float, default=None, metavar="RATIO",
+                   help="warn about points whose repetitions spread more than this max/min (default 1.2)")
     m.set_defaults(run=run_measure, mode="quick")
 
     ls = subparsers.add_parser("signatures", help="list the bundled (published) signatures",
@@ -99,16 +101,21 @@ def run_measure(args: argparse.Namespace) -> int:
 
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
+    from ..noise import NOISE_LIMIT
+
     cpus, sizes = parse_cpus(args.cpus), parse_sizes(args.sizes)
+    limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
+    noisy_points(None, limit)  # a bad limit fails now, not after a minute of measuring
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
                   progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
-                  io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps)
+                  io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps,
+                  noise_limit=limit)
     dump_signature(sig, out)
     n = sum(len(k.points) for k in sig.kernels.values())
     print(f"wrote {out}: {n} points from {', '.join(sig.kernels)} ({sig.host['run']['pinning']})")
-    noisy = noisy_points(sig)
+    noisy = noisy_points(sig, limit)
     if noisy:
-        warn(noise_summary(noisy))
+        warn(noise_summary(noisy, limit))
     return 0
 
 

@@ -99,3 +99,12 @@ def test_measure_records_cpus_pinning_and_noise(tmp_path):
     noisy = [n for n in run["noise"]["noisy_points"]]
     assert all(n["spread"] > 1.2 for n in noisy)
     assert ("warning" in r.stderr) == bool(noisy)
+
+
+def test_bad_noise_limit_fails_before_measuring(tmp_path, capsys):
+    from pinchpoint.cli import main
+
+    assert main(["measure", "--only", "peak", "--noise-limit", "0.9", "-o", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert "--noise-limit" in err and "above 1" in err
+    assert not (tmp_path / "x.json").exists()
