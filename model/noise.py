@@ -58,5 +58,5 @@ def noise_summary(points, limit: float = NOISE_LIMIT) -> str | None:
     worst = max(points, key=lambda p: p.spread)
     return (f"{len(points)} point{'s' if len(points) != 1 else ''} spread more than max/min "
             f"{limit:g} over their repetitions (worst: {worst.describe()}): the machine was busy or "
-            f"its clock changed; rerun on a quiet machine, pin the threads (--cpus) or use "
-            f"--stat best")
+            f"its clock changed; rerun on a quiet machine, pin the threads (measure --cpus), or predict "
+            f"with --stat best (the fastest repetition)")
