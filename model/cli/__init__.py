@@ -50,7 +50,7 @@ def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
     g.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=default,
                    help="no warnings, notes or progress on stderr (errors still print)")
     g.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1, default=default,
-                   help="more detail on stderr (which files were read, why a value was chosen)")
+                   help="more detail on stderr (the version, the file behind each bundled name)")
 
 
 def _say_inputs(args: argparse.Namespace) -> None:
@@ -63,21 +63,25 @@ def _say_inputs(args: argparse.Namespace) -> None:
     info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
     from .stdin import is_stdin
 
-    names = getattr(args, "profiles", None) or ([args.profile] if isinstance(getattr(args, "profile", None), str)
-                                                else [])
-    if names:
-        from ..profile_io import resolve
-        for n in names:
-            info(f"profile {n}: {resolve(n)}")
-    sigs = getattr(args, "signature", None)
-    for s in (sigs if isinstance(sigs, list) else [sigs] if isinstance(sigs, str) else []):
-        if not is_stdin(s) and not s.endswith(".json") and "/" not in s:
-            from ..signature import find_bundled
-            info(f"signature {s}: {find_bundled(s)}")
-    wl = getattr(args, "workload", None)
-    if isinstance(wl, str) and not is_stdin(wl) and not wl.endswith(".toml"):
+    from pathlib import Path
+
+    def named(value) -> list[str]:  # bundled names only: files, '-' and outputs speak for themselves
+        values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return [v for v in values if not is_stdin(v) and not Path(v).exists() and "/" not in v]
+
+    profiles = getattr(args, "profiles", None) or getattr(args, "profile", None)
+    if named(profiles):
+        from ..profile_io import bundled_profiles
+        for n in named(profiles):
+            info(f"profile {n}: {bundled_profiles().get(n, 'no bundled profile of that name')}")
+    if named(getattr(args, "signature", None)):
+        from ..signature import bundled_signatures
+        for s in named(args.signature):
+            info(f"signature {s}: {bundled_signatures().get(s, 'no bundled signature of that name')}")
+    if named(getattr(args, "workload", None)):
         from ..workload import bundled_workloads
-        info(f"workload {wl}: {bundled_workloads().get(wl, 'not bundled')}")
+        for w in named(args.workload):
+            info(f"workload {w}: {bundled_workloads().get(w, 'no bundled workload of that name')}")
 
 
 def _leaf_parsers(sub: argparse._SubParsersAction):
