@@ -4,10 +4,82 @@ A machine profile becomes a graph of links; every link has a theoretical capacit
 formula behind it; every flow through the graph has a ceiling and a binding link.  Measured
 signatures from the bundled C kernels sit beside the theory.
 
+The public API (``__all__``, documented in README.md under "Python API")::
+
+    import pinchpoint as pp
+    g5 = pp.load_profile("powermac-g5")
+    pp.flow_ceiling(g5, "nic-rx")                      # Ceiling(nic-rx: 8.512 Gbit/s ...)
+    pp.diagnose_rate("260 Mbit/s", link="1 Gbit/s", rtt="44.5 ms", window="64 KiB")
+    pp.predict("p690", "power4-memory-heavy")          # Prediction(... 1.122 s .. 1.22 s)
+
 This module stays import-light on purpose: ``pinchpoint --version`` must start in well under
-0.2 s, so nothing heavy (pint, networkx, scipy, sympy) is imported here.
+0.2 s, so nothing heavy (pint, networkx, scipy, sympy) is imported here; each name is imported
+on first use (PEP 562 module ``__getattr__``).
 """
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+#: public name -> (module, attribute); attribute None: the module itself.
+_API = {
+    # profiles and their ceilings
+    "load_profile": ("pinchpoint.profile_io", "load_profile"),
+    "bundled_profiles": ("pinchpoint.profile_io", "bundled_profiles"),
+    "profile_from_document": ("pinchpoint.profile", "profile_from_document"),
+    "Profile": ("pinchpoint.profile", "Profile"),
+    "all_ceilings": ("pinchpoint.api", "all_ceilings"),
+    "flow_ceiling": ("pinchpoint.api", "flow_ceiling"),
+    "Ceiling": ("pinchpoint.ceilings", "Ceiling"),
+    # is a measured figure good?
+    "diagnose_rate": ("pinchpoint.api", "diagnose_rate"),
+    "DiagnoseInputs": ("pinchpoint.diagnose", "DiagnoseInputs"),
+    "Verdict": ("pinchpoint.diagnose", "Verdict"),
+    "Limit": ("pinchpoint.diagnose", "Limit"),
+    # measuring and predicting
+    "measure_signature": ("pinchpoint.api", "measure_signature"),
+    "load_signature": ("pinchpoint.api", "load_signature"),
+    "Signature": ("pinchpoint.signature", "Signature"),
+    "KernelRun": ("pinchpoint.signature", "KernelRun"),
+    "load_workload": ("pinchpoint.workload", "load_workload"),
+    "predict": ("pinchpoint.api", "predict"),
+    "Prediction": ("pinchpoint.convolve", "Prediction"),
+    "PEAK_BYTES_PER_FLOP": ("pinchpoint.convolve", "PEAK_BYTES_PER_FLOP"),
+    "last_level_cache_bytes": ("pinchpoint.hostinfo", "last_level_cache_bytes"),
+    # what-if, this machine, concurrency data
+    "sweep_ceiling": ("pinchpoint.api", "sweep_ceiling"),
+    "detected_profile": ("pinchpoint.api", "detected_profile"),
+    "read_series": ("pinchpoint.concurrency_io", "read_series"),
+    # formatting for people: rates in bit/s or B/s, quantities with prefixes, text tables
+    "format_rate": ("pinchpoint.units", "format_rate"),
+    "format_quantity": ("pinchpoint.units", "format_quantity"),
+    "table": ("pinchpoint.cli.output", "table"),
+    "link_rows": ("pinchpoint.reporting", "link_rows"),
+    "flow_rows": ("pinchpoint.reporting", "flow_rows"),
+    # modules of published formulas and the plots
+    "tcp": ("pinchpoint.tcp", None),
+    "usl": ("pinchpoint.usl", None),
+    "queueing": ("pinchpoint.queueing", None),
+    "detect": ("pinchpoint.detect", None),
+    "plots_report": ("pinchpoint.plots_report", None),
+}
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _API[name]
+    except KeyError:
+        raise AttributeError(f"module 'pinchpoint' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    if attr is not None:  # a submodule binds itself as an attribute on import
+        globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))

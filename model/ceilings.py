@@ -45,6 +45,12 @@ class Ceiling:
     duals: dict[str, float] = field(default_factory=dict)  # resource -> d(ceiling)/d(capacity)
     description: str | None = None
 
+    def __repr__(self) -> str:
+        from .readable import rate
+
+        eff = "" if self.effective_bytes_per_s is None else f", effective {rate(self.effective_bytes_per_s)}"
+        return f"Ceiling({self.name}: {rate(self.ceiling_bytes_per_s)}, binding {','.join(self.binding)}{eff})"
+
     @property
     def growth(self) -> float | None:
         """Factor by which the binding links must grow before the bottleneck moves."""

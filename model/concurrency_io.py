@@ -68,6 +68,13 @@ def read_series(name_or_path: str) -> SeriesFile:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot be read ({exc})", file=str(path)) from None
+    return parse_series(text, path)
+
+
+def parse_series(text: str, path: str | Path = "<stdin>") -> SeriesFile:
+    """Parse CSV text of throughput vs clients (``path`` names it in errors and is the default
+    series name)."""
+    path = Path(path)
     comments, rows = [], []
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()

@@ -205,6 +205,12 @@ class Prediction:
     stat: str = "median"
     profile: str | None = None
 
+    def __repr__(self) -> str:
+        from .readable import seconds
+
+        return (f"Prediction({self.workload} on {self.signature}: {seconds(self.low_s)} (overlapped) .. "
+                f"{seconds(self.high_s)} (serial), binding {self.binding or 'nothing'})")
+
     @property
     def extrapolated(self) -> bool:
         return bool(self.extrapolations)
@@ -308,12 +314,22 @@ class SignatureRates:
         return min(max(x, lo), hi)
 
     # -- memory
+    def _curve_kernel(self, op: str, pattern: str) -> str | None:
+        """The kernel whose points form the memory curve: MAPS, else imported likwid-bench."""
+        sig = self.signature
+        if "maps" in sig.kernels:
+            return "maps"
+        if "likwid_bench" in sig.kernels and sig.points("likwid_bench", op=op, pattern=pattern):
+            return "likwid_bench"
+        return None
+
     def maps_thread_counts(self, op: str, pattern: str) -> list[int]:
-        """Thread counts at which the signature measured MAPS ``op``/``pattern``."""
-        if "maps" not in self.signature.kernels:
+        """Thread counts at which the signature measured the memory curve of ``op``/``pattern``."""
+        kernel = self._curve_kernel(op, pattern)
+        if kernel is None:
             return []
         return sorted({int(p.params.get("threads", 1))
-                       for p in self.signature.points("maps", op=op, pattern=pattern)})
+                       for p in self.signature.points(kernel, op=op, pattern=pattern)})
 
     def memory_curve(self, op: str, pattern: str, key: str,
                      threads: int = 1) -> tuple[list[float], list[float], str]:
@@ -323,8 +339,11 @@ class SignatureRates:
         if ck in self._cache:
             return self._cache[ck]
         sig = self.signature
-        if "maps" in sig.kernels:
-            pts = [p for p in sig.points("maps", op=op, pattern=pattern)
+        # likwid-bench points (``import likwid``, ``import kerncraft --signature``) have MAPS's
+        # shape: op, pattern, threads, working_set_bytes -> counted B/s.
+        curve_kernel = self._curve_kernel(op, pattern)
+        if curve_kernel:
+            pts = [p for p in sig.points(curve_kernel, op=op, pattern=pattern)
                    if "working_set_bytes" in p.params
                    and int(p.params.get("threads", 1)) == threads]
             pts = self._narrow(pts, {"threads": threads})
@@ -336,7 +355,12 @@ class SignatureRates:
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
-            desc = f"MAPS {op} {pattern}" + (f" x{threads} threads" if threads != 1 else "")
+            desc = (f"MAPS {op} {pattern}" if curve_kernel == "maps"
+                    else f"likwid-bench {op} {pattern}")
+            desc += f" x{threads} threads" if threads != 1 else ""
+            if curve_kernel != "maps":
+                self._note(f"memory {op}: no MAPS in signature {sig.name!r}; priced with its "
+                           f"{desc} points")
         elif pattern == "stride1" and threads == 1 and "peak" in sig.kernels and \
                 sig.points("peak", op=PEAK_FOR_OP[op]):
             loop = PEAK_FOR_OP[op]
@@ -350,7 +374,8 @@ class SignatureRates:
                        f"{desc}")
         else:
             self._need("maps", f"{pattern} memory {op}s" +
-                       (f" on {threads} threads" if threads != 1 else ""), key)
+                       (f" on {threads} threads" if threads != 1 else "") +
+                       f" (or likwid-bench {op} {pattern} points)", key)
             raise WorkloadError(f"needs MAPS {op} {pattern} points; signature {sig.name!r} has "
                                 f"none", key=key)  # pragma: no cover
         xs = sorted(by_ws)

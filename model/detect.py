@@ -446,12 +446,18 @@ def _nvlinks(facts, comps, links, flows, gpu_ids, rates) -> None:
 def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[float, str]:
     """The memory bandwidth a signature measured [B/s] and a source text for the profile.
 
-    The highest of: the best STREAM median over the ops at the largest working set (STREAM
+    The highest of: the best STREAM figure over the ops at the largest working set (STREAM
     counts 16 or 24 bytes per element, no write-allocate traffic, so the figure is what a
     program gets rather than what the DRAM moves; our STREAM runs one thread); the MAPS
-    stride-1 load median at the largest working set with the most threads; the best
-    likwid-bench median at the largest working set with the most threads.  A single thread
+    stride-1 load figure at the largest working set with the most threads; the best
+    likwid-bench figure at the largest working set with the most threads.  A single thread
     rarely saturates a modern memory system, so the multi-threaded figures usually win.
+
+    Each figure is the best of its repetitions, as STREAM ("Best Rate MB/s", McCalpin) and
+    likwid-bench report bandwidth: interference on a shared machine only slows a transfer, so
+    the median of one noisy run (45.0 GB/s in one run, 73.4 GB/s minutes later on a shared VM)
+    says more about the neighbours than the machine.  The source text records the repetitions,
+    the median and the spread (max/min).
 
     Raises
     ------
@@ -466,12 +472,14 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
         if "threads" in top[0].params:
             most = max(p.get("threads", 1) for p in top)
             top = [p for p in top if p.get("threads", 1) == most]
-        chosen = max(top, key=lambda p: p.result.median)
+        chosen = max(top, key=lambda p: p.result.max)
+        r = chosen.result
         label = ", ".join(f"{k}={v}" for k, v in chosen.params.items()
                           if k in ("op", "threads", "working_set_bytes"))
         host = signature.host.get("name") or signature.host.get("cpu_model")
-        return chosen.result.median, (f"measured: {what} median ({label}) on {host}, "
-                                      f"{signature.created}" + (f" ({file})" if file else ""))
+        return r.max, (f"measured: {what} best of {len(r.repetitions)} repetitions ({label}; median "
+                       f"{r.median / 1e9:.4g} GB/s, spread max/min {r.spread:.3g}) on {host}, "
+                       f"{signature.created}" + (f" ({file})" if file else ""))
 
     kernels = signature.kernels
     candidates = []

@@ -196,6 +196,11 @@ class Limit:
     estimate: bool = False  # a rule of thumb, not a bound
     link: str | None = None
 
+    def __repr__(self) -> str:
+        from .readable import rate
+
+        return f"Limit({self.name}: {rate(self.ceiling_bytes_per_s)}{' (estimate)' if self.estimate else ''})"
+
     def to_dict(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "ceiling_bytes_per_s": self.ceiling_bytes_per_s,
              "formula": self.formula, "note": self.note or None, "estimate": self.estimate}
@@ -241,6 +246,13 @@ class Verdict:
     hypotheses: tuple[Hypothesis, ...] = ()
     notes: tuple[str, ...] = ()
     inputs: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        from .readable import rate
+
+        return (f"Verdict({self.verdict}: measured {rate(self.measured_bytes_per_s)}, "
+                f"{self.efficiency:.0%} of {self.binding.name} ({rate(self.binding.ceiling_bytes_per_s)}); "
+                f"limited by {self.limited_by})")
 
     def to_dict(self) -> dict:
         return {

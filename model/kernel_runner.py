@@ -227,12 +227,16 @@ class KernelOutput:
     elapsed_s: float = 0.0
 
 
-def _limits(memory_bytes: int | None):
+def _limits(memory_bytes: int | None, cpus=None):
+    """The child's set-up before exec: memory limit, no core dumps and, with ``cpus``, the CPU
+    affinity mask (what ``taskset -c`` / likwid-pin do; threads inherit it)."""
     def apply():
         import resource
         if memory_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cpus:
+            os.sched_setaffinity(0, cpus)
     return apply
 
 
@@ -252,7 +256,7 @@ def _stop(proc: subprocess.Popen, grace: float = 3.0) -> None:
 
 def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
                memory_bytes: int | None = None, launcher: list[str] | None = None,
-               on_point: Callable[[dict], None] | None = None) -> KernelOutput:
+               on_point: Callable[[dict], None] | None = None, cpus=None) -> KernelOutput:
     """Run a compiled kernel and collect its JSON lines.
 
     Parameters
@@ -269,6 +273,8 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
         A prefix such as ``mpirun -np 2`` (see :func:`mpi_launcher`).
     on_point : callable, optional
         Called with each point as it arrives (progress reporting).
+    cpus : collection of int, optional
+        CPU ids the kernel process may run on (its affinity mask; threads inherit it).
 
     Raises
     ------
@@ -279,7 +285,7 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
     """
     cmd = [*(launcher or []), str(binary), *[str(a) for a in args]]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_limits(memory_bytes))
+                            preexec_fn=_limits(memory_bytes, cpus))
     timed_out = threading.Event()
 
     def on_timeout():

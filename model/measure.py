@@ -56,6 +56,7 @@ class Job:
     memory_bytes: int | None = None
     mpi_ranks: int = 0          # > 0: start under mpirun with this many ranks
     optional: bool = False      # a failure is recorded, not fatal (the MPI variants)
+    cpus: tuple[int, ...] | None = None  # the process's CPU affinity mask (--cpus)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,97 @@ def parse_only(text: str | None) -> tuple[str, ...]:
             raise InputError(f"unknown kernel {n!r} (choose from {', '.join(KERNELS)})",
                              key="--only")
     return tuple(k for k in KERNELS if k in names)
+
+
+def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
+    """``--cpus``: ``N`` (the first N CPUs this process may use) or a list of CPU ids as
+    likwid-pin and taskset take them (``0-3``, ``0,2,4``, ``2,`` for CPU 2 alone).
+
+    Parameters
+    ----------
+    text : str or None
+    available : collection of int, optional
+        CPU ids this process may use (default: ``os.sched_getaffinity(0)``).
+
+    Returns
+    -------
+    tuple of int or None
+        Sorted CPU ids; None when ``text`` is None.
+
+    Raises
+    ------
+    InputError
+        Not a count or list, a count above the CPUs available, or an id that is not available.
+    """
+    if text is None:
+        return None
+    if available is None:
+        available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else \
+            range(os.cpu_count() or 1)
+    avail = sorted(available)
+    s = text.strip()
+    if s.isdigit():
+        n = int(s)
+        if not 1 <= n <= len(avail):
+            raise InputError(f"{n} CPUs asked for, {len(avail)} available "
+                             f"({_cpu_text(avail)})", key="--cpus")
+        return tuple(avail[:n])
+    ids: set[int] = set()
+    for part in filter(None, (p.strip() for p in s.split(","))):
+        lo, sep, hi = part.partition("-")
+        if not (lo.isdigit() and (not sep or hi.isdigit())):
+            raise InputError(f"{text!r} is not a CPU count (4) or list (0-3, 0,2,4, 2,)", key="--cpus")
+        a, b = int(lo), int(hi) if sep else int(lo)
+        if b < a:
+            raise InputError(f"CPU range {part!r} runs backwards", key="--cpus")
+        ids.update(range(a, b + 1))
+    if not ids:
+        raise InputError(f"{text!r} names no CPU", key="--cpus")
+    missing = sorted(ids - set(avail))
+    if missing:
+        raise InputError(f"CPU {_cpu_text(missing)} not available to this process "
+                         f"(available: {_cpu_text(avail)})", key="--cpus")
+    return tuple(sorted(ids))
+
+
+def _cpu_text(ids) -> str:
+    return ",".join(str(i) for i in ids)
+
+
+def parse_sizes(text: str | None) -> list[int] | None:
+    """``--sizes``: MAPS working sets with units, comma-separated ("16 KiB,1 MiB,256 MiB")."""
+    if text is None:
+        return None
+    from . import units
+    from .errors import UnitError
+
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            size = units.parse(part, "size", key="--sizes")
+        except UnitError as exc:
+            raise InputError(exc.message, key="--sizes") from None
+        if size < 1024:
+            raise InputError(f"working set {part!r} is below 1 KiB", key="--sizes")
+        out.append(int(size))
+    if not out:
+        raise InputError(f"{text!r} names no working set", key="--sizes")
+    return sorted(set(out))
+
+
+def pinning(cpus: tuple[int, ...] | None, pin: bool = True) -> tuple[str | None, str]:
+    """The MAPS ``--pin`` argument for a CPU list, and a sentence for ``host.run.pinning``.
+
+    maps pins thread t to CPU (pin + t), so it can pin one thread per CPU only over a run of
+    consecutive ids; for other lists the threads run unpinned inside the process's mask.
+    """
+    if not pin:
+        return None, "threads not pinned" + (f" (mask {_cpu_text(cpus)})" if cpus else "")
+    if cpus is None:
+        return "0", "thread t pinned to CPU t"
+    if list(cpus) == list(range(cpus[0], cpus[0] + len(cpus))):
+        return str(cpus[0]), f"thread t pinned to CPU {cpus[0]} + t (CPUs {_cpu_text(cpus)})"
+    return None, f"threads unpinned inside the mask {_cpu_text(cpus)} (not consecutive)"
 
 
 def _size_list(sizes) -> str:
@@ -122,7 +214,9 @@ def random_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> 
 
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
               cpus: int | None = None, io_dir: str | None = None,
-              mpi: bool | None = None, memory_bytes: int | None = None) -> Plan:
+              mpi: bool | None = None, memory_bytes: int | None = None,
+              cpu_list: tuple[int, ...] | None = None, pin: bool = True,
+              sizes: list[int] | None = None, reps: int | None = None) -> Plan:
     """The list of kernel invocations for a mode.
 
     Parameters
@@ -140,6 +234,14 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         Add the MPI variants of ping and effbw (default: when mpicc and mpirun exist).
     memory_bytes : int, optional
         Available memory [B] (default: read from the host); caps the largest working sets.
+    cpu_list : tuple of int, optional
+        Run every kernel inside this CPU mask; its length is the thread count (``--cpus``).
+    pin : bool
+        Pin MAPS threads to CPUs (see :func:`pinning`).
+    sizes : list of int, optional
+        MAPS working sets [B] instead of the mode's staircase.
+    reps : int, optional
+        Repetitions per point instead of the mode's 5 (quick) or 11 (full).
     """
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})", key="mode")
@@ -149,40 +251,48 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
             raise InputError(f"unknown kernel {k!r} (choose from {', '.join(KERNELS)})",
                              key="--only")
     llc = llc_bytes or last_level_cache_bytes(host_info().get("caches", [])) or 32 * MiB
+    if cpu_list:
+        cpus = len(cpu_list)
     cpus = cpus or os.cpu_count() or 1
+    if reps is not None and not 1 <= reps <= 1000:
+        raise InputError(f"repetitions must be 1 .. 1000, got {reps}", key="--reps")
+    pin_arg, _ = pinning(cpu_list, pin)
+    pin_args = ["--pin", pin_arg] if pin_arg is not None else []
     quick = mode == "quick"
-    common = ["--reps", "5" if quick else "11", "--min-time", "0.005" if quick else "0.05"]
+    common = ["--reps", str(reps) if reps else ("5" if quick else "11"),
+              "--min-time", "0.005" if quick else "0.05"]
     bound = 20.0 if quick else 600.0
     jobs: list[Job] = []
 
     def add(kernel, args, label, memory=None, bound_s=bound, **extra):
         jobs.append(Job(kernel, tuple(common + ["--max-seconds", str(bound_s)] + args), label,
-                        timeout_s=2 * bound_s + 30, memory_bytes=memory, **extra))
+                        timeout_s=2 * bound_s + 30, memory_bytes=memory, cpus=cpu_list, **extra))
 
     if "maps" in kernels:
         avail = memory_bytes or available_memory_bytes()
-        sizes = maps_sizes(llc, mode, avail)
+        custom_sizes = bool(sizes)
+        sizes = sizes or maps_sizes(llc, mode, avail)
         mem = address_space_limit(sizes[-1])
         # full mode: a repetition is the best of 10 calls of 5 ms (maps --trials), as long as
         # one 50 ms call and steadier on a machine shared with other tenants
         trials = [] if quick else ["--min-time", "0.005", "--trials", str(FULL_MAPS_TRIALS)]
         for op in ("load", "store", "copy", "triad", "update"):
-            add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", "--pin", "0",
+            add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", *pin_args,
                          "--sizes", _size_list(sizes)] + trials, f"maps {op} stride1", mem)
-        rsizes = random_sizes(llc, mode, avail)
+        rsizes = sizes if custom_sizes else random_sizes(llc, mode, avail)
         add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
-                     "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
+                     "--threads", "1", *pin_args, "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
         # independent random loads and stores (a gather / scatter: many misses in flight)
         add("maps", ["--ops", "load,store", "--patterns", "gather",
-                     "--threads", "1", "--pin", "0", "--sizes", _size_list(sorted(set(rsizes)))]
+                     "--threads", "1", *pin_args, "--sizes", _size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
         if cpus > 1:
             threads = [cpus] if quick else list(range(2, cpus + 1))
-            tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick else sizes
+            tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick and not custom_sizes else sizes
             add("maps", ["--ops", "load,store" if quick else "load,store,copy,triad,update",
                          "--patterns", "stride1",
-                         "--threads", _size_list(threads), "--pin", "0",
+                         "--threads", _size_list(threads), *pin_args,
                          "--sizes", _size_list(tsizes)] + trials, "maps threads",
                 address_space_limit(sizes[-1], max(threads)))
     if "stream" in kernels:
@@ -206,8 +316,9 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
                 "--buffer-bytes", "4K,256K" if quick else "4K,64K,1M"]
         if io_dir:
             args += ["--dir", io_dir]
-        jobs.append(Job("iobench", tuple(["--reps", "3" if quick else "5", "--max-seconds",
-                                          str(bound)] + args), "iobench", 2 * bound + 30))
+        jobs.append(Job("iobench", tuple(["--reps", str(reps) if reps else ("3" if quick else "5"),
+                                          "--max-seconds", str(bound)] + args), "iobench", 2 * bound + 30,
+                        cpus=cpu_list))
     if "netstream" in kernels:
         add("netstream", ["--sizes", "1024,65536,1048576" if quick else "128,1024,8192,65536,1048576",
                           "--sockbufs", "0,262144" if quick else "0,65536,262144,4194304"],
@@ -232,7 +343,9 @@ def point_from_record(rec: dict) -> Point:
 
 
 def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None,
-            progress: bool = False, io_dir: str | None = None) -> Signature:
+            progress: bool = False, io_dir: str | None = None, cpus: tuple[int, ...] | None = None,
+            pin: bool = True, sizes: list[int] | None = None, reps: int | None = None,
+            noise_limit: float | None = None) -> Signature:
     """Compile and run the kernels of a plan and return the signature.
 
     Parameters
@@ -248,6 +361,17 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
         Show a tqdm progress bar on stderr.
     io_dir : str, optional
         Where iobench makes its temporary directory (default: the system's temp dir).
+    cpus, pin, sizes, reps
+        CPU mask, MAPS pinning, MAPS working sets and repetitions (see :func:`make_plan`).
+    noise_limit : float, optional
+        max / min above which a point is recorded as noisy (default
+        :data:`pinchpoint.noise.NOISE_LIMIT`).
+
+    Returns
+    -------
+    Signature
+        ``host.run`` records the mode, the CPUs, the pinning and the noise report (points whose
+        repetitions spread more than :data:`pinchpoint.noise.NOISE_LIMIT`).
 
     Raises
     ------
@@ -259,7 +383,7 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     host = host_info()
     with tempfile.TemporaryDirectory(prefix="pinchpoint-measure-", dir=io_dir) as workdir:
         plan = make_plan(mode, only, llc_bytes=last_level_cache_bytes(host.get("caches", [])),
-                         io_dir=workdir)
+                         io_dir=workdir, cpu_list=cpus, pin=pin, sizes=sizes, reps=reps)
         binaries = {}
         points: dict[str, list[Point]] = {}
         truncated, skipped = [], []
@@ -285,7 +409,8 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
                                      timeout=job.timeout_s, memory_bytes=job.memory_bytes,
                                      launcher=mpi_launcher(job.mpi_ranks) if job.mpi_ranks
                                      else None,
-                                     on_point=lambda rec: bar.set_postfix_str(_short(rec)))
+                                     on_point=lambda rec: bar.set_postfix_str(_short(rec)),
+                                     cpus=job.cpus)
                 except MeasurementError as exc:
                     if not job.optional:
                         raise
@@ -300,10 +425,17 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     host["run"] = {"mode": mode, "pinchpoint_version": __version__,
                    **({"maps_trials": 1 if mode == "quick" else FULL_MAPS_TRIALS}
                       if "maps" in points else {}),
-                   "truncated": truncated, "skipped": skipped}
+                   "truncated": truncated, "skipped": skipped,
+                   "cpus": list(cpus) if cpus else None, "pinning": pinning(cpus, pin)[1]}
     kernels = {k: KernelRun(source_sha256(k), tuple(points[k])) for k in plan.kernels
                if k in points}
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    sig = Signature(host, compiler.to_dict(), created, kernels)
+    from .noise import NOISE_LIMIT, noisy_points
+
+    limit = NOISE_LIMIT if noise_limit is None else noise_limit
+    host["run"]["noise"] = {"limit_max_over_min": limit,
+                            "noisy_points": [p.to_dict() for p in noisy_points(sig, limit)]}
     return Signature(host, compiler.to_dict(), created, kernels)
 
 

@@ -35,7 +35,9 @@ NEAR = 0.8
 
 #: (kernel, point filter) pairs that measure memory bandwidth, as (kernel, filter, plateau?).
 _MEMORY_FIGURES = (("stream", {}, False), ("maps", {"pattern": "stride1"}, True),
-                   ("memperf", {"level": "memory"}, False), ("xbench_memory", {}, False))
+                   ("memperf", {"level": "memory"}, False), ("xbench_memory", {}, False),
+                   # imported likwid-bench runs (import likwid / kerncraft): MAPS's shape
+                   ("likwid_bench", {"pattern": "stride1"}, True))
 
 
 @dataclass(frozen=True)

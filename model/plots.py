@@ -1,4 +1,4 @@
-"""Plots of signatures.  matplotlib is imported only when a plot is asked for (extra "plot")."""
+"""Plots of signatures.  matplotlib (a core dependency) is imported only when a plot is asked for."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def pyplot(key: str = "--plot"):
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the environment
-        raise InputError("plots need matplotlib: pip install 'pinchpoint[plot]'", key=key) from None
+        raise InputError("plots need matplotlib, a dependency of pinchpoint: reinstall with pip install pinchpoint", key=key) from None
     headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
                                                          or os.environ.get("WAYLAND_DISPLAY"))
     if headless and not os.environ.get("MPLBACKEND") and "inline" not in str(matplotlib.get_backend()).lower():
@@ -33,7 +33,7 @@ def _new_axes(figsize=(8, 5)):
     try:
         from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
-        raise SignatureError("plotting needs matplotlib: pip install 'pinchpoint[plot]'") \
+        raise SignatureError("plotting needs matplotlib, a dependency of pinchpoint: reinstall it") \
             from None
     return Figure(figsize=figsize).subplots()
 
@@ -60,7 +60,8 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     if ax is None:
         ax = _new_axes()
     series = {}
-    for p in signature.points("maps", threads=threads):
+    kernel = next((k for k in STAIRCASE_KERNELS if k in signature.kernels), "maps")
+    for p in signature.points(kernel, threads=threads):
         if "working_set_bytes" not in p.params:
             continue
         key = (p.get("op", "?"), p.get("pattern", "?"))
@@ -87,13 +88,91 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _fmt_size(int(round(x)))))
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
     ax.set_xlabel("working set [B]")
     ax.set_ylabel("bandwidth [GB/s] (1 GB = 1e9 B)")
-    ax.set_title(f"MAPS: {signature.host.get('cpu_model', '')} ({threads} thread"
+    ax.set_title(f"{'MAPS' if kernel == 'maps' else 'likwid-bench'}: {signature.host.get('cpu_model', '')} ({threads} thread"
                  f"{'s' if threads != 1 else ''})", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return ax
+
+
+#: Kernels whose points form a bandwidth-vs-working-set staircase (MAPS and imported likwid-bench).
+STAIRCASE_KERNELS = ("maps", "likwid_bench")
+
+#: Display scale and unit per signature result unit (human units, decimal prefixes).
+_DISPLAY = {"B/s": (1e-9, "GB/s"), "flop/s": (1e-9, "Gflop/s"), "s": (1e6, "us")}
+
+#: Point parameters that label a bar (the rest, such as repetitions, only add noise).
+_LABEL_SKIP = ("approximate", "source")
+
+
+def plain_log_ticks(axis) -> None:
+    """Ticks of a log axis as plain numbers (0.2, 60), not 2 x 10^-1."""
+    import math
+
+    from matplotlib.ticker import FuncFormatter
+
+    def minor(v, _):  # label 2 and 5 between the decades, leave the rest blank (no overlap)
+        return f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(FuncFormatter(minor))
+
+
+def has_staircase(signature, threads: int = 1) -> bool:
+    """True when some staircase kernel has points with ``working_set_bytes`` at ``threads``."""
+    return any(k in signature.kernels and any("working_set_bytes" in p.params
+                                              for p in signature.points(k, threads=threads))
+               for k in STAIRCASE_KERNELS)
+
+
+def plot_signature(signature, ax=None, *, threads: int = 1):
+    """What a signature has: the MAPS (or likwid-bench) staircase where it has one, else
+    :func:`signature_bars` (PEAK, STREAM, ping ... as bars)."""
+    if has_staircase(signature, threads):
+        return maps_staircase(signature, ax, threads=threads)
+    return signature_bars(signature)
+
+
+def signature_bars(signature):
+    """Every point of every kernel as a horizontal bar (median, min..max whiskers), one panel per
+    result unit in human units (GB/s, Gflop/s, us), a log axis where values span orders of
+    magnitude.  Returns the Axes of the first panel."""
+    import numpy as np
+
+    from .plots_planning import wants_log_axis
+
+    by_unit: dict[str, list] = {}
+    for kernel, run in signature.kernels.items():
+        for p in run.points:
+            label = kernel + " " + " ".join(f"{k}={v}" for k, v in p.params.items() if k not in _LABEL_SKIP)
+            by_unit.setdefault(p.result.unit, []).append((label.strip(), p.result))
+    if not by_unit:
+        raise SignatureError("the signature has no points to plot", key="kernels")
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise SignatureError("plotting needs matplotlib, a dependency of pinchpoint: reinstall it") from None
+    heights = [len(rows) for rows in by_unit.values()]
+    fig = Figure(figsize=(9, 1.2 + 0.22 * sum(heights) + 0.6 * len(heights)))
+    axes = fig.subplots(len(by_unit), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    for ax, (unit, rows) in zip(axes, by_unit.items()):
+        k, shown = _DISPLAY.get(unit, (1.0, unit))
+        med = np.array([r.median for _, r in rows]) * k
+        err = np.array([[r.median - r.min for _, r in rows], [r.max - r.median for _, r in rows]]) * k
+        ys = np.arange(len(rows))
+        ax.barh(ys, med, xerr=err, height=0.7, color="tab:blue", ecolor="0.3", capsize=2)
+        ax.set_yticks(ys, [label for label, _ in rows], fontsize=7)
+        ax.invert_yaxis()
+        if wants_log_axis(med):
+            ax.set_xscale("log")
+            plain_log_ticks(ax.xaxis)
+        ax.set_xlabel(f"median [{shown}] (whiskers: min .. max)")
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+    axes[0].set_title(f"signature {signature.name}: {signature.host.get('cpu_model', '')}", fontsize=10)
+    return axes[0]
 
 
 def _fmt_size(n: int) -> str:

@@ -2,7 +2,7 @@
 
 An edge module: each function takes a result object, draws with matplotlib (imported here,
 lazily, with the non-interactive Agg backend) and writes the figure atomically to ``path``
-(the format follows the suffix: .png, .svg, .pdf).  matplotlib is the optional extra "plot".
+(the format follows the suffix: .png, .svg, .pdf).  matplotlib is a core dependency, imported lazily.
 """
 
 from __future__ import annotations
@@ -36,10 +36,54 @@ def _rate_scale(network: bool) -> tuple[float, str]:
     return (8e-9, "Gbit/s") if network else (1e-9, "GB/s")
 
 
+#: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
+LOG_AXIS_SPAN = 30.0
+
+
+def wants_log_axis(values) -> bool:
+    """True when the positive values span more than :data:`LOG_AXIS_SPAN` (max / min)."""
+    v = np.asarray([x for x in values if x > 0], dtype=float)
+    return v.size > 1 and float(v.max() / v.min()) > LOG_AXIS_SPAN
+
+
+_PREFIXED = {"frequency": ("Hz", 1000.0, ("", "k", "M", "G", "T")),
+             "bandwidth": ("B/s", 1000.0, ("", "k", "M", "G", "T")),
+             "size": ("B", 1024.0, ("", "Ki", "Mi", "Gi", "Ti"))}
+
+
+def human_unit(values, dimension: str) -> tuple[float, str]:
+    """A factor and unit that put the largest value of an axis in [1, 1000) ("MHz", "GB/s",
+    "MiB"), so that tick labels read 133 MHz rather than 1.33 x 1e8 Hz."""
+    if dimension == "time":
+        return _time_scale([abs(float(v)) for v in values])
+    if dimension not in _PREFIXED:
+        return 1.0, "1" if dimension == "dimensionless" else dimension
+    unit, step, prefixes = _PREFIXED[dimension]
+    top = float(np.max(np.abs(values))) if len(values) else 1.0
+    k = 0
+    while k < len(prefixes) - 1 and top >= step ** (k + 1):
+        k += 1
+    return 1.0 / step ** k, prefixes[k] + unit
+
+
+def _time_scale(seconds) -> tuple[float, str]:
+    """A factor and unit that put the largest time in a readable range (s, ms, us)."""
+    top = max(seconds) if len(seconds) else 1.0
+    for k, unit in ((1.0, "s"), (1e3, "ms"), (1e6, "us")):
+        if top * k >= 1.0:
+            return k, unit
+    return 1e9, "ns"
+
+
 def plot_sweep(result, path) -> Path:
     """1 axis: the ceiling vs the parameter, coloured by binding link.  2 axes: a map of the
     ceiling with the regions of each binding link outlined.  More axes: the first two, at the
-    first value of the others."""
+    first value of the others.  Parameters in human units (MHz, GB/s, KiB)."""
+    return _save(draw_sweep(result), path)
+
+
+def draw_sweep(result):
+    """The figure of :func:`plot_sweep` (not saved)."""
     plt = _pyplot()
     k, unit = _rate_scale(result.network)
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -47,40 +91,46 @@ def plot_sweep(result, path) -> Path:
     binding_link = np.vectorize(links.index)(result.binding_links()) if result.size else result.binding
     if len(result.axes) == 1:
         a = result.axes[0]
+        ka, ua = human_unit(a.values, a.dimension)
+        xs = a.values * ka
         y = result.ceiling * k
-        ax.plot(a.values, y, color="0.6", lw=1)
+        ax.plot(xs, y, color="0.6", lw=1)
         for i, name in enumerate(links):
             mask = binding_link == i
             if mask.any():
-                ax.scatter(a.values[mask], y[mask], s=10, label=f"{name} binds")
-        ax.set_xlabel(f"{a.name} [{a.unit}]")
+                ax.scatter(xs[mask], y[mask], s=10, label=f"{name} binds")
+        ax.set_xlabel(f"{a.name} [{ua}]")
         ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
         if a.spacing == "log":
             ax.set_xscale("log")
+        if wants_log_axis(y.ravel()):
+            ax.set_yscale("log")
         ax.legend()
     else:
         a, b = result.axes[:2]
+        (ka, ua), (kb, ub) = human_unit(a.values, a.dimension), human_unit(b.values, b.dimension)
+        av, bv = a.values * ka, b.values * kb
         index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
         z = result.ceiling[index] * k
-        mesh = ax.pcolormesh(b.values, a.values, z, shading="auto")
+        mesh = ax.pcolormesh(bv, av, z, shading="auto")
         fig.colorbar(mesh, ax=ax, label=f"{result.flow} ceiling [{unit}]")
         ids = binding_link[index]
         if len(links) > 1:
-            ax.contour(b.values, a.values, ids, levels=np.arange(len(links)) + 0.5, colors="white",
+            ax.contour(bv, av, ids, levels=np.arange(len(links)) + 0.5, colors="white",
                        linewidths=1)
         for i, name in enumerate(links):
             mask = ids == i
             if mask.any():
                 r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
-                ax.annotate(name, (b.values[c], a.values[r]), color="white", ha="center")
-        ax.set_xlabel(f"{b.name} [{b.unit}]")
-        ax.set_ylabel(f"{a.name} [{a.unit}]")
+                ax.annotate(name, (bv[c], av[r]), color="white", ha="center")
+        ax.set_xlabel(f"{b.name} [{ub}]")
+        ax.set_ylabel(f"{a.name} [{ua}]")
         if a.spacing == "log":
             ax.set_yscale("log")
         if b.spacing == "log":
             ax.set_xscale("log")
     ax.set_title(f"{result.profile}: {result.flow}")
-    return _save(fig, path)
+    return fig
 
 
 def plot_compare(comparison, path) -> Path:
@@ -103,8 +153,34 @@ def plot_compare(comparison, path) -> Path:
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                         va="bottom", fontsize=7, rotation=90)
     ax.set_xticks(range(len(flows)), flows)
+    if wants_log_axis([c.ceiling.ceiling_bytes_per_s for f in flows for m in machines
+                       if (c := comparison.cell(f, m)) is not None]):
+        ax.set_yscale("log")
     ax.set_ylabel("ceiling [Gbit/s]")
     ax.set_title("ceilings side by side (label: binding link)")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_predictions(predictions, path) -> Path:
+    """One workload on several signatures (``compare --workload``): per signature a bar from 0 to
+    the overlapped time and a thinner one to the serial time, labelled with the binding resource."""
+    plt = _pyplot()
+    if not predictions:
+        raise InputError("no predictions to plot", key="--plot")
+    k, unit = _time_scale([p.high_s for p in predictions])
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(predictions) + 2), 4.5))
+    xs = np.arange(len(predictions))
+    ax.bar(xs, [p.high_s * k for p in predictions], 0.3, color="0.75", label="serial (sum of resources)")
+    bars = ax.bar(xs, [p.low_s * k for p in predictions], 0.6, label="overlapped (slowest resource)")
+    for bar, p in zip(bars, predictions):
+        ax.annotate(p.binding or "-", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(xs, [p.signature for p in predictions])
+    if wants_log_axis([p.low_s for p in predictions] + [p.high_s for p in predictions]):
+        ax.set_yscale("log")
+    ax.set_ylabel(f"predicted time [{unit}]")
+    ax.set_title(f"{predictions[0].workload} (label: binding resource)")
     ax.legend(fontsize=8)
     return _save(fig, path)
 

@@ -1,7 +1,7 @@
 """Pictures for reports and notebooks: theory beside measurement.
 
-An edge module (layer 4): it only draws result objects the models computed.  matplotlib (the
-optional extra "plot") is imported lazily, with the non-interactive Agg backend when no display
+An edge module (layer 4): it only draws result objects the models computed.  matplotlib (a
+core dependency) is imported lazily, with the non-interactive Agg backend when no display
 is available (or when the caller has not chosen a backend yet), so importing this module costs
 nothing.
 

@@ -132,6 +132,15 @@ class Link:
     description: str | None = None
     source: str | None = None
 
+    def __repr__(self) -> str:
+        from .readable import rate
+
+        try:
+            cap = rate(self.capacity)
+        except Exception:  # noqa: BLE001 - a repr must not fail (an incomplete link)
+            cap = "capacity unknown"
+        return f"Link({self.id}: {self.kind} {' <-> '.join(self.between)}, {cap})"
+
     @property
     def definition(self) -> linkkinds.LinkKind:
         return linkkinds.kind(self.kind)
@@ -220,6 +229,12 @@ class Profile:
     source: str | None = None
     path: str | None = None
     document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        from .readable import names
+
+        return (f"Profile({self.name!r}: {len(self.components)} components, {len(self.links)} links "
+                f"({names(self.links)}), {len(self.flows)} flows ({names(self.flows)}))")
 
     def link(self, link_id: str) -> Link:
         try:

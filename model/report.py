@@ -183,8 +183,12 @@ def _signature_section(profile, signature, name, ceilings) -> str:
              ("OS", host.get("os")), ("created", signature.created), ("source", host.get("source"))]
     parts = [f'<h2>Measured: signature {_e(name)}</h2>', "<ul>"
              + "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in facts if v) + "</ul>"]
+    from .host_match import clock_mismatch
     from .measured_ceilings import measured_ceilings
 
+    other_host = clock_mismatch(profile, signature)
+    if other_host:
+        parts.append('<p class="warning"><strong>Another machine</strong>: ' + _e(other_host) + "</p>")
     side = measured_ceilings(profile, signature)
     if side:
         rows = [([m.name, m.kind, _rate(m.measured_bytes_per_s, m.network),

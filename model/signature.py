@@ -245,6 +245,10 @@ class Signature:
 
     # ---- lookups used by the rest of pinchpoint ---------------------------------------------
 
+    def __repr__(self) -> str:
+        kernels = ", ".join(f"{k} ({len(r.points)} points)" for k, r in self.kernels.items())
+        return f"Signature({self.name!r}: {self.host.get('cpu_model', '?')}, {self.created}; {kernels})"
+
     def points(self, kernel: str, **param_filter) -> list[Point]:
         """Points of ``kernel`` whose parameters equal every value in ``param_filter``.
 
@@ -295,7 +299,8 @@ class Signature:
             raise SignatureError(f"unsupported schema {d['schema']!r} (this pinchpoint reads "
                                  f"{SCHEMA_VERSION})", file=file, key="schema")
         for k in d:
-            if k not in _TOP_KEYS:
+            # "pinchpoint": the block `signature show --json` puts first (which tool printed it)
+            if k not in _TOP_KEYS and k != "pinchpoint":
                 raise SignatureError("unknown key", file=file, key=str(k))
         for k in _TOP_KEYS:
             if k not in d:

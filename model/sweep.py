@@ -231,6 +231,13 @@ class SweepResult:
     network: bool
     notes: tuple[str, ...] = field(default=())
 
+    def __repr__(self) -> str:
+        from .readable import rate
+
+        axes = " x ".join(f"{a.name} ({a.values.size})" for a in self.axes)
+        lo, hi = (float(self.ceiling.min()), float(self.ceiling.max())) if self.ceiling.size else (None, None)
+        return f"SweepResult({self.profile} {self.flow} over {axes}: {rate(lo)} .. {rate(hi)})"
+
     @property
     def shape(self) -> tuple[int, ...]:
         return self.ceiling.shape

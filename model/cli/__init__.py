@@ -35,11 +35,63 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analytical performance modelling and bottleneck prediction.",
     )
     parser.add_argument("--version", action="version", version=f"pinchpoint {__version__}")
+    _add_verbosity(parser, 0)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
+    for leaf in _leaf_parsers(sub):  # -q/-v also after the subcommand, like iperf3 and likwid
+        _add_verbosity(leaf, argparse.SUPPRESS)
     return parser
+
+
+def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=default,
+                   help="no warnings, notes or progress on stderr (errors still print)")
+    g.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1, default=default,
+                   help="more detail on stderr (the version, the file behind each bundled name)")
+
+
+def _say_inputs(args: argparse.Namespace) -> None:
+    """With -v: the version and which file each named input resolves to (a bundled name or a
+    file of the same name in the working directory)."""
+    from .output import VERBOSITY, info
+
+    if VERBOSITY <= 0:
+        return
+    info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
+    from .stdin import is_stdin
+
+    from pathlib import Path
+
+    def named(value) -> list[str]:  # bundled names only: files, '-' and outputs speak for themselves
+        values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return [v for v in values if not is_stdin(v) and not Path(v).exists() and "/" not in v]
+
+    profiles = getattr(args, "profiles", None) or getattr(args, "profile", None)
+    if named(profiles):
+        from ..profile_io import bundled_profiles
+        for n in named(profiles):
+            info(f"profile {n}: {bundled_profiles().get(n, 'no bundled profile of that name')}")
+    if named(getattr(args, "signature", None)):
+        from ..signature import bundled_signatures
+        for s in named(args.signature):
+            info(f"signature {s}: {bundled_signatures().get(s, 'no bundled signature of that name')}")
+    if named(getattr(args, "workload", None)):
+        from ..workload import bundled_workloads
+        for w in named(args.workload):
+            info(f"workload {w}: {bundled_workloads().get(w, 'no bundled workload of that name')}")
+
+
+def _leaf_parsers(sub: argparse._SubParsersAction):
+    for p in sub.choices.values():
+        nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            for n in nested:
+                yield from _leaf_parsers(n)
+        else:
+            yield p
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pinchpoint {__version__}")
         return 0
     args = build_parser().parse_args(argv)
+    from .output import set_verbosity
+
+    set_verbosity(getattr(args, "verbosity", 0))
+    from . import stdin
+
+    stdin.reset()
     try:
+        stdin.check_once(args)
+        _say_inputs(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)

@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
     p.add_argument("--sysfs-root", metavar="DIR",
                    help="read DIR/sys and DIR/proc instead of the live system (recorded trees); "
                         "lstopo is then not run")
-    p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output")
+    p.add_argument("--hwloc-xml", metavar="FILE", help="use this `lstopo --of xml` output ('-': stdin)")
     p.add_argument("--no-hwloc", action="store_true", help="do not run lstopo; read /sys and /proc only")
     p.add_argument("--nvidia-smi-q", metavar="FILE", help="use this `nvidia-smi -q` output (GPUs)")
     p.add_argument("--nvidia-smi-topo", metavar="FILE", help="use this `nvidia-smi topo -m` output (NVLink)")
@@ -36,18 +36,21 @@ def add_parser(sub) -> None:
     isub = imp.add_subparsers(dest="format", metavar="FORMAT")
     isub.required = True
     k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
-    k.add_argument("file", metavar="FILE")
-    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML; '-': stdin)")
+    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
+                   help="write the profile here (atomically)")
     k.add_argument("--signature", metavar="SIG.json",
                    help="also write its likwid-bench measurements as a signature")
     k.set_defaults(run=run_import_kerncraft)
     li = isub.add_parser("likwid", help="likwid-bench text output -> signature")
-    li.add_argument("file", metavar="FILE", nargs="+")
-    li.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    li.add_argument("file", metavar="FILE", nargs="+", help="likwid-bench output files (text; '-': stdin)")
+    li.add_argument("-o", "--output", required=True, metavar="SIG.json",
+                    help="write the signature here (atomically)")
     li.set_defaults(run=run_import_likwid)
     f = isub.add_parser("fio", help="fio --output-format=json -> signature (IO-BENCH points)")
-    f.add_argument("file", metavar="FILE", nargs="+")
-    f.add_argument("-o", "--output", required=True, metavar="SIG.json")
+    f.add_argument("file", metavar="FILE", nargs="+", help="fio --output-format=json files ('-': stdin)")
+    f.add_argument("-o", "--output", required=True, metavar="SIG.json",
+                   help="write the signature here (atomically)")
     f.set_defaults(run=run_import_fio)
     n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
     n.add_argument("file", metavar="FILE")
@@ -59,7 +62,10 @@ def add_parser(sub) -> None:
 
 def _read_text(path: str, flag: str) -> str:
     from ..errors import InputError
+    from .stdin import is_stdin, read_stdin
 
+    if is_stdin(path):
+        return read_stdin(flag)
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
@@ -67,6 +73,12 @@ def _read_text(path: str, flag: str) -> str:
         raise InputError("no such file", file=path, key=flag) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot be read ({exc})", file=path, key=flag) from None
+
+
+def _display_name(path: str) -> str:
+    from .stdin import STDIN_NAME, is_stdin
+
+    return STDIN_NAME if is_stdin(path) else path
 
 
 def _check_folder(path: str, flag: str) -> None:
@@ -132,7 +144,7 @@ def run_detect(args: argparse.Namespace) -> int:
                          key="--sysfs-root")
     xml_text, xml_file = None, None
     if args.hwloc_xml:
-        xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
+        xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), _display_name(args.hwloc_xml)
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
     smi_q = _read_text(args.nvidia_smi_q, "--nvidia-smi-q") if args.nvidia_smi_q else None
@@ -157,11 +169,19 @@ def run_detect(args: argparse.Namespace) -> int:
         else:
             from ..measure import measure
 
-            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty())
+            from .output import VERBOSITY
+
+            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty() and VERBOSITY >= 0)
             sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
                 else "detected.signature.json"
             dump_signature(sig, sig_path)
         rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
+        from ..noise import noise_summary, noisy_points
+        from .output import warn
+
+        noisy = noise_summary(noisy_points(sig))
+        if noisy:
+            warn(noisy)
     created = _dt.date.today().isoformat()
     doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate,
                                            memory_source=source, created=created)
@@ -240,13 +260,14 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
     if args.signature:
         _check_folder(args.signature, "--signature")
     text = _read_text(args.file, "FILE")
-    machine = kerncraft.load_machine(text, file=args.file)
-    doc = kerncraft.to_profile_document(machine, file=args.file)
+    source = _display_name(args.file)
+    machine = kerncraft.load_machine(text, file=source)
+    doc = kerncraft.to_profile_document(machine, file=source)
     profile_from_document(doc, file=args.output)
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}")
     if args.signature:
-        sig = kerncraft.to_signature(machine, file=args.file)
+        sig = kerncraft.to_signature(machine, file=source)
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")
@@ -283,7 +304,7 @@ def _import_points(args: argparse.Namespace, module: str) -> int:
 
     importer = importlib.import_module(f"pinchpoint.importers.{module}")
     _check_folder(args.output, "-o")
-    texts = [(_read_text(f, "FILE"), f) for f in args.file]
+    texts = [(_read_text(f, "FILE"), _display_name(f)) for f in args.file]
     sig = importer.to_signature(texts)
     _write_signature(sig, args.output)
     n = sum(len(k.points) for k in sig.kernels.values())

@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     g = p.add_argument_group("the measurement")
     g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")
     g.add_argument("--iperf3", metavar="FILE", help="read the rate, RTT, MSS, buffers and retransmits from "
-                                                    "iperf3 -J output (flags given as well override it)")
+                                                    "iperf3 -J output ('-': standard input) (flags given as well override it)")
     g.add_argument("--protocol", choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")
     g.add_argument("--side", choices=("sender", "receiver"), help="which end reported the figure")
     g.add_argument("--streams", type=int, metavar="N", help="parallel streams (default 1)")
@@ -108,9 +108,12 @@ def gather(args: argparse.Namespace) -> dict:
         return getattr(args, name, None)
 
     if a("iperf3"):
-        from ..importers.iperf3 import load_iperf3
+        from ..importers.iperf3 import load_iperf3, parse_iperf3
+        from .stdin import STDIN_NAME, is_stdin, read_stdin
 
-        fields.update(load_iperf3(a("iperf3")).diagnose_fields(a("side")))
+        report = (parse_iperf3(read_stdin("--iperf3"), file=STDIN_NAME) if is_stdin(a("iperf3"))
+                  else load_iperf3(a("iperf3")))
+        fields.update(report.diagnose_fields(a("side")))
     elif a("measured") is None:
         raise InputError("give the measured rate (--measured '260 Mbit/s') or an iperf3 report (--iperf3 FILE)",
                          key="--measured")

@@ -21,27 +21,62 @@ def add_parser(subparsers) -> None:
                    "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
     m.add_argument("--io-dir", help="directory for iobench's temporary files (default: $TMPDIR)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
+    m.add_argument("--cpus", metavar="N|LIST",
+                   help="run on the first N CPUs, or on a list as likwid-pin/taskset take it (0-3, "
+                        "0,2,4, '2,' for CPU 2 alone); N or the list length is the MAPS thread count")
+    m.add_argument("--no-pin", action="store_true",
+                   help="do not pin MAPS threads to CPUs (default: thread t on the t-th CPU of --cpus)")
+    m.add_argument("--sizes", metavar="S1,S2,...",
+                   help="MAPS working sets instead of the staircase, e.g. '16 KiB,1 MiB,256 MiB'")
+    m.add_argument("--reps", type=int, metavar="N",
+                   help="repetitions per point (default 5 quick, 11 full)")
+    m.add_argument("--noise-limit", type=float, default=None, metavar="RATIO",
+                   help="warn about points whose repetitions spread more than this max/min (default 1.2)")
     m.set_defaults(run=run_measure, mode="quick")
+
+    ls = subparsers.add_parser("signatures", help="list the bundled (published) signatures",
+                               description="The signatures shipped with pinchpoint, by the short name "
+                               "that --signature, signature show and signature plot take.")
+    ls.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    ls.set_defaults(run=run_signatures)
 
     s = subparsers.add_parser("signature", help="show or plot a signature file")
     ssub = s.add_subparsers(dest="signature_command", metavar="ACTION")
     ssub.required = True
     show = ssub.add_parser("show", help="print a signature (file or bundled short name)")
-    show.add_argument("file", help="signature JSON, or a bundled name such as p690")
+    show.add_argument("file", help="signature JSON, a bundled name such as p690, or '-' (stdin)")
     show.add_argument("--json", action="store_true", help="print the validated JSON")
     show.set_defaults(run=run_show)
-    plot = ssub.add_parser("plot", help="plot the MAPS staircase with the cache sizes marked")
-    plot.add_argument("file", help="signature JSON, or a bundled name")
+    plot = ssub.add_parser("plot", help="plot a signature: the MAPS staircase with the cache sizes "
+                           "marked, else every figure it has (PEAK, STREAM ...) as bars")
+    plot.add_argument("file", help="signature JSON, a bundled name, or '-' (stdin)")
     plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
-    plot.add_argument("--threads", type=int, default=1)
+    plot.add_argument("--threads", type=int, default=1,
+                      help="draw the MAPS points measured with this many threads (default 1)")
     plot.set_defaults(run=run_plot)
+
+
+def run_signatures(args: argparse.Namespace) -> int:
+    from ..signature import bundled_signatures, load_signature
+    from .output import print_listing
+
+    rows = []
+    for name, path in bundled_signatures().items():
+        sig = load_signature(path)
+        kernels = ", ".join(sig.kernels)
+        rows.append([name, f"{sig.host.get('cpu_model', '?')}: {kernels}"])
+    print_listing(rows, "signature", args.json)
+    return 0
 
 
 def _load(name: str):
     from pathlib import Path
 
-    from ..signature import find_bundled, load_signature
+    from ..signature import find_bundled, load_signature, loads_signature
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
 
+    if is_stdin(name):
+        return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
     path = Path(name)
     if path.exists() or path.suffix == ".json" or "/" in name:
         return load_signature(path)
@@ -60,13 +95,27 @@ def run_measure(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.is_dir():  # fail now, not after a minute of measuring
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
+    from ..measure import parse_cpus, parse_sizes
+    from ..noise import noise_summary, noisy_points
+    from .output import VERBOSITY, warn
+
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
+    from ..noise import NOISE_LIMIT
+
+    cpus, sizes = parse_cpus(args.cpus), parse_sizes(args.sizes)
+    limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
+    noisy_points(None, limit)  # a bad limit fails now, not after a minute of measuring
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
-                  progress=not args.no_progress and sys.stderr.isatty(), io_dir=args.io_dir)
+                  progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
+                  io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps,
+                  noise_limit=limit)
     dump_signature(sig, out)
     n = sum(len(k.points) for k in sig.kernels.values())
-    print(f"wrote {out}: {n} points from {', '.join(sig.kernels)}")
+    print(f"wrote {out}: {n} points from {', '.join(sig.kernels)} ({sig.host['run']['pinning']})")
+    noisy = noisy_points(sig, limit)
+    if noisy:
+        warn(noise_summary(noisy, limit))
     return 0
 
 
@@ -110,10 +159,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from ..plots import maps_staircase, save
+    from ..plots import plot_signature, save
 
     sig = _load(args.file)
-    ax = maps_staircase(sig, threads=args.threads)
+    ax = plot_signature(sig, threads=args.threads)
     save(ax, args.output)
     print(f"wrote {args.output}")
     return 0

@@ -5,9 +5,55 @@ from __future__ import annotations
 import json
 import sys
 
+#: Version of the JSON output's layout: raise it when a key is renamed or removed (adding is free).
+JSON_SCHEMA_VERSION = 1
 
-def print_json(obj) -> None:
-    """Print an object (usually a ``to_dict()``) as indented JSON on stdout."""
+#: The key of the block that says which tool wrote an object (like iperf3's ``start`` block).
+META_KEY = "pinchpoint"
+
+
+def output_meta(command: str | None = None) -> dict:
+    """Tool version, output schema version and UTC timestamp (ISO 8601) of one JSON answer."""
+    from datetime import datetime, timezone
+
+    from .. import __version__
+
+    meta = {"version": __version__, "schema_version": JSON_SCHEMA_VERSION,
+            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if command:
+        meta["command"] = command
+    return meta
+
+
+#: -q sets this to -1 (no warnings or notes), -v to 1 (more detail); 0 is the default.
+VERBOSITY = 0
+
+
+def set_verbosity(level: int) -> None:
+    global VERBOSITY
+    VERBOSITY = level
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr (silenced by -q): inputs that look wrong but still give an answer."""
+    if VERBOSITY >= 0:
+        print(f"pinchpoint: warning: {message}", file=sys.stderr)
+
+
+def info(message: str) -> None:
+    """A detail line on stderr shown only with -v."""
+    if VERBOSITY > 0:
+        print(f"pinchpoint: {message}", file=sys.stderr)
+
+
+def print_json(obj, *, command: str | None = None) -> None:
+    """Print an object (usually a ``to_dict()``) as indented JSON on stdout.
+
+    An object (dict) gets a ``pinchpoint`` block first: tool version, schema version, timestamp;
+    its own keys stay as they are.  A list (the listings) is printed as it is.
+    """
+    if isinstance(obj, dict) and META_KEY not in obj:
+        obj = {META_KEY: output_meta(command), **obj}
     json.dump(obj, sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
 
@@ -39,8 +85,9 @@ def parse_flag(text: str, dimension: str, flag: str) -> float:
 
 
 def print_listing(rows: list[list[str]], what: str, as_json: bool) -> None:
-    """Print bundled names with their descriptions, as a table or as JSON."""
+    """Print bundled names with their descriptions, as a table or as one JSON object
+    (``{"pinchpoint": ..., "<what>s": [{"name", "description"}, ...]}``)."""
     if as_json:
-        print_json([{"name": n, "description": d} for n, d in rows])
+        print_json({f"{what}s": [{"name": n, "description": d} for n, d in rows]})
     else:
         print(table(rows, [what, "description"]))

@@ -30,13 +30,13 @@ def add_parser(sub) -> None:
         description="Profile values written as '6.4 GB/s +- 10 %', '0.7 us .. 1.0 us' or 'normal(6.4 GB/s, 2 %)' "
                     "(or given with --uncertain) are sampled; the ceiling comes back as percentiles and an "
                     "interval, with how often each link binds.")
-    p.add_argument("profile")
-    p.add_argument("--flow", required=True)
+    p.add_argument("profile", help="bundled profile name or .toml path")
+    p.add_argument("--flow", required=True, help="the flow whose ceiling is sampled")
     p.add_argument("--uncertain", action="append", default=[], metavar="LINK.PARAM=SPREAD",
                    help="add or override a spread, e.g. mem.clock='200 MHz +- 5 %%' (repeatable)")
     p.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0: repeatable)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_uncertainty)
 
     p = sub.add_parser("compare", help="machines side by side: every flow's ceiling per profile, binding link marked",
@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
                     "columns [series,]clients,throughput) and say whether throughput is retrograde (beta > 0: "
                     "contention in software).  With --demands, also solve the closed queueing network by exact "
                     "MVA and print its asymptotic bounds and N*.")
-    p.add_argument("data", help="CSV file, or a bundled series name such as mysql-g5-anandtech-2005-09-01")
+    p.add_argument("data", help="CSV file, a bundled series name such as mysql-g5-anandtech-2005-09-01, "
+                                "or '-' (stdin)")
     p.add_argument("--series", action="append", help="only this series (repeatable)")
     p.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
                    help="hold gamma or alpha at a value instead of fitting it")
@@ -63,7 +64,7 @@ def add_parser(sub) -> None:
                    help="demand at a delay (infinite-server) station")
     p.add_argument("--think", default="0 s", help="think time Z (default 0 s)")
     p.add_argument("--clients", type=int, default=None, help="MVA up to this many clients (default: the data's maximum)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--plot", metavar="FILE", help="draw data, fits and MVA to FILE")
     p.set_defaults(run=run_scale)
 
@@ -73,10 +74,12 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("profiles", nargs="*", metavar="PROFILE", help="bundled profile names or .toml paths")
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
     p.add_argument("--workload", metavar="W", help="instead: predict workload W on each --signature side by side")
-    p.add_argument("--signature", nargs="+", metavar="S", help="signatures for --workload (files or bundled names)")
+    p.add_argument("--signature", nargs="+", action="extend", metavar="S",
+                   help="signatures for --workload (files or bundled names; repeat or list several)")
     p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", metavar="FILE", help="bar chart to FILE (.png, .svg, .pdf)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--plot", metavar="FILE",
+                   help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
 
 
 # --- sweep -------------------------------------------------------------------------------------
@@ -257,7 +260,14 @@ def run_scale(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from .output import print_json, table
 
-    data = read_series(args.data)
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
+
+    if is_stdin(args.data):
+        from ..concurrency_io import parse_series
+
+        data = parse_series(read_stdin("DATA"), STDIN_NAME)
+    else:
+        data = read_series(args.data)
     series = list(data.series)
     if args.series:
         names = [s.name for s in series]

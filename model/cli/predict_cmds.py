@@ -17,8 +17,8 @@ def add_parser(sub) -> None:
                     "machine signature (measured or published): the time of each resource, the range "
                     "[overlapped = max, serial = sum] and the binding resource.")
     p.add_argument("--signature", required=True, metavar="S",
-                   help="signature JSON file or bundled name (p690, p650, p655-1.3 ...)")
-    p.add_argument("--workload", required=True, metavar="W", help="workload .toml file or bundled name")
+                   help="signature JSON file, bundled name (p690, p650, p655-1.3 ...) or '-' (stdin)")
+    p.add_argument("--workload", required=True, metavar="W", help="workload .toml file, bundled name or '-' (stdin)")
     p.add_argument("--profile", metavar="P", help="machine profile for network traffic over named flows")
     p.add_argument("--stat", choices=("median", "best"), default="median",
                    help="signature statistic: median (default) or best (fastest repetition)")
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run_predict)
 
     p = sub.add_parser("workloads", help="list the bundled workloads")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_workloads)
 
     p = sub.add_parser(
@@ -38,11 +38,11 @@ def add_parser(sub) -> None:
                     "and, with --signature, the measured ceilings: hardware-bound when it reaches --near "
                     "(default 0.8) of one of them, software-bound when it stays below all of them.")
     p.add_argument("profile", help="bundled profile name or .toml path")
-    p.add_argument("--flow", required=True)
+    p.add_argument("--flow", required=True, help="the flow the measured rate belongs to")
     p.add_argument("--measured", required=True, help="the achieved rate, e.g. '3.5 Gbit/s'")
     p.add_argument("--signature", metavar="S", help="add this signature's measured ceilings")
     p.add_argument("--near", type=float, default=0.8, help="hardware-bound threshold (default 0.8)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_classify)
 
 
@@ -51,8 +51,11 @@ def load_signature_arg(text: str, flag: str = "--signature"):
     from pathlib import Path
 
     from ..errors import SignatureError
-    from ..signature import find_bundled, load_signature
+    from ..signature import find_bundled, load_signature, loads_signature
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
 
+    if is_stdin(text):
+        return loads_signature(read_stdin(flag), file=STDIN_NAME)
     path = Path(text)
     if path.exists() or path.suffix == ".json":
         return load_signature(path)
@@ -60,6 +63,16 @@ def load_signature_arg(text: str, flag: str = "--signature"):
         return load_signature(find_bundled(text))
     except SignatureError as exc:
         raise SignatureError(exc.message, key=flag) from None
+
+
+def load_workload_arg(text: str, flag: str = "--workload"):
+    """A workload from a .toml path, a bundled name, or '-' (standard input)."""
+    from ..workload import load_workload, loads_workload
+    from .stdin import STDIN_NAME, is_stdin, read_stdin
+
+    if is_stdin(text):
+        return loads_workload(read_stdin(flag), file=STDIN_NAME, default_name="stdin")
+    return load_workload(text)
 
 
 def _seconds(s: float) -> str:
@@ -95,12 +108,18 @@ def run_predict(args: argparse.Namespace) -> int:
     from ..workload import load_workload
     from .output import print_json
 
+    from ..host_match import mismatch_warnings
+    from .output import warn
+
     sig = load_signature_arg(args.signature)
-    wl = load_workload(args.workload)
+    wl = load_workload_arg(args.workload)
     profile = load_profile(args.profile) if args.profile else None
+    warnings = mismatch_warnings(profile, sig) if profile is not None else ()
+    for w in warnings:
+        warn(w)
     pred = convolve(sig, wl, profile=profile, stat=args.stat, extrapolate=args.extrapolate)
     if args.json:
-        print_json(pred.to_dict())
+        print_json({**pred.to_dict(), "warnings": list(warnings)})
     else:
         print_prediction(pred)
     return 0
@@ -145,25 +164,39 @@ def run_classify(args: argparse.Namespace) -> int:
 def measured_ceilings_report(profile, signature_arg: str, as_json: bool):
     """``ceilings PROFILE --signature S``: the JSON list, or print the table (returns None)."""
     from .. import units
+    from ..host_match import above_theory, mismatch_warnings
     from ..measured_ceilings import measured_ceilings
-    from .output import table
+    from .output import table, warn
 
     sig = load_signature_arg(signature_arg)
     rows = measured_ceilings(profile, sig)
+    warnings = mismatch_warnings(profile, sig, rows)
+    for w in warnings:
+        warn(w)
     if as_json:
-        return {"signature": sig.name, "measured": [m.to_dict() for m in rows]}
+        return {"signature": sig.name, "measured": [m.to_dict() for m in rows], "warnings": list(warnings)}
     print()
     if not rows:
         print(f"signature {sig.name}: no figure that stands for a link or flow of {profile.name}")
         return None
     conv = lambda m: "network" if m.network else "memory"  # noqa: E731
+
+    def efficiency(m) -> str:
+        if m.efficiency is None:
+            return "-"
+        if above_theory(m.name, m.measured_bytes_per_s, m.theoretical_bytes_per_s):
+            return f"invalid ({m.efficiency:.1f} x)"  # see the warning: not an efficiency
+        return f"{m.efficiency:.0%}"
+
     print(table([[m.name, m.kind,
                   units.format_rate(m.theoretical_bytes_per_s, conv(m)) if m.theoretical_bytes_per_s else "-",
                   units.format_rate(m.measured_bytes_per_s, conv(m)),
-                  f"{m.efficiency:.0%}" if m.efficiency is not None else "-", m.source] for m in rows],
+                  efficiency(m), m.source] for m in rows],
                 ["measured on", "kind", "theoretical", f"measured ({sig.name})", "efficiency", "figure"],
                 align="llrrrl"))
-    print("efficiency = measured / theoretical.")
+    print("efficiency = measured / theoretical."
+          + (" invalid: above the theoretical capacity (see the warning)." if any(
+              above_theory(m.name, m.measured_bytes_per_s, m.theoretical_bytes_per_s) for m in rows) else ""))
     return None
 
 
@@ -179,18 +212,27 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
         raise InputError("--signature needs --workload W (the workload to predict)", key="--workload")
     if not args.signature:
         raise InputError("--workload needs --signature S [S ...] (the machines to compare)", key="--signature")
-    wl = load_workload(args.workload)
+    wl = load_workload_arg(args.workload)
     sigs = [load_signature_arg(s) for s in args.signature]
     profiles = [load_profile(p) for p in (args.profiles or [])]
     if len(profiles) not in (0, 1, len(sigs)):
         raise InputError(f"give one profile for all signatures or one per signature ({len(sigs)}), "
                          f"not {len(profiles)}", key="PROFILE")
+    from ..host_match import mismatch_warnings
+    from .output import warn
+
     preds = []
     for i, s in enumerate(sigs):
         prof = profiles[i] if len(profiles) == len(sigs) else (profiles[0] if profiles else None)
+        for w in mismatch_warnings(prof, s) if prof is not None else ():
+            warn(w)
         preds.append(convolve(s, wl, profile=prof, stat=getattr(args, "stat", "median"),
                               extrapolate=getattr(args, "extrapolate", False)))
     fastest = min(p.low_s for p in preds)
+    if getattr(args, "plot", None):
+        from ..plots_planning import plot_predictions
+
+        plot_predictions(preds, args.plot)
     if args.json:
         print_json({"workload": wl.name, "predictions": [p.to_dict() for p in preds],
                     "fastest": [p.signature for p in preds if p.low_s <= fastest * (1 + 1e-9)]})
@@ -207,4 +249,6 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
                 align="lrrlll"))
     print()
     print("*: the fastest (overlapped) prediction.")
+    if getattr(args, "plot", None):
+        print(f"plot: {args.plot}")
     return 0

@@ -19,19 +19,20 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run_ceilings)
 
     p = sub.add_parser("explain", help="the formula, values and sources behind a link or flow")
-    p.add_argument("profile")
+    p.add_argument("profile", help="bundled profile name or .toml path")
     p.add_argument("target", help="a link id or a flow name")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_explain)
 
     p = sub.add_parser("solve", help="which value of one parameter makes a flow reach a target",
                        description="Solve for LINK.PARAM so that FLOW reaches TARGET, e.g. "
                                    "--flow nic-rx --target '10 Gbit/s' --vary pcix.clock")
-    p.add_argument("profile")
-    p.add_argument("--flow", required=True)
+    p.add_argument("profile", help="bundled profile name or .toml path")
+    p.add_argument("--flow", required=True, help="the flow whose ceiling must reach --target")
     p.add_argument("--target", required=True, help="a rate such as '10 Gbit/s' or '3 GB/s'")
-    p.add_argument("--vary", required=True, metavar="LINK.PARAM")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--vary", required=True, metavar="LINK.PARAM",
+                   help="the parameter to solve for, e.g. pcix.clock")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_solve)
 
 
@@ -60,10 +61,25 @@ def run_ceilings(args: argparse.Namespace) -> int:
     flows = args.flow
     for f in flows or ():
         profile.flow(f)  # a clear error for an unknown flow
+    from ..ceiling_gaps import ceiling_gaps
+
     ceilings = all_ceilings(profile, flows)
     scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
+    gaps = ceiling_gaps(profile)
+    if gaps and not getattr(args, "signature", None):  # nothing to tabulate: say why, what to add
+        if args.json:
+            print_json({**reporting.ceilings_json(profile, ceilings, scenarios), "gaps": list(gaps)})
+            return 0
+        print(f"{profile.name}: {profile.description}")
+        print()
+        print("no ceilings:")
+        for g in gaps:
+            print(f"  - {g}")
+        return 0
     if args.json:
         doc = reporting.ceilings_json(profile, ceilings, scenarios)
+        if gaps:
+            doc["gaps"] = list(gaps)
         if getattr(args, "signature", None):  # measured beside theoretical (pinchpoint.cli.predict_cmds)
             from .predict_cmds import measured_ceilings_report
             doc["measured"] = measured_ceilings_report(profile, args.signature, True)

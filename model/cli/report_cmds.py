@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--title", help="page title (default: the profile name)")
     g = p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)")
     g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '3.5 Gbit/s'")
-    g.add_argument("--iperf3", metavar="FILE", help="iperf3 -J output to take the measurement from")
+    g.add_argument("--iperf3", metavar="FILE", help="iperf3 -J output to take the measurement from ('-': stdin)")
     g.add_argument("--protocol", choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")
     g.add_argument("--side", choices=("sender", "receiver"), help="which end reported the figure")
     g.add_argument("--streams", type=int, metavar="N", help="parallel streams (default 1)")
@@ -106,6 +106,13 @@ def run_report(args: argparse.Namespace) -> int:
     args.profile = None  # gather() would load it again; the loaded one is passed in
     verdict = _verdict(args, profile)
     signature = _signature(args.signature) if args.signature else None
+    if signature is not None:
+        from ..host_match import mismatch_warnings
+        from ..measured_ceilings import measured_ceilings
+        from .output import warn
+
+        for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
+            warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
                         signature_name=args.signature, title=args.title)
     path = write_report(text, out)

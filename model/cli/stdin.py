@@ -1,0 +1,50 @@
+"""``-`` as an input file: read it from standard input (``iperf3 -J ... | pinchpoint diagnose
+--iperf3 -``), as iperf3, jq and most Unix tools do.  Standard input can be read once, so only
+one argument of a command may be ``-``."""
+
+from __future__ import annotations
+
+import sys
+
+STDIN = "-"
+#: How an input read from stdin is named in error messages.
+STDIN_NAME = "<stdin>"
+
+_consumed_by: list[str] = []
+
+
+def is_stdin(arg) -> bool:
+    return arg == STDIN
+
+
+def read_stdin(flag: str) -> str:
+    """All of standard input as text; an error when another argument already read it or it is
+    a terminal (nothing piped in)."""
+    from ..errors import InputError
+
+    if _consumed_by:
+        raise InputError(f"standard input ('-') was already read for {_consumed_by[0]}: only one "
+                         f"input can come from it", key=flag)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError("'-' reads standard input, but nothing is piped in", key=flag)
+    _consumed_by.append(flag)
+    try:
+        return sys.stdin.read()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"standard input is not UTF-8 text ({exc.reason})", file=STDIN_NAME, key=flag) from None
+
+
+def check_once(args) -> None:
+    """An error when more than one argument of ``args`` (a Namespace) is '-'."""
+    from ..errors import InputError
+
+    named = [name for name, value in vars(args).items()
+             for v in (value if isinstance(value, list) else [value]) if v == STDIN]
+    if len(named) > 1:
+        raise InputError(f"'-' (standard input) given for {len(named)} inputs ({', '.join(named)}): "
+                         f"stdin can be read once, give files for the others", key=named[1])
+
+
+def reset() -> None:
+    """Forget that stdin was read (one CLI run ends; tests call main() several times)."""
+    _consumed_by.clear()
