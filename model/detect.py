@@ -353,10 +353,15 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
                      "points to take the memory bandwidth from", file=file, key="kernels")
 
 
-def detect(root: Path | str = Path("/"), hwloc_xml: str | None = None, *,
+def detect(root: Path | str | None = Path("/"), hwloc_xml: str | None = None, *,
            hwloc_file: str | None = None) -> MachineFacts:
     """Facts of a machine: hwloc's XML where given (topology, caches), over sysfs (clocks,
-    NIC speeds, PCIe link details)."""
+    NIC speeds, PCIe link details).  ``root = None`` with an XML: the file's machine only, no
+    /sys (an XML file from another machine must not pick up this one's CPU, memory or disks)."""
+    if root is None:
+        if hwloc_xml is None:
+            raise ValueError("detect needs a sysfs root, an hwloc XML, or both")
+        return parse_hwloc_xml(hwloc_xml, file=hwloc_file)
     sysfs = read_sysfs(root)
     if hwloc_xml is None:
         return sysfs

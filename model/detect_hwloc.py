@@ -3,7 +3,12 @@
 Source: hwloc, *XML topology format* (hwloc2.dtd): ``cache_size`` [B], ``cache_linesize`` [B],
 ``cache_associativity`` (0 unknown, -1 fully associative), ``cache_type`` (0 unified, 1 data,
 2 instruction), ``local_memory`` [B], ``pci_busid``, ``pci_type``, ``pci_link_speed`` [GB/s per
-direction as negotiated now], ``osdev_type`` (0 block, 2 network).
+direction as negotiated now], ``osdev_type``.  ``osdev_type`` changed meaning with the XML
+format: formats 1.x and 2.x number the types (0 block, 1 GPU, 2 network, 3 OpenFabrics, 4 DMA,
+5 co-processor, 6 memory); format 3.0 (hwloc 3) stores bit flags that may combine (1 storage,
+2 memory, 4 GPU, 8 co-processor, 16 network, 32 OpenFabrics, 64 DMA; hwloc 3 ``include/hwloc.h``,
+``enum hwloc_obj_osdev_type_e``), so a CXL persistent-memory device is 3 (storage | memory).
+Format 3.0 also writes sizes with their unit ("10485760KiB").
 """
 
 from __future__ import annotations
@@ -19,6 +24,45 @@ from .machine_facts import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevic
 
 _HWLOC_CACHE = re.compile(r"^L([1-5])(i?)Cache$")
 _CACHE_TYPES = {0: "unified", 1: "data", 2: "instruction"}
+#: XML format major versions this parser knows ("1.x": files without a version attribute).
+_FORMATS = (1, 2, 3)
+#: format 3.0 osdev_type bits
+_OSDEV3_STORAGE, _OSDEV3_MEMORY, _OSDEV3_NETWORK = 1, 2, 16
+#: formats 1.x and 2.x osdev_type numbers
+_OSDEV2_BLOCK, _OSDEV2_NETWORK = 0, 2
+
+
+def _format_major(root, file) -> int:
+    raw = root.get("version")
+    if raw is None:
+        return 1
+    m = re.match(r"^(\d+)(\.\d+)*$", raw.strip())
+    if not m or int(m.group(1)) not in _FORMATS:
+        raise InputError(f"hwloc XML format version {raw!r} is not one this parser knows "
+                         f"(expected 1.x, 2.x or 3.x)", file=file, key="topology.version")
+    return int(m.group(1))
+
+
+def _osdev_kind(od, major: int, file) -> str | None:
+    """'network', 'disk' or None (memory, GPU, DMA ... devices) for an OSDev object."""
+    kind = _int_attr(od, "osdev_type", file)
+    if kind is None:
+        return None
+    if major >= 3:
+        if kind & _OSDEV3_NETWORK:
+            return "network"
+        if kind & _OSDEV3_STORAGE and not kind & _OSDEV3_MEMORY:  # CXL PMEM is memory first
+            return "disk"
+        return None
+    if kind == _OSDEV2_BLOCK and od.get("subtype") == "CXLMem":  # 2.x files list CXL memory as block
+        return None
+    return {_OSDEV2_NETWORK: "network", _OSDEV2_BLOCK: "disk"}.get(kind)
+
+
+def _kib(text: str | None) -> int | None:
+    """hwloc's Size info: KiB, "10485760" (formats 1.x, 2.x) or "10485760KiB" (3.0) -> bytes."""
+    m = re.match(r"^\s*(\d+)\s*(KiB)?\s*$", text or "")
+    return int(m.group(1)) * 1024 if m else None
 
 
 def _int_attr(el, name, file, *, default=None):
@@ -71,6 +115,7 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
     if root.tag != "topology":
         raise InputError(f"not an hwloc topology: the root element is <{root.tag}>, expected <topology>",
                          file=file)
+    major = _format_major(root, file)
     objects = list(root.iter("object"))
     if not objects:
         raise InputError("the hwloc topology has no objects", file=file)
@@ -140,16 +185,14 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
         for od in o.iter("object"):
             if od.get("type") != "OSDev":
                 continue
-            kind = od.get("osdev_type")
+            kind = _osdev_kind(od, major, file)
             name = od.get("name")
             if not name:
                 continue
-            if kind == "2":
+            if kind == "network":
                 nics.append(NicFact(name, pci_address=addr))
-            elif kind == "0":
-                size = _infos(od).get("Size")
-                size_bytes = int(size) * 1024 if size and size.isdigit() else None  # hwloc: KiB
-                disks.append(DiskFact(name, size_bytes, pci_address=addr))
+            elif kind == "disk":
+                disks.append(DiskFact(name, _kib(_infos(od).get("Size")), pci_address=addr))
 
     hostname = _infos(of_type("Machine")[0]).get("HostName") if of_type("Machine") else None
     version = root.get("version") or "1.x"

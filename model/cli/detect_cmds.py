@@ -112,7 +112,13 @@ def run_detect(args: argparse.Namespace) -> int:
         xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), args.hwloc_xml
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
-    facts = detect.detect(root, xml_text, hwloc_file=xml_file)
+    if args.hwloc_xml and args.measure:
+        raise InputError("--measure measures the machine it runs on, not the one --hwloc-xml describes "
+                         "(use --signature with a signature of that machine)", key="--measure")
+    # A file describes its own machine: with --hwloc-xml, /sys is read only when --sysfs-root
+    # names a recorded tree (of the same machine), never the live one.
+    live = None if args.hwloc_xml and not args.sysfs_root else root
+    facts = detect.detect(live, xml_text, hwloc_file=xml_file)
 
     rate = source = None
     sig_path = None
