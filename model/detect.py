@@ -178,6 +178,8 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
             entry["associativity"] = c.associativity
         if c.shared_by:
             entry["shared_by"] = c.shared_by
+        if c.cpu_kind:  # a hybrid CPU: which cores have this cache (profiles have no field for it)
+            entry["source"] = f"{facts.source('caches') or 'detected'}: {c.instances} of them, {c.cpu_kind} cores"
         caches.append(entry)
     for s in range(sockets):
         cpu: dict = {"kind": "cpu"}

@@ -87,6 +87,40 @@ def _float_attr(el, name, file):
                          file=file, key=name) from None
 
 
+def _bitmap(text: str | None, file) -> int | None:
+    """An hwloc bitmap ("0x000ff000", "0xffffffff,0x0000000f": 32-bit words, most significant
+    first) as an int; None for none or an infinite set ("0xf...f")."""
+    if not text or "f...f" in text:
+        return None
+    try:
+        return int("".join(w.strip().lower().removeprefix("0x").rjust(8, "0") for w in text.split(",")), 16)
+    except ValueError:
+        raise InputError(f"expected an hwloc cpuset such as 0x000000ff, found {text[:40]!r}", file=file,
+                         key="cpuset") from None
+
+
+def _cpu_kinds(root, file) -> list[tuple[int, str]]:
+    """hwloc 2.4+ <cpukind> elements: (cpuset, name), the name from CoreType, CPUPart or the
+    efficiency rank (hwloc, *CPU Kinds*: a higher forced_efficiency is a faster core)."""
+    out = []
+    for k in root.findall("cpukind"):
+        bits = _bitmap(k.get("cpuset"), file)
+        if not bits:
+            continue
+        info = _infos(k)
+        name = info.get("CoreType") or info.get("CPUPart") or f"efficiency {k.get('forced_efficiency', '?')}"
+        out.append((bits, name))
+    return out
+
+
+def _kind_of(obj, kinds, file) -> str | None:
+    bits = _bitmap(obj.get("cpuset"), file)
+    if not bits:
+        return None
+    names = sorted({name for kbits, name in kinds if kbits & bits})
+    return "+".join(names) or None
+
+
 def _infos(el) -> dict[str, str]:
     return {i.get("name"): i.get("value") for i in el.findall("info") if i.get("name")}
 
@@ -133,7 +167,8 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
         if model:
             break
 
-    caches: dict[tuple[int, str], CacheFact] = {}
+    kinds = _cpu_kinds(root, file)
+    found: dict[tuple, int] = {}  # (level, type, size, line, associativity, shared_by, kind) -> count
     for o in objects:
         otype = o.get("type", "")
         m = _HWLOC_CACHE.match(otype)
@@ -149,15 +184,19 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
         else:
             continue
         size = _int_attr(o, "cache_size", file)
-        if size is None or size <= 0 or (level, ctype) in caches:
+        if size is None or size <= 0:
             continue
         line = _int_attr(o, "cache_linesize", file)
         assoc = _int_attr(o, "cache_associativity", file)
-        n_cores = sum(1 for x in o.iter("object") if x.get("type") == "Core")
-        caches[(level, ctype)] = CacheFact(
-            level, ctype, size, line if line and line > 0 else None,
-            None if assoc is None or assoc == 0 else (0 if assoc < 0 else assoc),
-            n_cores or None)
+        n_cores = sum(1 for x in o.iter("object") if x.get("type") == "Core")  # cores, not threads
+        key = (level, ctype, size, line if line and line > 0 else None,
+               None if assoc is None or assoc == 0 else (0 if assoc < 0 else assoc),
+               n_cores or None, _kind_of(o, kinds, file))
+        found[key] = found.get(key, 0) + 1
+    # Every distinct cache is kept: a hybrid CPU has a 48 KiB L1d on its P-cores and a 32 KiB one
+    # on its E-cores; the kind is named only where the machine has several.
+    several = len({k[-1] for k in found}) > 1
+    caches = [CacheFact(*k[:6], instances=n, cpu_kind=k[6] if several else None) for k, n in found.items()]
 
     memory = 0
     for o in of_type("NUMANode"):
@@ -208,7 +247,7 @@ def parse_hwloc_xml(text: str, *, file: str | None = None) -> MachineFacts:
     return MachineFacts(
         cpu_model=model, sockets=len(packages) or None, cores=len(cores) or None,
         threads=len(pus) or None, nominal_clock=nominal,
-        caches=tuple(sorted(caches.values(), key=lambda c: (c.level, c.type))),
+        caches=tuple(sorted(caches, key=lambda c: (c.level, c.type, c.cpu_kind or "", -c.size_bytes))),
         memory_bytes=memory or None, pci=tuple(pci), nics=tuple(nics), disks=tuple(disks),
         hostname=hostname, sources=tuple(sources))
 

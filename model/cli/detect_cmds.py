@@ -180,7 +180,9 @@ def _summary(facts, doc) -> str:
              f"clock    nominal {q(facts.nominal_clock, 'frequency')}, now {q(facts.current_clock, 'frequency')}, "
              f"governor {facts.governor or 'unknown'}",
              "caches   " + (", ".join(f"L{c.level}{'d' if c.type == 'data' else 'i' if c.type == 'instruction' else ''}"
-                                      f" {_bytes_text(c.size_bytes)}" for c in facts.caches) or "unknown"),
+                                      f" {_bytes_text(c.size_bytes)}"
+                                      + (f" ({c.instances} x, {c.cpu_kind})" if c.cpu_kind else "")
+                                      for c in facts.caches) or "unknown"),
              f"memory   {q(facts.memory_bytes, 'size')}"]
     for n in facts.nics:
         lines.append(f"nic      {n.name}: {format_rate(n.speed, 'network') if n.speed else 'speed unknown'}, "

@@ -155,3 +155,44 @@ def test_detect_from_a_file_refuses_to_measure_this_machine(capsys):
 
     assert main(["detect", "--hwloc-xml", str(CXL_V3), "--measure"]) == 2
     assert "--measure" in capsys.readouterr().err
+
+
+# --- issue 12 item 7: hybrid CPUs keep every cache, shared_by counts cores ----------------------
+
+def _by_kind(path):
+    f = _parse(FIXTURES / "hwloc" / path)
+    return f, {(c.level, c.type, c.cpu_kind): (c.size_bytes, c.shared_by, c.instances) for c in f.caches}
+
+
+def test_raptor_lake_p_and_e_core_caches():
+    # Intel Core i7-1370P: 6 P-cores (48 KiB L1d, 32 KiB L1i, 1.25 MiB L2 each) and 8 E-cores
+    # (32 KiB L1d, 64 KiB L1i, 2 MiB L2 per cluster of 4); 24 MiB L3 for all 14 cores (20 threads)
+    f, got = _by_kind("hwloc-Intel-RaptorLake-Corei7-1370P.xml")
+    assert (f.cores, f.threads) == (14, 20)
+    assert got[(1, "data", "IntelCore")] == (48 * 1024, 1, 6)
+    assert got[(1, "data", "IntelAtom")] == (32 * 1024, 1, 8)
+    assert got[(1, "instruction", "IntelAtom")] == (64 * 1024, 1, 8)
+    assert got[(2, "unified", "IntelCore")] == (1280 * 1024, 1, 6)
+    assert got[(2, "unified", "IntelAtom")] == (2 * 2**20, 4, 2)
+    assert got[(3, "unified", "IntelAtom+IntelCore")] == (24 * 2**20, 14, 1)  # 14 cores, not 20 threads
+
+
+def test_strix_point_keeps_both_l3s():
+    # AMD Ryzen AI 9 HX 370: 4 Zen 5 cores share 16 MiB of L3, 8 Zen 5c cores 8 MiB
+    _, got = _by_kind("hwloc-AMD-1Ah-Zen5StrixPoint-RyzenAI9HX370.xml")
+    assert got[(3, "unified", "AMDPerformance")] == (16 * 2**20, 4, 1)
+    assert got[(3, "unified", "AMDEfficiency")] == (8 * 2**20, 8, 1)
+
+
+def test_gb10_keeps_both_core_types_l2():
+    # NVIDIA GB10: 10 Cortex-X925 (CPUPart 0xd85, 2 MiB L2) and 10 Cortex-A725 (0xd87, 512 KiB L2)
+    _, got = _by_kind("hwloc-nvidia-dgx-gb10.xml")
+    assert got[(2, "unified", "0xd85")] == (2 * 2**20, 1, 10)
+    assert got[(2, "unified", "0xd87")] == (512 * 1024, 1, 10)
+
+
+def test_a_homogeneous_machine_names_no_core_kind():
+    f = _parse(CXL_V3)
+    assert all(c.cpu_kind is None for c in f.caches)
+    assert {(c.level, c.type): c.instances for c in f.caches} == {
+        (1, "data"): 4, (1, "instruction"): 4, (2, "unified"): 4, (3, "unified"): 1}
