@@ -208,6 +208,8 @@ def _write_signature(sig, path: str) -> None:
 
 
 def run_import_kerncraft(args: argparse.Namespace) -> int:
+    import sys
+
     from ..importers import kerncraft
     from ..profile import profile_from_document
     from ..profile_io import dump_document
@@ -217,6 +219,8 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
         _check_folder(args.signature, "--signature")
     text = _read_text(args.file, "FILE")
     machine = kerncraft.load_machine(text, file=args.file)
+    for flag in kerncraft.benchmark_flags(machine, file=args.file):
+        print(f"warning: {args.file}: {flag}", file=sys.stderr)
     doc = kerncraft.to_profile_document(machine, file=args.file)
     profile_from_document(doc, file=args.output)
     dump_document(doc, args.output)
