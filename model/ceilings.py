@@ -562,14 +562,30 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     eff_g = _same_core(graphmod.build(profile, effective=True), raw_g)
     raw = _shared(raw_g, flows, list(sc.weights))
     eff = _shared(eff_g, flows, list(sc.weights))
+
+    def limiting(answers) -> tuple[str, ...]:
+        """Resources that set the scenario's common rate (positive dual), for any flow."""
+        return tuple(sorted({x for a in answers for x, d in a.duals.items() if d > _EPS}))
+
+    def own_or_shared(a, answers, usage_of) -> tuple[str, ...]:
+        # A flow whose own saturated links gain it nothing (dual 0) runs at the scenario's shared
+        # rate: what binds it is what limits that rate, on another flow's route (issue 12 item 3).
+        if a.binding_resources and any(a.duals.get(x, 0.0) > _EPS for x in a.binding_resources):
+            return _with_parallel(profile, a.binding_resources, usage_of)
+        shared = limiting(answers)
+        return shared or _with_parallel(profile, a.binding_resources, usage_of)
+
+    all_usage = {x: 1.0 for a in raw for x in a.usage}
     for f, r, e in zip(flows, raw, eff):
-        raw_res = _with_parallel(profile, r.binding_resources, r.usage)
-        eff_res = _with_parallel(profile, e.binding_resources, e.usage)
+        raw_res = _with_parallel(profile, own_or_shared(r, raw, all_usage), all_usage)
+        eff_res = _with_parallel(profile, own_or_shared(e, eff, all_usage), all_usage)
         out.append(Ceiling(
             name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(eff_res),
             binding_resources=eff_res, path=r.path, usage=r.usage, method=r.method,
             formula=flow_formula(profile, r.usage), effective_bytes_per_s=e.value,
-            effective_binding=_links(eff_res), duals=_group_duals(profile, r.duals, raw_res),
+            effective_binding=_links(eff_res),
+            duals=_group_duals(profile, {x: d for a in [*raw, r] for x, d in a.duals.items() if x in raw_res},
+                               raw_res),
             raw_binding=_links(raw_res),
             description=f"{f.name} while {', '.join(x for x in sc.flows if x != f.name)} run at once",
         ))

@@ -96,3 +96,14 @@ def test_scenario_binding_parallel_links_all_carry_the_dual():
     assert set(remote.binding) == {"upi0", "upi1", "upi2"}
     assert all(remote.duals[r] > 0 for r in remote.binding_resources if r in remote.duals)
     assert {r.split(":")[0] for r, v in remote.duals.items() if v > 0} == {"upi0", "upi1", "upi2"}
+
+
+def test_scenario_flow_is_never_bound_by_a_link_with_dual_zero():
+    # remote (s0 -> s1) and back (s1 -> s0) run at one common rate; remote's three UPI links
+    # (s0 > s1) set it.  back's own direction is full too, but more of it gains nothing: it used
+    # to be reported bound by upi0 alone with dual 0
+    p = load_profile(FIX / "upi-3link.toml")
+    for c in scenario_ceilings(p, "crossing"):
+        assert set(c.binding) == {"upi0", "upi1", "upi2"}, c.name
+        assert c.duals and all(c.duals[r] > 0 for r in c.binding_resources), (c.name, c.duals)
+        assert c.ceiling_bytes_per_s == pytest.approx(3 * 20.8e9)
