@@ -8,8 +8,14 @@ links at once (a scenario) are solved as a linear program with scipy's HiGHS: on
 leg and edge, flow conservation per leg, one capacity row per resource.  Its dual values say how
 much the ceiling gains per byte/s of extra capacity of each binding resource.
 
+The binding links users read are the ones that bind after protocol overhead (the effective
+graph): a 56 Gbit/s line into PCIe gen3 x8 (63 Gbit/s raw, 54.7 effective at MPS 256) is bound
+by PCIe, not by the wire.  The raw ranking is kept as ``raw_binding``.  Parallel links between
+the same two components (three UPI links between two sockets) add: they bind together, and a
+formula names their sum.
+
 For every ceiling we also report how far the binding links would have to grow before something
-else binds (``growth``): the ceiling is recomputed with the binding links unbounded.
+else binds (``growth``): the effective ceiling is recomputed with the binding links unbounded.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ class Ceiling:
 
     name: str
     ceiling_bytes_per_s: float
-    binding: tuple[str, ...]  # link ids
+    binding: tuple[str, ...]  # link ids that bind after protocol overhead
     binding_resources: tuple[str, ...]  # resource ids (direction of full-duplex links)
     path: tuple[str, ...]
     usage: dict[str, float]  # resource id -> bytes crossing it per payload byte
@@ -44,6 +50,7 @@ class Ceiling:
     next_binding: tuple[str, ...] = ()
     duals: dict[str, float] = field(default_factory=dict)  # resource -> d(ceiling)/d(capacity)
     description: str | None = None
+    raw_binding: tuple[str, ...] = ()  # link ids that bind on raw capacities
 
     def __repr__(self) -> str:
         from .readable import rate
@@ -56,13 +63,14 @@ class Ceiling:
         """Factor by which the binding links must grow before the bottleneck moves."""
         if self.next_ceiling_bytes_per_s is None:
             return None
-        return self.next_ceiling_bytes_per_s / self.ceiling_bytes_per_s
+        return self.next_ceiling_bytes_per_s / (self.effective_bytes_per_s or self.ceiling_bytes_per_s)
 
     def to_dict(self) -> dict:
         return {
             "name": self.name,
             "ceiling_bytes_per_s": self.ceiling_bytes_per_s,
             "binding": list(self.binding),
+            "raw_binding": list(self.raw_binding or self.binding),
             "binding_resources": list(self.binding_resources),
             "path": list(self.path),
             "usage": self.usage,
@@ -355,16 +363,61 @@ def _link_of(rid: str) -> str:
     return rid.split(":", 1)[0]
 
 
+def _parallel_key(profile: Profile, rid: str):
+    """Resources with the same key are parallel: links between the same two components, the
+    same direction (or both half duplex).  Their capacities add."""
+    link = profile.links[_link_of(rid)]
+    if len(link.between) != 2:
+        return rid
+    direction = rid.split(":", 1)[1] if ":" in rid else None
+    return (frozenset(link.between), direction, link.duplex)
+
+
+def parallel_groups(profile: Profile, usage: dict[str, float]) -> list[tuple[tuple[str, ...], float]]:
+    """The resources a flow uses, parallel ones grouped, each group with its total passes.
+
+    Totals are rounded to 6 digits: usage counts are small rationals and the solvers split a
+    flow in floating point.  A flow split over parallel links in any proportion is bound by their summed capacity
+    divided by the total bytes crossing them per payload byte (max-flow/min-cut: a cut through
+    all of them counts every capacity), not by one split the solver happened to pick.
+    """
+    groups: dict = {}
+    for rid in sorted(usage):
+        groups.setdefault(_parallel_key(profile, rid), []).append(rid)
+    return [(tuple(rids), round(sum(usage[r] for r in rids), 6)) for rids in groups.values()]
+
+
 def flow_formula(profile: Profile, usage: dict[str, float]) -> str:
     """The ceiling as text: min over the resources a flow uses of capacity / passes."""
     terms = []
-    for rid in sorted(usage):
-        u = usage[rid]
-        expr = _qualified(profile, _link_of(rid))
-        term = expr if abs(u - 1) < 1e-9 else f"({expr})/{u:.6g}"
+    for rids, u in parallel_groups(profile, usage):
+        exprs = [_qualified(profile, _link_of(r)) for r in rids]
+        expr = exprs[0] if len(exprs) == 1 else " + ".join(f"({e})" for e in exprs)
+        if abs(u - 1) >= 1e-9:
+            term = f"({expr})/{u:.6g}"
+        else:
+            term = expr if len(exprs) == 1 else f"({expr})"
         if term not in terms:  # both directions of a full-duplex link read the same
             terms.append(term)
     return terms[0] if len(terms) == 1 else "min(" + ", ".join(terms) + ")"
+
+
+def _with_parallel(profile: Profile, rids: Iterable[str], usage: dict[str, float]) -> tuple[str, ...]:
+    """Binding resources with their parallel siblings on the flow's route: they bind together."""
+    rids = set(rids)
+    keys = {_parallel_key(profile, r) for r in rids}
+    rids |= {r for r in usage if _parallel_key(profile, r) in keys}
+    return tuple(sorted(rids))
+
+
+def _group_duals(profile: Profile, duals: dict[str, float], binding: tuple[str, ...]) -> dict[str, float]:
+    """Each member of a binding parallel group gains the ceiling as much as the group does (the
+    LP is degenerate there and may put the whole dual on one member)."""
+    out = dict(duals)
+    for r in binding:
+        key = _parallel_key(profile, r)
+        out[r] = max(duals.get(x, 0.0) for x in binding if _parallel_key(profile, x) == key)
+    return out
 
 
 def _block_tree(g):
@@ -482,15 +535,18 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     eff_g = _same_core(eff_g, raw_g)  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
     eff = _solve_flow(eff_g, flow)
-    binding = _links(raw.binding_resources)
-    nxt = _what_binds_next(raw_g, flow, binding)
+    raw_binding = _links(_with_parallel(profile, raw.binding_resources, raw.usage))
+    eff_resources = _with_parallel(profile, eff.binding_resources, eff.usage)
+    binding = _links(eff_resources)
+    nxt = _what_binds_next(eff_g, flow, binding)
     return Ceiling(
-        name=name, ceiling_bytes_per_s=raw.value, binding=binding, binding_resources=raw.binding_resources,
+        name=name, ceiling_bytes_per_s=raw.value, binding=binding, binding_resources=eff_resources,
         path=raw.path, usage=raw.usage, method=raw.method, formula=flow_formula(profile, raw.usage),
-        effective_bytes_per_s=eff.value, effective_binding=_links(eff.binding_resources),
+        effective_bytes_per_s=eff.value, effective_binding=binding,
         next_ceiling_bytes_per_s=nxt.value if nxt else None,
         next_binding=_links(r for r in nxt.binding_resources if _link_of(r) not in binding) if nxt else (),
-        duals=raw.duals, description=flow.description,
+        duals=_group_duals(profile, raw.duals, raw.binding_resources), description=flow.description,
+        raw_binding=raw_binding,
     )
 
 
@@ -528,12 +584,31 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     both = _both_ways(profile, raw)
     eff_g = _same_core(graphmod.build(profile, effective=True, capacities=both), raw_g)
     eff = _shared(eff_g, flows, list(sc.weights))
+
+    def limiting(answers) -> tuple[str, ...]:
+        """Resources that set the scenario's common rate (positive dual), for any flow."""
+        return tuple(sorted({x for a in answers for x, d in a.duals.items() if d > _EPS}))
+
+    def own_or_shared(a, answers, usage_of) -> tuple[str, ...]:
+        # A flow whose own saturated links gain it nothing (dual 0) runs at the scenario's shared
+        # rate: what binds it is what limits that rate, on another flow's route (issue 12 item 3).
+        if a.binding_resources and any(a.duals.get(x, 0.0) > _EPS for x in a.binding_resources):
+            return _with_parallel(profile, a.binding_resources, usage_of)
+        shared = limiting(answers)
+        return shared or _with_parallel(profile, a.binding_resources, usage_of)
+
+    all_usage = {x: 1.0 for a in raw for x in a.usage}
     for f, r, e in zip(flows, raw, eff):
+        raw_res = _with_parallel(profile, own_or_shared(r, raw, all_usage), all_usage)
+        eff_res = _with_parallel(profile, own_or_shared(e, eff, all_usage), all_usage)
         out.append(Ceiling(
-            name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(r.binding_resources),
-            binding_resources=r.binding_resources, path=r.path, usage=r.usage, method=r.method,
+            name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(eff_res),
+            binding_resources=eff_res, path=r.path, usage=r.usage, method=r.method,
             formula=flow_formula(profile, r.usage), effective_bytes_per_s=e.value,
-            effective_binding=_links(e.binding_resources), duals=r.duals,
+            effective_binding=_links(eff_res),
+            duals=_group_duals(profile, {x: d for a in [*raw, r] for x, d in a.duals.items() if x in raw_res},
+                               raw_res),
+            raw_binding=_links(raw_res),
             description=f"{f.name} while {', '.join(x for x in sc.flows if x != f.name)} run at once",
         ))
     return out

@@ -178,6 +178,8 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
             entry["associativity"] = c.associativity
         if c.shared_by:
             entry["shared_by"] = c.shared_by
+        if c.cpu_kind:  # a hybrid CPU: which cores have this cache (profiles have no field for it)
+            entry["source"] = f"{facts.source('caches') or 'detected'}: {c.instances} of them, {c.cpu_kind} cores"
         caches.append(entry)
     for s in range(sockets):
         cpu: dict = {"kind": "cpu"}
@@ -500,17 +502,24 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
                      "points to take the memory bandwidth from", file=file, key="kernels")
 
 
-def detect(root: Path | str = Path("/"), hwloc_xml: str | None = None, *,
+def detect(root: Path | str | None = Path("/"), hwloc_xml: str | None = None, *,
            hwloc_file: str | None = None, nvidia_smi_q: str | None = None, nvidia_topo: str | None = None,
            nvidia_files: tuple[str | None, str | None] = (None, None)) -> MachineFacts:
     """Facts of a machine: hwloc's XML where given (topology, caches), over sysfs (clocks,
-    NIC speeds, PCIe link details); GPUs and NVLink from ``nvidia-smi -q`` and ``topo -m`` text."""
+    NIC speeds, PCIe link details); GPUs and NVLink from ``nvidia-smi -q`` and ``topo -m`` text.
+    ``root = None`` with an XML: the file's machine only, no /sys (an XML file from another
+    machine must not pick up this one's CPU, memory or disks)."""
     from dataclasses import replace
 
     from .detect_nvidia import parse_nvidia_smi_q, parse_topo_matrix
 
-    sysfs = read_sysfs(root)
-    facts = sysfs if hwloc_xml is None else combine(parse_hwloc_xml(hwloc_xml, file=hwloc_file), sysfs)
+    if root is None:
+        if hwloc_xml is None:
+            raise ValueError("detect needs a sysfs root, an hwloc XML, or both")
+        facts = parse_hwloc_xml(hwloc_xml, file=hwloc_file)
+    else:
+        sysfs = read_sysfs(root)
+        facts = sysfs if hwloc_xml is None else combine(parse_hwloc_xml(hwloc_xml, file=hwloc_file), sysfs)
     if nvidia_smi_q:
         facts = replace(facts, gpus=parse_nvidia_smi_q(nvidia_smi_q, file=nvidia_files[0]))
     if nvidia_topo:

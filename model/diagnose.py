@@ -17,8 +17,11 @@ that applies:
   (:mod:`pinchpoint.hostcpu`).
 
 The binding ceiling is the lowest; efficiency = measured / binding; the verdict is
-``at-ceiling`` (efficiency >= 0.9), ``below-ceiling`` (0.5 .. 0.9: likely causes listed) or
-``far-below-all`` (< 0.5: software, or something not modelled).  Advice carries concrete
+``at-ceiling`` (efficiency >= 0.9), ``below-ceiling`` (0.5 .. 0.9: likely causes listed),
+``far-below-all`` (< 0.5: software, or something not modelled) or ``above-ceiling`` (the figure is
+more than 5 % above a bound it cannot exceed: an input is wrong, and the verdict says which and by
+how much).  A rule-of-thumb estimate (the CPU ceiling without measured costs) that the figure
+clearly exceeds is refuted by it and set aside, not taken as binding.  Advice carries concrete
 values; where inputs are missing, hypotheses list what would explain the figure (the window at
 plausible RTTs, the loss rate by Mathis) instead of guessing.
 
@@ -41,8 +44,12 @@ AT_CEILING = 0.9
 FAR_BELOW = 0.5
 #: RTTs tried when none is given [s].
 PLAUSIBLE_RTTS = (0.001, 0.002, 0.005, 0.010, 0.020, 0.050, 0.100, 0.200)
-#: Mathis' C used unless told otherwise (formulas.md section 4 quotes 1.22).
-DEFAULT_C = 1.22
+#: Above this fraction of a bound the figure cannot be a measurement of it: rounding of the
+#: figure and of the inputs, and iperf's interval jitter, stay within a few per cent.
+ABOVE_CEILING = 1.05
+#: Mathis' C used unless told otherwise: the library's sqrt(3/2) (formulas.md section 4 rounds it
+#: to 1.22).
+DEFAULT_C = tcp.C_MATHIS
 #: Media whose framing we model.
 MEDIA = ("ethernet", "atm", "fddi", "appletalk")
 DEFAULT_MTU = {"ethernet": 1500.0, "atm": 9180.0, "fddi": framing.FDDI_MTU, "appletalk": 1500.0}
@@ -239,7 +246,7 @@ class Verdict:
     ceilings: tuple[Limit, ...]
     binding: Limit
     efficiency: float
-    verdict: str  # "at-ceiling", "below-ceiling", "far-below-all"
+    verdict: str  # "at-ceiling", "below-ceiling", "far-below-all", "above-ceiling"
     limited_by: str
     causes: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
@@ -681,15 +688,27 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
                          "flow, or an RTT with a window or a loss rate", file=inputs.origin, key="line_bytes_per_s")
 
     limits.sort(key=lambda x: x.ceiling_bytes_per_s)
-    binding = limits[0]
+    refuted = [x for x in limits if x.estimate and measured > ABOVE_CEILING * x.ceiling_bytes_per_s]
+    standing = [x for x in limits if x not in refuted] or limits
+    for x in refuted:
+        notes.append(f"the figure is {measured / x.ceiling_bytes_per_s:.0%} of the {x.name} "
+                     f"({_net(x.ceiling_bytes_per_s)}), an estimate the figure refutes: this host needs fewer "
+                     "cycles per byte and per packet than the rule of thumb; set aside (measure the costs "
+                     "and put them in the profile)")
+    binding = standing[0]
     efficiency = measured / binding.ceiling_bytes_per_s
-    if efficiency >= AT_CEILING:
+    exceeded = [x for x in standing if measured > ABOVE_CEILING * x.ceiling_bytes_per_s]
+    if exceeded:
+        verdict = "above-ceiling"
+    elif efficiency >= AT_CEILING:
         verdict = "at-ceiling"
     elif efficiency >= FAR_BELOW:
         verdict = "below-ceiling"
     else:
         verdict = "far-below-all"
-    if verdict == "far-below-all":
+    if verdict == "above-ceiling":
+        limited_by = "nothing modelled: an input is wrong"
+    elif verdict == "far-below-all":
         limited_by = "software or something not modelled"
     elif binding.kind in _LIMITED_BY:
         limited_by = _LIMITED_BY[binding.kind]
@@ -699,11 +718,14 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
         limited_by += " (estimate)"
 
     # Hypotheses only where the ceilings leave the figure unexplained.
-    hyps = _hypotheses(inputs, payload, measured) if verdict != "at-ceiling" else []
-    causes, advice = _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, profile,
-                             throttle, cpu_nominal, hyps)
+    hyps = _hypotheses(inputs, payload, measured) if verdict not in ("at-ceiling", "above-ceiling") else []
+    if verdict == "above-ceiling":
+        causes, advice = _wrong_inputs(inputs, exceeded, measured, mtu, profile), []
+    else:
+        causes, advice = _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, profile,
+                                 throttle, cpu_nominal, hyps)
 
-    if efficiency > 1.02:
+    if 1.02 < efficiency <= ABOVE_CEILING:
         notes.append(f"the figure is {efficiency - 1:.0%} above the {binding.name} ceiling: an input is off "
                      "(a larger window, another MTU or header options) or the model's overhead is pessimistic")
     if inputs.protocol == "udp":
@@ -734,6 +756,44 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
                    tuple(causes), tuple(advice), tuple(hyps), tuple(notes), summary)
 
 
+def _wrong_inputs(inputs, exceeded, measured, mtu, profile) -> list[str]:
+    """For each bound the figure exceeds, the inputs that must be wrong and by how much.
+
+    The TCP bounds scale exactly: W / RTT is 1 / RTT and linear in W; Mathis' bound is 1 / RTT
+    and 1 / sqrt(p) (PFTK, used above 1 % loss, nearly so).
+    """
+    out = []
+    n = inputs.streams
+    for x in exceeded:
+        over = measured / x.ceiling_bytes_per_s
+        head = f"the figure {_net(measured)} is {over:.0%} of the {x.name} bound ({_net(x.ceiling_bytes_per_s)})"
+        if x.kind == "loss":
+            out.append(f"{head}: the loss rate must be at most {inputs.loss / over ** 2:.2g} (given "
+                       f"{inputs.loss:g}), or the RTT at most {_time(inputs.rtt_s / over)} (given "
+                       f"{_time(inputs.rtt_s)}), or the streams more than {n}")
+        elif x.kind == "window":
+            w, wtext = _window(inputs)
+            what = ("the socket buffer (rcvbuf) must be at least "
+                    f"{_size(inputs.buffer_bytes * over)} (given {_size(inputs.buffer_bytes)})"
+                    if inputs.window_bytes is None and inputs.buffer_bytes is not None
+                    else f"the window must be at least {_size(w * over)} (given {wtext})")
+            out.append(f"{head}: {what}, or the RTT at most {_time(inputs.rtt_s / over)} (given "
+                       f"{_time(inputs.rtt_s)}), or the streams more than {n}")
+        elif x.kind == "framing":
+            out.append(f"{head}: the MTU must be larger than {mtu:g} B, the headers smaller, or the line "
+                       f"rate higher than given ({inputs.medium})")
+        elif x.kind == "target":
+            out.append(f"{head}: the sender's target rate (iperf3 -b) must be at least {over:.2f}x higher")
+        elif x.kind == "cpu":
+            out.append(f"{head}: the profile's CPU clock, cores or cycles per byte and per packet must be "
+                       f"{over:.2f}x more favourable, or the figure is not from this host")
+        else:
+            where = f"link {x.link} of profile {profile.name}" if x.link and profile is not None else x.name
+            out.append(f"{head}: {where} must be at least {over:.2f}x faster than its parameters say, or the "
+                       f"figure was not measured on flow {inputs.flow!r} of this machine")
+    return out
+
+
 def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, profile, throttle, cpu_nominal,
             hyps):
     causes: list[str] = []
@@ -752,9 +812,14 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
         causes.append(f"the figure is only {efficiency:.0%} of the lowest modelled ceiling ({binding.name}, "
                       f"{_net(binding.ceiling_bytes_per_s)}): no modelled ceiling explains it")
 
-    if kind == "window" and inputs.rtt_s is not None:
-        target = line if line is not None else (path.ceiling_bytes_per_s if path else measured * 10)
-        need = tcp.bdp(target, inputs.rtt_s) / n
+    window, _ = _window(inputs)
+    target = line if line is not None else (path.ceiling_bytes_per_s if path else None)
+    need = tcp.bdp(target, inputs.rtt_s) / n if target is not None and inputs.rtt_s is not None else None
+    if kind == "window" and inputs.rtt_s is not None and need is not None and window is not None and need <= window:
+        advice.append(f"the window ({_size(window)}{' per stream' if n > 1 else ''}) already covers the "
+                      f"bandwidth-delay product of {_net(target)} at {_time(inputs.rtt_s)} ({_size(need)}): "
+                      "a larger tcp_rmem will not help")
+    elif kind == "window" and inputs.rtt_s is not None and need is not None:
         buf = tcp.buffer_for_window(need, inputs.adv_win_scale)
         advice.append(f"raise net.ipv4.tcp_rmem max to at least {_at_least(need)} for {_net(target)} at "
                       f"{_time(inputs.rtt_s)}{' per stream' if n > 1 else ''} (the bandwidth-delay product); "
@@ -770,7 +835,7 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
                       "loss (ip -s link and ethtool -S for errors and drops, nstat TcpRetransSegs, a lossy hop "
                       "with mtr) or use a congestion control less sensitive to random loss (CUBIC, BBR)")
     elif kind == "framing" and verdict == "at-ceiling":
-        if inputs.medium == "ethernet" and mtu < 9000:
+        if inputs.medium == "ethernet" and mtu < 9000 and _jumbo_capable(line):
             jumbo = framing.ethernet_goodput(line, 9000.0, inputs.protocol, inputs.ip_version, inputs.timestamps,
                                              inputs.vlan)
             advice.append(f"this is the line's goodput at MTU {mtu:g}: only jumbo frames (MTU 9000 end to end: "
@@ -786,8 +851,9 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
         advice.append("the sender was rate-limited: rerun without the limit (iperf3 -b 0, or a rate above the "
                       "line's) to measure the path")
     elif kind == "cpu":
+        jumbo = "jumbo frames (fewer packets) and " if _jumbo_capable(line) else ""
         advice.append("the host CPU binds: spread the work over more cores (parallel streams, RSS and IRQ "
-                      "affinity), use jumbo frames (fewer packets) and offloads (TSO, GRO, checksum)")
+                      f"affinity), use {jumbo}offloads (TSO, GRO, checksum)")
     elif kind == "pcie" and verdict != "far-below-all":
         advice.append("the PCIe link binds: check the negotiated speed and width (lspci -vv: LnkSta against "
                       "LnkCap) and MaxPayload / MaxReadReq")
@@ -829,6 +895,16 @@ def _advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, p
     if inputs.protocol == "tcp" and inputs.rtt_s is None and verdict != "at-ceiling":
         advice.append("measure the RTT (ping) and give it with --rtt: the window and loss ceilings need it")
     return causes, advice
+
+
+#: Jumbo frames are a Gigabit-Ethernet-and-faster extension: IEEE 802.3 caps the payload at
+#: 1500 B, and 10 and 100 Mbit/s NICs and switches do not carry larger frames (Alteon's 1998
+#: jumbo frames proposal was for Gigabit Ethernet; RFC 4638 needs the path to accept them).
+JUMBO_MIN_LINE = 1e9 / 8
+
+
+def _jumbo_capable(line) -> bool:
+    return line is None or line >= JUMBO_MIN_LINE * (1 - 1e-9)
 
 
 def _burst(profile, limit) -> float:

@@ -53,6 +53,8 @@ class CacheFact:
     line_bytes: int | None = None
     associativity: int | None = None  # 0 = fully associative
     shared_by: int | None = None
+    instances: int | None = None  # how many such caches the machine has (None: not counted)
+    cpu_kind: str | None = None  # the core type they serve on a hybrid CPU ("IntelAtom", "0xd87")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,10 @@ Efficiency = measured / theoretical.
 TCP reached 3.5 Gbit/s and UDP 7.8 Gbit/s through a PCI-X bus of 8.5 Gbit/s; UDP is near the bus
 (hardware-bound), TCP far below every ceiling ("software is the limit").  A figure is
 hardware-bound when it reaches at least ``near`` (default 0.8: our choice, not the seed's) of
-some ceiling, software-bound when it stays below that fraction of all of them.
+some ceiling, software-bound when it stays below that fraction of all of them.  A figure more
+than ``ABOVE`` (5 %) above a ceiling cannot have been measured under it: that verdict is
+"above-ceiling", naming the ceilings whose inputs (the profile's link values, the flow, or the
+figure itself) must be wrong.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from .errors import InputError
 from .signature import Signature
 
 NEAR = 0.8
+#: Above this fraction of a ceiling a figure contradicts it (rounding stays within a few per cent).
+ABOVE = 1.05
 
 #: (kernel, point filter) pairs that measure memory bandwidth, as (kernel, filter, plateau?).
 _MEMORY_FIGURES = (("stream", {}, False), ("maps", {"pattern": "stride1"}, True),
@@ -172,7 +177,7 @@ class Classification:
     """Where a measured figure stands against every ceiling that applies to it."""
 
     measured_bytes_per_s: float
-    verdict: str  # "hardware-bound" or "software-bound"
+    verdict: str  # "hardware-bound", "software-bound" or "above-ceiling"
     nearest: str
     ratio: float  # measured / the nearest ceiling
     ceilings: tuple[tuple[str, float], ...]
@@ -201,7 +206,8 @@ def classify(measured_bytes_per_s: float, ceilings, near: float = NEAR) -> Class
     -------
     Classification
         For a hardware-bound figure ``nearest`` is the lowest ceiling it reaches ``near`` of;
-        for a software-bound one, the lowest ceiling (the one it is closest to).
+        for a software-bound one, the lowest ceiling (the one it is closest to); for one above a
+        ceiling, the ceiling it exceeds most.
 
     Raises
     ------
@@ -220,7 +226,11 @@ def classify(measured_bytes_per_s: float, ceilings, near: float = NEAR) -> Class
         if not v > 0:
             raise InputError(f"ceiling {n!r} must be positive, got {v!r}", key="ceilings")
     reached = [(n, v) for n, v in items if measured_bytes_per_s >= near * v]
-    if reached:
+    exceeded = [(n, v) for n, v in items if measured_bytes_per_s > ABOVE * v]
+    if exceeded:
+        n, v = max(exceeded, key=lambda t: measured_bytes_per_s / t[1])
+        verdict = "above-ceiling"
+    elif reached:
         n, v = min(reached, key=lambda t: t[1])
         verdict = "hardware-bound"
     else:

@@ -43,6 +43,7 @@ figcaption { color: #555; font-size: 0.9em; }
 .verdict { border-left: 6px solid #888; padding: 0.6em 1em; background: #f8f8f8; }
 .verdict.at-ceiling { border-color: #2ca02c; } .verdict.below-ceiling { border-color: #ff7f0e; }
 .verdict.far-below-all { border-color: #d62728; }
+.verdict.above-ceiling { border-color: #9467bd; background: #f3eefa; }
 .verdict .big { font-size: 1.25em; font-weight: 700; }
 .warning { border-left: 6px solid #ff7f0e; background: #fff4e5; padding: 0.5em 1em; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }

@@ -41,14 +41,17 @@ def flow_expression(profile: Profile, usage: dict[str, float], *, effective: boo
     """A flow's ceiling as min over the resources it uses of capacity / passes.
 
     Exact wherever each leg has one route (every bundled profile); on meshes it is the
-    expression of the routing the solver chose.
+    expression of the routing the solver chose, except that parallel links between the same two
+    components count with their summed capacity (:func:`pinchpoint.ceilings.parallel_groups`).
     """
     import sympy
 
+    from .ceilings import parallel_groups
+
     terms = []
-    for rid, u in usage.items():
-        link = profile.links[rid.split(":", 1)[0]]
-        terms.append(link_expression(link, effective=effective) / sympy.nsimplify(u))
+    for rids, u in parallel_groups(profile, usage):
+        total = sum(link_expression(profile.links[r.split(":", 1)[0]], effective=effective) for r in rids)
+        terms.append(total / sympy.nsimplify(u))
     return sympy.Min(*terms) if len(terms) > 1 else terms[0]
 
 
@@ -144,10 +147,12 @@ def explain_flow(profile: Profile, flow_name: str) -> Explanation:
     c = flow_ceiling(profile, flow_name)
     expr = flow_expression(profile, c.usage)
     value = evaluate(expr, profile)
+    from .ceilings import parallel_groups
+
     parts = []
-    for rid, u in sorted(c.usage.items()):
-        link = profile.links[rid.split(":", 1)[0]]
-        parts.append((rid, link.capacity, u))
+    for rids, u in parallel_groups(profile, c.usage):  # parallel links: one term, capacities added
+        rid = " + ".join(rids)
+        parts.append((rid, sum(profile.links[r.split(":", 1)[0]].capacity for r in rids), u))
     substituted = "min(" + ", ".join(
         f"{units.format_rate(cap / u)}" + (f" [{rid} / {u:g}]" if u != 1 else f" [{rid}]")
         for rid, cap, u in parts) + ")"
@@ -173,7 +178,7 @@ def explain(profile: Profile, target: str) -> Explanation:
 
 @dataclass(frozen=True)
 class Solved:
-    """The value of one parameter at which a flow reaches a target rate."""
+    """The value of one parameter at which a flow reaches a target rate after protocol overhead."""
 
     flow: str
     link: str
@@ -183,27 +188,82 @@ class Solved:
     dimension: str
     equation: str
     reachable: bool
-    ceiling_after_bytes_per_s: float
+    ceiling_after_bytes_per_s: float  # the effective ceiling at value_si
     binding_after: tuple[str, ...]
     note: str = ""
+    raw_value_si: float | None = None  # the link's raw capacity alone reaches the target here
+    network: bool = False  # the flow's figures read in bit/s
 
     def to_dict(self) -> dict:
         return {"flow": self.flow, "link": self.link, "param": self.param,
                 "target_bytes_per_s": self.target_bytes_per_s, "value": self.value_si,
                 "unit": units.BASE_UNITS[self.dimension], "equation": self.equation,
-                "reachable": self.reachable, "ceiling_after_bytes_per_s": self.ceiling_after_bytes_per_s,
-                "binding_after": list(self.binding_after), "note": self.note}
+                "reachable": self.reachable, "effective_ceiling_after_bytes_per_s": self.ceiling_after_bytes_per_s,
+                "ceiling_after_bytes_per_s": self.ceiling_after_bytes_per_s,
+                "binding_after": list(self.binding_after), "raw_value": self.raw_value_si, "note": self.note}
+
+
+#: Relative tolerance for "reaches the target" (solver round-off, not a margin).
+_REACH = 1e-9
+
+
+def _positive_roots(expr, sym, target, others) -> list[float]:
+    import sympy
+
+    try:
+        roots = sympy.solve(sympy.Eq(expr.subs(others), sympy.Float(target)), sym)
+    except NotImplementedError:
+        return []
+    return sorted(float(r) for r in roots if r.is_real and r > 0)
+
+
+def _threshold(reaches, start: float, guess: float | None) -> float | None:
+    """The smallest w > 0 with ``reaches(w)``, for a ``reaches`` that is false below a
+    threshold and true above it (a flow's ceiling never falls as a capacity grows).
+
+    Exact where the link's own equation is the answer (``guess``); else bracketing by factors of
+    two and bisection to round-off.  None when no w up to 2^60 times the start reaches.
+    """
+    if guess is not None and reaches(guess) and not reaches(guess * (1 - 1e-7)):
+        return guess
+    hi = max(start, guess or 0.0)
+    for _ in range(60):
+        if reaches(hi):
+            break
+        hi *= 2
+    else:
+        return None
+    lo = hi / 2
+    for _ in range(200):
+        if not reaches(lo):
+            break
+        lo /= 2
+    else:
+        return lo
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+    return hi
 
 
 def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str) -> Solved:
-    """Solve ``capacity(LINK.PARAM) / passes = target`` for the parameter, then check the flow.
+    """The value of LINK.PARAM at which the flow's ceiling after protocol overhead reaches a target.
 
-    ``vary`` is "LINK.PARAM".  The answer says whether the flow really reaches the target at
-    that value, or whether another link binds first (then no value of this parameter will do).
+    The flow's effective ceiling never falls as a capacity grows, so the answer is a threshold:
+    the smallest value (the largest, for a parameter that lowers the capacity, such as an
+    overhead) that reaches the target.  The link's own equation gives it exactly where that
+    link alone binds; otherwise (parallel links, another link in the way) it is found on the
+    flow's ceiling itself.  Discrete parameters answer a value that exists
+    (:mod:`pinchpoint.param_values`: PCIe lanes, MPS, PCI-X MMRBC), whole-number ones are
+    rounded the safe way.  Where no value reaches the target, the answer says so, with the
+    value that comes closest and what binds there.
     """
     import sympy
 
     from .ceilings import flow_ceiling
+    from .param_values import valid_values
 
     if target_bytes_per_s <= 0 or not math.isfinite(target_bytes_per_s):
         raise InputError(f"the target must be a positive rate, got {target_bytes_per_s!r}", key="--target")
@@ -219,24 +279,63 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     if not passes:
         raise InputError(f"flow {flow_name!r} does not cross link {link_id!r} "
                          f"(its path: {' -> '.join(before.path)})", key="--vary")
-    u = max(passes)
+    # The link's equation, with its parallel siblings: capacities add (ceilings.parallel_groups).
+    from .ceilings import parallel_groups
+
+    rids, u = next((g, n) for g, n in parallel_groups(profile, before.usage)
+                   if any(r.split(":", 1)[0] == link_id for r in g))
+    u = sympy.nsimplify(u)
+    group = [profile.links[r.split(":", 1)[0]] for r in dict.fromkeys(rids)]
+    group = list({x.id: x for x in group}.values())
     sym = symbol(link_id, param)
-    others = {s: v for s, v in link_values(link).items() if s != sym}
-    equation = sympy.Eq(link_expression(link) / sympy.nsimplify(u), sympy.Float(target_bytes_per_s))
-    roots = [r for r in sympy.solve(equation.subs(others), sym) if r.is_real and r > 0]
-    if not roots:
-        raise InputError(f"no positive value of {vary} gives {units.format_rate(target_bytes_per_s)}")
-    value = float(min(roots))
+    values = profile_values(profile)
+    others = {s: v for s, v in values.items() if s != sym}
+    effective = sum(link_expression(x, effective=True) for x in group)
+    raw = sum(link_expression(x) for x in group)
+    slope = float(sympy.diff(effective, sym).subs(values))
+    if slope == 0:
+        raise InputError(f"{vary} does not change the capacity of link {link_id!r}", key="--vary")
+    increasing = slope > 0
     spec = link.definition.param(param)
+    current = values[sym]
+
+    def ceiling(v):
+        return flow_ceiling(profile.with_link_param(link_id, param, v), flow_name)
+
+    def reaches(v) -> bool:
+        return ceiling(v).effective_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
+
+    equation = sympy.Eq(effective / u, sympy.Float(target_bytes_per_s))
+    eff_roots = _positive_roots(effective / u, sym, target_bytes_per_s, others)
+    raw_roots = (_positive_roots(raw / u, sym, target_bytes_per_s, others)
+                 if link.definition.efficiency is not None else [])
     note = ""
-    if spec.integer and value != int(value):
-        value = float(math.ceil(value))
-        note = f"{param} is a whole number: rounded up"
-    after = flow_ceiling(profile.with_link_param(link_id, param, value), flow_name)
-    reachable = after.ceiling_bytes_per_s >= target_bytes_per_s * (1 - 1e-9)
+    choices = valid_values(link.kind, param)
+    if choices:
+        ordered = choices if increasing else tuple(reversed(choices))
+        found = next((v for v in ordered if reaches(v)), None)
+        value = ordered[-1] if found is None else found
+        note = (f"{param} takes the values {', '.join(units.format_quantity(v, spec.dimension) for v in choices)}: "
+                f"the {'smallest' if increasing else 'largest'} that reaches the target")
+    else:
+        if increasing:
+            w = _threshold(reaches, current, eff_roots[0] if eff_roots else None)
+            found = w
+        else:  # search in 1/v, in which the ceiling grows
+            guess = 1 / eff_roots[-1] if eff_roots else None
+            w = _threshold(lambda x: reaches(1 / x), 1 / current, guess)
+            found = None if w is None else 1 / w
+        value = found if found is not None else (eff_roots[0] if eff_roots else current)
+        if spec.integer and value != int(value):
+            value = float(math.ceil(value) if increasing else max(1, math.floor(value)))
+            note = f"{param} is a whole number: rounded {'up' if increasing else 'down'}"
+    after = ceiling(value)
+    reachable = after.effective_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
     if not reachable:
         note = (f"at {param} = {units.format_quantity(value, spec.dimension)} the flow is bound by "
-                f"{', '.join(after.binding)} at {units.format_rate(after.ceiling_bytes_per_s)}: "
+                f"{', '.join(after.binding)} at {units.format_rate(after.effective_bytes_per_s)}: "
                 f"no value of {vary} alone reaches the target")
-    return Solved(flow_name, link_id, param, target_bytes_per_s, value, spec.dimension,
-                  str(equation), reachable, after.ceiling_bytes_per_s, after.binding, note)
+    return Solved(flow_name, link_id, param, target_bytes_per_s, float(value), spec.dimension,
+                  str(equation), reachable, after.effective_bytes_per_s, after.binding, note,
+                  raw_value_si=raw_roots[0] if raw_roots else None,
+                  network=any(profile.links[r.split(":", 1)[0]].definition.network for r in before.usage))

@@ -18,6 +18,16 @@ nested-model test against the best ``beta = 0`` (Amdahl) fit: an F test when the
 residual degrees of freedom; otherwise (two or three points) a chi-square test of the Amdahl
 fit's residuals against an assumed relative measurement noise (default 5 %).
 
+A significant ``beta`` alone does not make a series retrograde: a USL fitted to throughput that
+rises to a plateau (the exact MVA solution of Jain's Example 34.2 [4]) can put a peak at 13 clients
+with a tiny, significant ``beta``.  *Retrograde* needs the fall to be seen: some measured point
+lies below a point at fewer clients by more than the noise (series too short to fit the noise),
+or the fitted peak lies inside the measured range and the fitted curve falls from it to the
+largest client count by more than the noise.  The noise margin of a difference of two values is ``t s sqrt(2)`` (``s`` the residual
+standard error, ``t`` Student's quantile at the confidence level), or ``2 r X`` with the assumed
+relative noise ``r`` when ``s`` cannot be estimated.  Client counts may be fractional and below
+one (the average active sessions of the usl package's ``oracledb`` data set [5]).
+
 References
 ----------
 .. [1] N. J. Gunther, "A Simple Capacity Model of Massively Parallel Transaction Systems",
@@ -25,6 +35,9 @@ References
 .. [2] N. J. Gunther, *Analyzing Computer System Performance with Perl::PDQ*, 2nd ed., 2011.
 .. [3] J. Nocedal and S. J. Wright, *Numerical Optimization*, 2nd ed., 2006, sec. 10.3
    (covariance of non-linear least-squares estimates).
+.. [4] R. Jain, *The Art of Computer Systems Performance Analysis*, Wiley, 1991, Example 34.2.
+.. [5] S. Moeding, *usl: Analyze System Scalability with the Universal Scalability Law*, R
+   package (https://github.com/smoeding/usl), data set ``oracledb``.
 """
 
 from __future__ import annotations
@@ -105,6 +118,9 @@ class USLFit:
     #: (or at its --fix value) through the points, (gamma, alpha, beta).  An illustration of one
     #: curve consistent with the data, not an estimate with an interval.
     alpha_held: tuple[float, float, float] | None = None
+    #: The fall is seen: in the data, or in the fitted curve past a peak inside the measured range
+    #: (module docstring); None before that was judged (only beta's test decides then).
+    falls: bool | None = None
 
     @property
     def fitted(self) -> bool:
@@ -129,11 +145,18 @@ class USLFit:
 
     @property
     def retrograde(self) -> bool:
-        """beta significantly > 0: throughput falls past a peak."""
-        return self.test.significant
+        """beta significantly > 0 and throughput seen to fall past a peak (module docstring)."""
+        return self.test.significant and self.falls is not False
 
     @property
     def verdict(self) -> str:
+        if self.test.significant and not self.retrograde:
+            pk = self.peak_clients
+            where = (f"the fitted peak at N = {pk:.3g} is beyond the largest measured N = {self.clients.max():g}"
+                     if pk is not None and pk > self.clients.max() else
+                     "the fitted curve's fall is within the noise")
+            return (f"not retrograde: beta > 0 (p = {self.test.p_value:.2g}) but throughput does not fall "
+                    f"within the measured range ({where}): it levels off; measure more clients to see a fall")
         if self.retrograde:
             where = (f" past N = {self.peak_clients:.3g}" if self.peak_clients and math.isfinite(self.peak_clients)
                      else "")
@@ -176,8 +199,8 @@ def _check_data(clients, throughput, series: str):
         raise InputError(f"series {series!r}: clients and throughput must be two columns of equal length")
     if not (np.all(np.isfinite(n)) and np.all(np.isfinite(x))):
         raise InputError(f"series {series!r}: clients and throughput must be finite numbers")
-    if np.any(n < 1):
-        raise InputError(f"series {series!r}: the number of clients must be >= 1, got {n.min():g}")
+    if np.any(n <= 0):
+        raise InputError(f"series {series!r}: the number of clients must be > 0, got {n.min():g}")
     if np.any(x <= 0):
         raise InputError(f"series {series!r}: throughput must be > 0, got {x.min():g}")
     order = np.argsort(n, kind="stable")
@@ -309,5 +332,25 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
         held = (float(pa["gamma"]), float(pa["alpha"]), float(pa["beta"]))
         notes.append(f"one retrograde USL curve through the points, alpha held at {held[1]:g}: gamma = "
                      f"{held[0]:.4g}, beta = {held[2]:.3g}, peak at N = {peak_clients(held[1], held[2]):.3g}")
+    curve = (ests["gamma"].value, ests["alpha"].value, ests["beta"].value) if ests["beta"] is not None else held
+    if dof:
+        s_res = math.sqrt(max(rss / dof, (1e-9 ** 2) * scale2))  # exact data: round-off, not zero
+        margin = np.full(n.size, stats.t.ppf(0.5 + level / 2, dof) * s_res * math.sqrt(2))
+    else:
+        margin = 2 * (DEFAULT_NOISE if noise is None else float(noise)) * x
+    falls = _falls(n, x, margin, curve)
     return USLFit(series, n, x, ests["gamma"], ests["alpha"], ests["beta"], rss, dof,
-                  (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes), held)
+                  (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes), held, falls)
+
+
+def _falls(n, x, margin, curve) -> bool:
+    """Is the fall seen?  With residual degrees of freedom the fitted curve smooths the noise:
+    its peak must lie inside the measured range and the curve must fall from it to the largest N
+    by more than the margin.  Without them (two or three points) the data themselves must fall:
+    a point below one at fewer clients by more than the assumed noise."""
+    if curve is not None and margin.size and np.all(margin == margin[0]) and margin[0] > 0:
+        pk = peak_clients(curve[1], curve[2])
+        if not (math.isfinite(pk) and n.min() <= pk < n.max()):
+            return False
+        return float(usl(pk, *curve) - usl(n.max(), *curve)) > float(margin[0])
+    return any(x[i] - x[j] > margin[i] for i in range(n.size) for j in range(i + 1, n.size) if n[j] > n[i])

@@ -53,8 +53,9 @@ def add_parser(sub) -> None:
                    help="write the signature here (atomically)")
     f.set_defaults(run=run_import_fio)
     n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
-    n.add_argument("file", metavar="FILE")
-    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml")
+    n.add_argument("file", metavar="FILE", help="NCCL topology XML file ('-': stdin)")
+    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
+                   help="write the profile here (atomically)")
     n.add_argument("--compare", action="store_true",
                    help="print NCCL's path bandwidth beside pinchpoint's for every flow")
     n.set_defaults(run=run_import_nccl)
@@ -147,15 +148,21 @@ def run_detect(args: argparse.Namespace) -> int:
         xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), _display_name(args.hwloc_xml)
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
+    if args.hwloc_xml and args.measure:
+        raise InputError("--measure measures the machine it runs on, not the one --hwloc-xml describes "
+                         "(use --signature with a signature of that machine)", key="--measure")
+    # A file describes its own machine: with --hwloc-xml, /sys is read only when --sysfs-root
+    # names a recorded tree (of the same machine), never the live one; nor is nvidia-smi run.
+    live = None if args.hwloc_xml and not args.sysfs_root else root
     smi_q = _read_text(args.nvidia_smi_q, "--nvidia-smi-q") if args.nvidia_smi_q else None
     smi_topo = _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo") if args.nvidia_smi_topo else None
     q_file, topo_file = args.nvidia_smi_q, args.nvidia_smi_topo
-    if not args.sysfs_root:  # the live machine: ask nvidia-smi where it is installed
+    if not args.sysfs_root and not args.hwloc_xml:  # the live machine: ask nvidia-smi
         if smi_q is None:
             smi_q, q_file = _run_nvidia_smi("-q"), "nvidia-smi -q"
         if smi_topo is None:
             smi_topo, topo_file = _run_nvidia_smi("topo", "-m"), "nvidia-smi topo -m"
-    facts = detect.detect(root, xml_text, hwloc_file=xml_file, nvidia_smi_q=smi_q, nvidia_topo=smi_topo,
+    facts = detect.detect(live, xml_text, hwloc_file=xml_file, nvidia_smi_q=smi_q, nvidia_topo=smi_topo,
                           nvidia_files=(q_file, topo_file))
 
     rate = source = None
@@ -226,7 +233,9 @@ def _summary(facts, doc) -> str:
              f"clock    nominal {q(facts.nominal_clock, 'frequency')}, now {q(facts.current_clock, 'frequency')}, "
              f"governor {facts.governor or 'unknown'}",
              "caches   " + (", ".join(f"L{c.level}{'d' if c.type == 'data' else 'i' if c.type == 'instruction' else ''}"
-                                      f" {_bytes_text(c.size_bytes)}" for c in facts.caches) or "unknown"),
+                                      f" {_bytes_text(c.size_bytes)}"
+                                      + (f" ({c.instances} x, {c.cpu_kind})" if c.cpu_kind else "")
+                                      for c in facts.caches) or "unknown"),
              f"memory   {q(facts.memory_bytes, 'size')}"]
     for n in facts.nics:
         lines.append(f"nic      {n.name}: {format_rate(n.speed, 'network') if n.speed else 'speed unknown'}, "
@@ -252,6 +261,8 @@ def _write_signature(sig, path: str) -> None:
 
 
 def run_import_kerncraft(args: argparse.Namespace) -> int:
+    import sys
+
     from ..importers import kerncraft
     from ..profile import profile_from_document
     from ..profile_io import dump_document
@@ -262,6 +273,8 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
     text = _read_text(args.file, "FILE")
     source = _display_name(args.file)
     machine = kerncraft.load_machine(text, file=source)
+    for flag in kerncraft.benchmark_flags(machine, file=source):
+        print(f"warning: {source}: {flag}", file=sys.stderr)
     doc = kerncraft.to_profile_document(machine, file=source)
     profile_from_document(doc, file=args.output)
     dump_document(doc, args.output)
@@ -282,12 +295,13 @@ def run_import_nccl(args: argparse.Namespace) -> int:
 
     _check_folder(args.output, "-o")
     text = _read_text(args.file, "FILE")
-    doc = nccl_topo.load_topology(text, file=args.file)
-    profile_from_document(doc, file=args.file)  # an error names the XML it came from
+    source = _display_name(args.file)
+    doc = nccl_topo.load_topology(text, file=source)
+    profile_from_document(doc, file=source)  # an error names the XML it came from
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
     if args.compare:
-        rows = nccl_topo.compare_with_nccl(text, file=args.file)
+        rows = nccl_topo.compare_with_nccl(text, file=source)
         width = max(len(r["flow"]) for r in rows) if rows else 4
         print(f"\n{'flow':<{width}}  {'NCCL path':>11}  {'path raw':>11}  {'path eff':>11}  {'max-flow':>11}")
         for r in rows:

@@ -125,16 +125,19 @@ def run_sweep(args: argparse.Namespace) -> int:
           f" = {result.size} points")
     print(f"  at the profile's values: {fmt(result.nominal_bytes_per_s)}")
     print(f"  ceiling ranges {fmt(result.ceiling.min())} .. {fmt(result.ceiling.max())}")
-    print("  binds: " + ", ".join(f"{k} {v:.1%}" for k, v in result.binding_share().items()))
+    # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
+    print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
+                                                   for k, v in result.binding_share(effective=True).items()))
+    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in result.binding_share().items()))
     if len(axes) == 1 and result.size <= 60:
         a = axes[0]
         rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
                 for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
                                           result.binding_links(effective=True))]
         print()
-        print(table(rows, [a.name, "ceiling", "binding", "effective", "binding"], align="lrlrl"))
+        print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
     elif len(axes) == 1:
-        a, links = axes[0], result.binding_links()
+        a, links = axes[0], result.binding_links(effective=True)
         changes = np.flatnonzero(links[1:] != links[:-1])
         for i in changes:
             print(f"  {links[i]} -> {links[i + 1]} between {units.format_quantity(float(a.values[i]), a.dimension)}"

@@ -153,9 +153,13 @@ def run_classify(args: argparse.Namespace) -> int:
     network = units.format_rate
     print(f"{profile.name}: {args.flow} measured {network(measured)}: {c.verdict} "
           f"({c.ratio:.0%} of {c.nearest})")
+    if c.verdict == "above-ceiling":
+        print(f"  a figure above a ceiling was not measured under it: the figure, the flow ({args.flow}) or "
+              f"profile {profile.name}'s link values must be wrong (a different machine, NIC or bus?)")
     rows = [[n, network(v), f"{measured / v:.0%}"] for n, v in c.ceilings]
     print(table(rows, ["ceiling", "rate", "measured/ceiling"], align="lrr"))
-    print(f"hardware-bound: at least {c.near:.0%} of some ceiling; software-bound: below that for all.")
+    print(f"hardware-bound: at least {c.near:.0%} of some ceiling; software-bound: below that for all; "
+          f"above-ceiling: more than 5% above one.")
     return 0
 
 

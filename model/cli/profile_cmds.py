@@ -143,10 +143,20 @@ def run_solve(args: argparse.Namespace) -> int:
         print_json(s.to_dict())
         return 0
     value = units.format_quantity(s.value_si, s.dimension, digits=7)
-    print(f"{s.link}.{s.param} = {value} gives {s.flow} {units.format_rate(s.target_bytes_per_s)}")
-    print(f"  solved: {s.equation}")
-    print(f"  with it, {s.flow} reaches {units.format_rate(s.ceiling_after_bytes_per_s)}, "
-          f"bound by {', '.join(s.binding_after)}")
-    if s.note:
+    convention = "network" if s.network else "memory"
+    target = units.format_rate(s.target_bytes_per_s, convention)
+    reached = units.format_rate(s.ceiling_after_bytes_per_s, convention)
+    if s.reachable:
+        print(f"{s.link}.{s.param} = {value} gives {s.flow} {reached} after protocol overhead "
+              f"(target {target}), bound by {', '.join(s.binding_after)}")
+    else:
+        print(f"no value of {s.link}.{s.param} alone gives {s.flow} {target}: at {value} it reaches "
+              f"{reached}, bound by {', '.join(s.binding_after)}")
+    print(f"  link equation: {s.equation}")
+    if s.reachable and s.raw_value_si is not None and s.raw_value_si != s.value_si:
+        print(f"  on raw capacity alone {s.param} = "
+              f"{units.format_quantity(s.raw_value_si, s.dimension, digits=7)} would do; protocol overhead "
+              f"(the effective capacity) needs the value above")
+    if s.note and s.reachable:  # an unreachable answer said it all above
         print(f"  note: {s.note}")
     return 0 if s.reachable else 1

@@ -12,7 +12,11 @@ direction with I/O becomes:
   latency ``lat_ns.mean`` in seconds.
 
 IOPS are not a separate point: at a fixed block size they are ``bw_bytes / buffer_bytes``.
-Jobs with identical parameters (fio ``--loops``, repeated files) are repetitions of one point.
+Outputs with identical parameters (repeated files) are repetitions of one point.  Within one
+output, ``numjobs = N`` without ``group_reporting`` (fio's default) lists N clones of a job that
+ran at once ("Each thread is reported separately; to see statistics for all clones as a whole,
+use group_reporting", fio HOWTO, ``numjobs``): their bandwidths add up to one figure, and their
+mean latencies average.  With ``group_reporting`` fio lists the group once, already summed.
 fio sizes use fio's default ``kb_base = 1024``: "4k" is 4 KiB.
 """
 
@@ -136,9 +140,34 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
             if isinstance(lat, dict) and isinstance(lat.get("mean"), (int, float)) and lat.get("N", 1):
                 latency = float(lat["mean"]) * 1e-9
             out.append({"params": {**params, "test": f"{pattern}_{direction}"},
-                        "bytes_per_s": bw, "latency_s": latency, "job": name})
+                        "bytes_per_s": bw, "latency_s": latency, "job": name,
+                        "clone_of": (name, job.get("groupid"), direction), "clones": params.get("numjobs", 1)})
+    out = _sum_clones(out, file)
     if not out:
         raise InputError("no job in this fio output moved any data", file=file, key="jobs")
+    return out
+
+
+def _sum_clones(records: list[dict], file) -> list[dict]:
+    """One record per job and direction: the N concurrent clones of ``numjobs = N`` summed."""
+    groups: dict = {}
+    for r in records:
+        groups.setdefault(r.pop("clone_of"), []).append(r)
+    out = []
+    for (name, _, _), rs in groups.items():
+        n = rs[0].pop("clones")
+        for r in rs[1:]:
+            r.pop("clones")
+        if len(rs) == 1:  # group_reporting, or numjobs = 1
+            out.append(rs[0])
+            continue
+        if len(rs) != n:
+            raise InputError(f"fio job {name!r} has numjobs={n} but {len(rs)} entries in one output: "
+                             "expected one per clone (numjobs) or one in all (group_reporting)",
+                             file=file, key="jobs")
+        lats = [r["latency_s"] for r in rs if r["latency_s"] is not None]
+        out.append({**rs[0], "bytes_per_s": sum(r["bytes_per_s"] for r in rs),
+                    "latency_s": sum(lats) / len(lats) if lats else None})
     return out
 
 

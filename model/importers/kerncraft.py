@@ -17,7 +17,20 @@ decimal as kerncraft writes them ("21.12 kB" = 21 120 B, "70.86 GB/s"; kerncraft
 ``PrefixedUnit.PREFIXES`` has k = 1e3, M = 1e6, G = 1e9); a cache's size is taken as
 ``sets * ways * cl_size`` where given (kerncraft files round "32.00 kB" for 32 KiB).  Values
 with a T, P or E prefix are refused: kerncraft's table makes T 1e13 and P 1e16, so such a value
-means something else to kerncraft than to every other tool.
+means something else to kerncraft than to every other tool.  ``INFORMATION_REQUIRED`` (what
+kerncraft's templates leave where a value is not known) reads as unknown; whole numbers may be
+written ``1.0`` and line sizes ``64 B``, as kerncraft's own reader takes them.
+
+The memory link is what kerncraft's roofline model would use for a copy (kerncraft
+``machinemodel.get_bandwidth``): the ``copy`` kernel's figure at the chip's core count (one
+thread per core), corrected for write-allocate: likwid-bench counts the bytes a kernel reads
+and writes, but every written line is first read, so the memory moves ``(read + 2 write -
+read+write) / (read + write)`` times the counted bytes (1.5 for copy).  The ``mem-copy`` flow
+crosses the link that many times per byte of payload (3 for copy: read, write-allocate read,
+write), so its ceiling is the copy rate the file measured.  Core counts in the benchmarks above
+the chip's own (a benchmark section copied from another machine) are flagged by
+:func:`benchmark_flags`.  What the profile format has no field for (SP flops, NUMA domains,
+caches' upstream throughputs and overlap model) goes into the signature's ``host.kerncraft``.
 """
 
 from __future__ import annotations
@@ -114,11 +127,22 @@ def _quantity(value, dimension: str, file, key) -> float:
     return si
 
 
+UNKNOWN = "INFORMATION_REQUIRED"
+
+
+def _unknown(value) -> bool:
+    return isinstance(value, str) and value.strip().startswith(UNKNOWN)
+
+
 def _int(data, key, file, *, where=None, default=None) -> int | None:
     value = data.get(key, default)
     path = f"{where}.{key}" if where else key
-    if value is None:
+    if value is None or _unknown(value):
         return None
+    if isinstance(value, float) and value.is_integer():  # "cores per group: 1.0"
+        value = int(value)
+    if isinstance(value, str) and re.match(r"^\s*[0-9]+\s*B\s*$", value):  # "cl_size: 64 B"
+        value = int(value.strip()[:-1])
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(f"expected a whole number >= 1, found {value!r}", file=file, key=path)
     return value
@@ -256,24 +280,79 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
     return out
 
 
-def memory_rate(machine: dict, *, file=None) -> tuple[float, str] | None:
-    """The highest likwid-bench bandwidth measured at level MEM [B/s] and its description, or
-    None when the file has no MEM measurements."""
-    best = None
+def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float, float] | None:
+    """(read, write, read+write) bytes per iteration of a benchmark kernel, or None."""
+    info = ((machine.get("benchmarks") or {}).get("kernels") or {}).get(kernel)
+    if not isinstance(info, dict):
+        return None
+    out = []
+    for name in ("read streams", "write streams", "read+write streams"):
+        entry = info.get(name) or {}
+        key = f"benchmarks.kernels.{kernel}.{name}.bytes"
+        out.append(_quantity(entry.get("bytes", "0 B"), "size", file, key) if isinstance(entry, dict) else 0.0)
+    return out[0], out[1], out[2]
+
+
+def write_allocate_factor(read: float, write: float, both: float) -> float:
+    """Memory bytes per byte likwid-bench counts: (read + 2 write - read+write) / (read + write)
+    (kerncraft ``machinemodel.get_bandwidth``; caches below L1 allocate on write)."""
+    return (read + 2 * write - both) / (read + write)
+
+
+def _chip_cores(machine: dict, file) -> int:
+    return _int(machine, "cores per socket", file) or 1
+
+
+def benchmark_flags(machine: dict, *, file=None) -> list[str]:
+    """Warnings about the benchmark section: core counts above the machine's."""
+    chip = _chip_cores(machine, file) * (_int(machine, "sockets", file, default=1) or 1)
+    over = {}
     for level, tpc, block, key in _measurement_blocks(machine, file):
-        if level != "MEM":
-            continue
         cores = _list(block, "cores", file, key, counts=True)
-        results = block.get("results") or {}
-        if not isinstance(results, dict):
-            raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
-        for kernel, values in results.items():
-            values = _list(block["results"], kernel, file, f"{key}.results", len(cores))
-            for i, v in enumerate(values):
-                rate = _quantity(v, "bandwidth", file, f"{key}.results.{kernel}[{i}]")
-                if best is None or rate > best[0]:
-                    best = (rate, f"likwid-bench {kernel} on {cores[i]} cores ({tpc} thread(s) per core)")
-    return best
+        if cores and max(cores) > chip:
+            over[key] = max(cores)
+    if not over:
+        return []
+    return [f"benchmarks.measurements: {', '.join(over)} go up to {max(over.values())} cores, but the machine "
+            f"has {chip}: the benchmarks were measured on another machine (a copied section?); its figures "
+            "do not describe this one"]
+
+
+def memory_rate(machine: dict, *, file=None) -> tuple[float, str, float] | None:
+    """The memory bandwidth kerncraft would use for a copy [B/s], its description and the
+    passes per payload byte of a copy; None when the file has no MEM copy (or load) figure.
+
+    The figure of the ``copy`` kernel (else ``load``) at the chip's core count (else the most
+    cores measured below it), one thread per core, times the write-allocate factor (module
+    docstring).
+    """
+    chip = _chip_cores(machine, file)
+    for kernel in ("copy", "load"):
+        for level, tpc, block, key in _measurement_blocks(machine, file):
+            if level != "MEM" or str(tpc) != "1":
+                continue
+            cores = _list(block, "cores", file, key, counts=True)
+            results = block.get("results") or {}
+            if not isinstance(results, dict):
+                raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
+            fitting = [c for c in cores if c <= chip]
+            if kernel not in results or not fitting:
+                continue
+            values = _list(results, kernel, file, f"{key}.results", len(cores))
+            rates = [_quantity(v, "bandwidth", file, f"{key}.results.{kernel}[{j}]") for j, v in enumerate(values)]
+            i = cores.index(max(fitting))  # the chip's count; else the most measured below it
+            counted = rates[i]
+            below = "" if cores[i] == chip else f", the most cores measured (the chip has {chip}): a lower bound"
+            streams = stream_bytes(machine, kernel, file=file) or ((8.0, 8.0, 0.0) if kernel == "copy"
+                                                                  else (8.0, 0.0, 0.0))
+            factor = write_allocate_factor(*streams)
+            read, write, both = streams
+            passes = (read + 2 * write - both) / (write or read)  # per payload byte (written, or read)
+            how = (f"likwid-bench {kernel} {counted / 1e9:.4g} GB/s on {cores[i]} cores{below} (1 thread per "
+                   f"core, {key}.results.{kernel}[{i}]) x {factor:g} for write-allocate (kerncraft's stream "
+                   "accounting)")
+            return counted * factor, how, passes
+    return None
 
 
 def _name_from(machine: dict, file) -> str:
@@ -298,6 +377,8 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
                            "cores": cores, "threads_per_core": tpc, "source": src}
     flops = machine.get("FLOPs per cycle")
     total = flops.get("DP", {}).get("total") if isinstance(flops, dict) and isinstance(flops.get("DP"), dict) else None
+    if _unknown(total):
+        total = None
     if total is not None:
         if isinstance(total, bool) or not isinstance(total, (int, float)) or total <= 0:
             raise InputError(f"expected a positive number, found {total!r}", file=file,
@@ -319,15 +400,16 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
                                    "description": "main memory of all NUMA domains"}
     mem = memory_rate(machine, file=file)
     if mem:
-        rate, how = mem
+        rate, how, passes = mem
         for s in range(sockets):
             doc["links"][f"mem{s}"] = {
                 "kind": "link", "between": [f"cpu{s}", "memory"], "shared": 1,
-                "description": "one socket's memory bandwidth as likwid-bench measured it (no write-allocate bytes)",
-                "rate": {"value": f"{rate / 1e9:.6g} GB/s",
-                         "source": f"{src}: benchmarks.measurements.MEM, {how}"}}
-        doc["flows"]["mem-copy"] = {"description": "memory copy by socket 0: reads and writes share its memory link",
-                                    "legs": [["memory", "cpu0"], ["cpu0", "memory"]]}
+                "description": "one socket's memory bandwidth for a copy, write-allocate bytes included",
+                "rate": {"value": f"{rate / 1e9:.6g} GB/s", "source": f"{src}: {how}"}}
+        doc["flows"]["mem-copy"] = {"description": "memory copy by socket 0: reads, write-allocate reads and "
+                                                   "writes share its memory link",
+                                    "legs": [["memory", "cpu0"], ["cpu0", "memory"]],
+                                    "passes": {"mem0": passes}}
     else:
         doc.pop("links")
         doc.pop("flows")
@@ -350,6 +432,7 @@ def to_signature(machine: dict, *, file: str | None = None):
                          file=file, key="benchmarks.measurements")
     points = tuple(Point.from_dict(d, file=file, key=f"points[{i}]") for i, d in enumerate(dicts))
     host = {"name": _name_from(machine, file), "cpu_model": str(machine["model name"]),
+            "kerncraft": extras(machine, file=file),
             "cores": (_int(machine, "cores per socket", file) or 1) * (_int(machine, "sockets", file, default=1)),
             "clocks": {"nominal_hz": _quantity(machine["clock"], "frequency", file, "clock")},
             "source": f"kerncraft machine file {file or ''} (kerncraft version {machine['kerncraft version']})".strip()}
@@ -357,3 +440,35 @@ def to_signature(machine: dict, *, file: str | None = None):
     return Signature(host, {"name": "likwid-bench", "version": "unknown", "flags": [],
                                 "note": "measurements from the kerncraft machine file"},
                      created, {KERNEL: KernelRun(None, points)})
+
+
+def extras(machine: dict, *, file=None) -> dict:
+    """What the profile format has no field for: SP flops per cycle, NUMA domains, each cache
+    level's upstream throughput and whether its transfers overlap (kerncraft's ECM inputs)."""
+    out: dict[str, Any] = {}
+    flops = machine.get("FLOPs per cycle")
+    if isinstance(flops, dict) and isinstance(flops.get("SP"), dict) and not _unknown(flops["SP"].get("total")):
+        out["sp_flops_per_cycle"] = flops["SP"].get("total")
+    for key in ("NUMA domains per socket", "cores per NUMA domain"):
+        value = _int(machine, key, file)
+        if value is not None:
+            out[key.replace(" ", "_")] = value
+    levels = []
+    for i, lvl in enumerate(machine["memory hierarchy"]):
+        if not isinstance(lvl, dict):
+            continue
+        entry = {"level": str(lvl.get("level"))}
+        up = lvl.get("upstream throughput")
+        if isinstance(up, list) and up:
+            entry["upstream_throughput"] = [str(x) if not isinstance(x, list) else [str(y) for y in x] for x in up]
+        if "transfers overlap" in lvl:
+            entry["transfers_overlap"] = bool(lvl["transfers overlap"])
+        levels.append(entry)
+    out["memory_hierarchy"] = levels
+    for model in ("overlapping model", "non-overlapping model"):
+        ports = (machine.get(model) or {}).get("ports") if isinstance(machine.get(model), dict) else None
+        if ports is not None:
+            out[model.replace(" ", "_").replace("-", "_") + "_ports"] = (
+                {str(k): [str(p) for p in v] for k, v in ports.items()} if isinstance(ports, dict)
+                else [str(p) for p in ports])
+    return out

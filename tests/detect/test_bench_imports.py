@@ -78,3 +78,43 @@ def test_fio_bad_input(text, words):
 def test_fio_sizes():
     assert [fio.parse_fio_size(x) for x in ("4k", "1M", "4096", "1MiB", "16m", "4k-64k")] == [
         4096, 2 ** 20, 4096, 2 ** 20, 16 * 2 ** 20, None]
+
+
+# --- issue 12 item 9: numjobs > 1 without group_reporting -------------------------------------
+#: recorded here with fio 3.33 on the 2-core VM: fio --name=seqwrite --rw=write --bs=64k --size=8M
+#: --numjobs=4 --ioengine=psync --output-format=json (and the same with --group_reporting)
+FIO_NJ4 = FIO / "seqwrite-64k-numjobs4-fio3.33-vm.json"
+FIO_NJ4_GROUP = FIO / "seqwrite-64k-numjobs4-group-reporting-fio3.33-vm.json"
+
+
+def test_fio_numjobs_clones_are_summed_not_repetitions():
+    import json
+
+    raw = json.loads(FIO_NJ4.read_text())
+    clones = [j["write"]["bw_bytes"] for j in raw["jobs"]]
+    assert len(clones) == 4  # four clones ran at once
+    recs = fio.parse_fio_json(FIO_NJ4.read_text(), file=str(FIO_NJ4))
+    assert len(recs) == 1
+    assert recs[0]["bytes_per_s"] == pytest.approx(sum(clones))
+    points = fio.point_dicts(recs)[fio.BANDWIDTH_KERNEL]
+    assert points[0]["result"]["repetitions"] == [pytest.approx(sum(clones))]
+
+
+def test_fio_group_reporting_is_taken_as_it_is():
+    import json
+
+    raw = json.loads(FIO_NJ4_GROUP.read_text())
+    assert len(raw["jobs"]) == 1
+    recs = fio.parse_fio_json(FIO_NJ4_GROUP.read_text(), file=str(FIO_NJ4_GROUP))
+    assert [r["bytes_per_s"] for r in recs] == [raw["jobs"][0]["write"]["bw_bytes"]]
+
+
+def test_fio_clone_count_mismatch_is_an_error():
+    import json
+
+    from pinchpoint.errors import InputError
+
+    raw = json.loads(FIO_NJ4.read_text())
+    raw["jobs"] = raw["jobs"][:3]
+    with pytest.raises(InputError, match="numjobs=4 but 3 entries"):
+        fio.parse_fio_json(json.dumps(raw), file="cut.json")

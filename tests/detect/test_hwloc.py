@@ -90,3 +90,109 @@ def test_nonsense_numbers_are_unknown(old, new):
 
     text = HWLOC_XML.read_text().replace(old, new)
     profile_from_document(facts_to_profile_document(parse_hwloc_xml(text)))
+
+
+# --- issue 12 item 6: XML format 3.0 (hwloc's own test topologies, tests/fixtures/hwloc/README.md)
+
+from detect_paths import FIXTURES  # noqa: E402
+
+CXL_V3 = FIXTURES / "hwloc" / "hwloc-cxlmem+dax.v3.xml"
+CXL_V2 = FIXTURES / "hwloc" / "hwloc-cxlmem+dax.v2.xml"
+
+
+def _parse(path):
+    return parse_hwloc_xml(path.read_text(), file=str(path))
+
+
+def test_format_3_osdev_bit_flags_keep_nics_and_disks():
+    f = _parse(CXL_V3)
+    # enp0s2 has osdev_type="16" (network); sr0 and sda "1" (storage)
+    assert [(n.name, n.pci_address) for n in f.nics] == [("enp0s2", "0000:00:02.0")]
+    assert [(d.name, d.size_bytes) for d in f.disks] == [("sr0", 1048575 * 1024), ("sda", 10485760 * 1024)]
+    # the CXL memory devices (osdev_type 2 = memory, 3 = storage | memory) are neither NICs nor disks
+    names = {n.name for n in f.nics} | {d.name for d in f.disks}
+    assert not names & {"mem0", "mem1", "mem2", "mem3"}
+
+
+def test_format_2_and_3_of_the_same_machine_agree():
+    v2, v3 = _parse(CXL_V2), _parse(CXL_V3)
+    assert v2.nics == v3.nics and v2.disks == v3.disks
+    assert (v2.cores, v2.memory_bytes, v2.caches) == (v3.cores, v3.memory_bytes, v3.caches)
+
+
+def test_unknown_format_version_is_an_error():
+    text = CXL_V3.read_text().replace('<topology version="3.0">', '<topology version="4.0">')
+    with pytest.raises(InputError, match="format version '4.0'") as e:
+        parse_hwloc_xml(text, file="future.xml")
+    assert e.value.file == "future.xml"
+
+
+def test_detect_from_a_file_does_not_mix_in_this_machine(capsys, monkeypatch):
+    # the "live" machine stands in as the recorded X5460 tree: its CPU, clock and disks must not
+    # appear in a profile of the file's QEMU machine
+    import json
+
+    from detect_paths import SYSFS
+
+    from pinchpoint import detect
+    from pinchpoint.cli import main
+
+    live = detect.read_sysfs(SYSFS)
+    assert live.cpu_model and "X5460" in live.cpu_model
+    monkeypatch.setattr(detect, "read_sysfs", lambda root=None: live)
+    assert main(["detect", "--hwloc-xml", str(CXL_V3), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    facts = doc["facts"]
+    assert facts["cpu_model"] == "QEMU Virtual CPU version 2.5+"
+    assert "X5460" not in json.dumps(doc)
+    assert facts["memory_bytes"] == _parse(CXL_V3).memory_bytes
+    assert [d["name"] for d in facts["disks"]] == ["sr0", "sda"]
+    assert facts.get("nominal_clock") is None and facts.get("current_clock") is None
+
+
+def test_detect_from_a_file_refuses_to_measure_this_machine(capsys):
+    from pinchpoint.cli import main
+
+    assert main(["detect", "--hwloc-xml", str(CXL_V3), "--measure"]) == 2
+    assert "--measure" in capsys.readouterr().err
+
+
+# --- issue 12 item 7: hybrid CPUs keep every cache, shared_by counts cores ----------------------
+
+def _by_kind(path):
+    f = _parse(FIXTURES / "hwloc" / path)
+    return f, {(c.level, c.type, c.cpu_kind): (c.size_bytes, c.shared_by, c.instances) for c in f.caches}
+
+
+def test_raptor_lake_p_and_e_core_caches():
+    # Intel Core i7-1370P: 6 P-cores (48 KiB L1d, 32 KiB L1i, 1.25 MiB L2 each) and 8 E-cores
+    # (32 KiB L1d, 64 KiB L1i, 2 MiB L2 per cluster of 4); 24 MiB L3 for all 14 cores (20 threads)
+    f, got = _by_kind("hwloc-Intel-RaptorLake-Corei7-1370P.xml")
+    assert (f.cores, f.threads) == (14, 20)
+    assert got[(1, "data", "IntelCore")] == (48 * 1024, 1, 6)
+    assert got[(1, "data", "IntelAtom")] == (32 * 1024, 1, 8)
+    assert got[(1, "instruction", "IntelAtom")] == (64 * 1024, 1, 8)
+    assert got[(2, "unified", "IntelCore")] == (1280 * 1024, 1, 6)
+    assert got[(2, "unified", "IntelAtom")] == (2 * 2**20, 4, 2)
+    assert got[(3, "unified", "IntelAtom+IntelCore")] == (24 * 2**20, 14, 1)  # 14 cores, not 20 threads
+
+
+def test_strix_point_keeps_both_l3s():
+    # AMD Ryzen AI 9 HX 370: 4 Zen 5 cores share 16 MiB of L3, 8 Zen 5c cores 8 MiB
+    _, got = _by_kind("hwloc-AMD-1Ah-Zen5StrixPoint-RyzenAI9HX370.xml")
+    assert got[(3, "unified", "AMDPerformance")] == (16 * 2**20, 4, 1)
+    assert got[(3, "unified", "AMDEfficiency")] == (8 * 2**20, 8, 1)
+
+
+def test_gb10_keeps_both_core_types_l2():
+    # NVIDIA GB10: 10 Cortex-X925 (CPUPart 0xd85, 2 MiB L2) and 10 Cortex-A725 (0xd87, 512 KiB L2)
+    _, got = _by_kind("hwloc-nvidia-dgx-gb10.xml")
+    assert got[(2, "unified", "0xd85")] == (2 * 2**20, 1, 10)
+    assert got[(2, "unified", "0xd87")] == (512 * 1024, 1, 10)
+
+
+def test_a_homogeneous_machine_names_no_core_kind():
+    f = _parse(CXL_V3)
+    assert all(c.cpu_kind is None for c in f.caches)
+    assert {(c.level, c.type): c.instances for c in f.caches} == {
+        (1, "data"): 4, (1, "instruction"): 4, (2, "unified"): 4, (3, "unified"): 1}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -291,7 +292,9 @@ def test_nothing_to_compare_with():
 
 def test_pcix_split_read_bound(g5):
     # formulas.md 2: X <= N x MMRBC / (T_latency + MMRBC / B_peak); 1 us, MMRBC 512: 2.77 Gbit/s per read
-    v = diagnose(DiagnoseInputs(**G5_UDP, profile=g5, mmrbc_bytes=512, outstanding_reads=1, read_latency_s=1e-6))
+    # 2.6 Gbit/s: seed 000's 7.8 was measured at MMRBC 4096 and is above this bound (above-ceiling)
+    at_512 = {**G5_UDP, "measured_bytes_per_s": 2.6 * GBIT}
+    v = diagnose(DiagnoseInputs(**at_512, profile=g5, mmrbc_bytes=512, outstanding_reads=1, read_latency_s=1e-6))
     split = next(c for c in v.ceilings if "split reads" in c.name)
     share = 9018 / 8972  # bus bytes per UDP payload byte at MTU 9000
     assert split.ceiling_bytes_per_s * share / GBIT == pytest.approx(512 / (1e-6 + 512 / (133e6 * 8)) / GBIT, rel=1e-9)
@@ -354,3 +357,76 @@ def test_throttled_cpu_binds_seed_002():
     assert v.binding.kind == "cpu" and v.verdict == "at-ceiling"
     assert "2 GHz of its nominal 3.16 GHz" in v.binding.note
     assert any("power saving" in a and "cpupower" in a for a in v.advice)
+
+
+# --- issue 12 item 4, issue 17: a figure above a ceiling -------------------------------------
+
+def test_figure_above_the_loss_bound_names_the_wrong_inputs():
+    # issue 12 item 4: 500 Mbit/s over 90 ms with p = 4.6e-5 is 3.5x Mathis' bound
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=500e6 / 8, line_bytes_per_s=10 * GBIT, rtt_s=0.090,
+                                mtu_bytes=9000, loss=4.6e-5, window_bytes=256 * 2**20))
+    assert v.verdict == "above-ceiling" and v.binding.kind == "loss"
+    mathis = 8948 / 0.090 * math.sqrt(1.5) / math.sqrt(4.6e-5)  # independently: C = sqrt(3/2)
+    assert v.binding.ceiling_bytes_per_s == pytest.approx(mathis, rel=1e-12)
+    over = (500e6 / 8) / mathis
+    text = " ".join(v.causes)
+    # the loss must be at most p / over^2 and the RTT at most 90 ms / over for the figure to fit
+    assert f"{4.6e-5 / over ** 2:.2g}" in text and "loss rate must be at most" in text
+    assert "RTT at most" in text and not v.advice
+    assert "at-ceiling" not in v.verdict and "packet loss" not in v.limited_by
+
+
+def test_figure_above_the_window_bound_names_the_window():
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=100e6 / 8, line_bytes_per_s=GBIT, rtt_s=0.050,
+                                mtu_bytes=1500, window_bytes=65536))
+    assert v.verdict == "above-ceiling" and v.binding.kind == "window"
+    need = 100e6 / 8 * 0.050  # W >= X x RTT
+    assert any("window must be at least" in c and f"{need / 1e3:.3g} kB" in c for c in v.causes), v.causes
+
+
+def test_g5_tcp_figure_refutes_the_cpu_rule_of_thumb(g5):
+    # issue 17: 3.5 Gbit/s on nic-rx was "efficiency 181 %, at-ceiling; limited by the host CPU"
+    # although PCI-X sits at 48 %: the rule of thumb is refuted and the hard ceilings judge it
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=3.5 * GBIT, profile=g5, flow="nic-rx"))
+    cpu = next(c for c in v.ceilings if c.kind == "cpu")
+    assert cpu.estimate and 3.5 * GBIT > 1.05 * cpu.ceiling_bytes_per_s
+    assert v.binding.kind == "pci-x" and v.verdict == "far-below-all"
+    assert v.efficiency == pytest.approx(0.485, abs=0.002)
+    assert any("refutes" in n and "rule of thumb" in n for n in v.notes)
+
+
+# --- issue 12 item 10: advice consistent with its inputs --------------------------------------
+
+def test_no_tcp_rmem_advice_when_the_window_is_already_large():
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=1e6 / 8, rtt_s=0.040, window_bytes=32 * 2**20))
+    assert v.binding.kind == "window"
+    assert not any("tcp_rmem" in a for a in v.advice), v.advice
+
+
+def test_window_advice_says_the_window_covers_the_bdp():
+    # a 32 MiB window at 40 ms carries 6.7 Gbit/s: on a 1 Gbit/s line it cannot bind, but with
+    # 8 streams of 32 KiB it does, and then raising it is the advice
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=40e6 / 8, line_bytes_per_s=GBIT, rtt_s=0.040,
+                                window_bytes=32 * 2**10, streams=8))
+    assert v.binding.kind == "window"
+    assert any("tcp_rmem max to at least" in a for a in v.advice)
+
+
+def test_no_jumbo_frames_on_10_mbit_ethernet():
+    # IEEE 802.3 at 10 and 100 Mbit/s carries at most 1500 B of payload
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=9.4e6 / 8, line_bytes_per_s=10e6 / 8))
+    assert v.binding.kind == "framing" and v.verdict == "at-ceiling"
+    assert not any("jumbo" in a for a in v.advice), v.advice
+    g = diagnose(DiagnoseInputs(measured_bytes_per_s=940e6 / 8, line_bytes_per_s=GBIT))
+    assert any("jumbo" in a for a in g.advice)  # still advised at 1 Gbit/s
+
+
+def test_one_mathis_constant():
+    from pinchpoint import tcp
+    from pinchpoint.diagnose import DEFAULT_C
+
+    assert DEFAULT_C == tcp.C_MATHIS == math.sqrt(1.5)
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=1e6, line_bytes_per_s=GBIT, rtt_s=0.08, loss=1e-5,
+                                mss_bytes=1460))
+    loss = next(c for c in v.ceilings if c.kind == "loss")
+    assert loss.ceiling_bytes_per_s == pytest.approx(1460 / 0.08 * math.sqrt(1.5) / math.sqrt(1e-5), rel=1e-12)

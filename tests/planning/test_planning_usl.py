@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from pinchpoint.errors import InputError
 SEED001_MACOSX = {5: 113, 10: 62}
 SEED001_LINUX = {5: 411, 10: 443}
 BUNDLED = "mysql-g5-anandtech-2005-09-01"
+#: the usl R package's oracledb data set (S. Moeding, BSD 2-clause; tests/fixtures/usl)
+ORACLEDB = Path(__file__).parent.parent / "fixtures" / "usl" / "oracledb-usl-r-package.csv"
 
 
 def test_formula_and_peak():
@@ -66,11 +69,60 @@ def test_seed001_linux_is_not_retrograde():
 
 
 def test_exact_synthetic_data_recovers_parameters():
-    n = np.arange(1, 17)
+    n = np.arange(1, 33)  # past the peak at sqrt(0.96 / 0.003) = 17.9: the data fall
     x = usl.usl(n, 250.0, 0.04, 0.003)
     f = usl.fit(n, x)
     assert (f.gamma.value, f.alpha.value, f.beta.value) == pytest.approx((250.0, 0.04, 0.003), rel=1e-6)
     assert f.retrograde and f.peak_clients == pytest.approx(math.sqrt(0.96 / 0.003), rel=1e-6)
+
+
+def test_peak_beyond_the_measured_range_is_not_retrograde():
+    # the same curve measured only up to N = 16 rises all the way: beta is significant, but
+    # nothing measured falls (issue 12 item 5)
+    n = np.arange(1, 17)
+    f = usl.fit(n, usl.usl(n, 250.0, 0.04, 0.003))
+    assert f.test.significant and f.peak_clients > 16
+    assert not f.retrograde and "beyond the largest measured N = 16" in f.verdict
+
+
+def test_jain_example_34_2_saturates_and_is_not_retrograde():
+    # R. Jain, The Art of Computer Systems Performance Analysis (1991), Example 34.2: demands 2, 3
+    # and 1 s, think time 4 s.  Exact MVA (Reiser and Lavenberg 1980), computed here with
+    # fractions independently of pinchpoint.queueing: X(N) rises to 1 / 3 and never falls.
+    from fractions import Fraction
+
+    demands, z = [Fraction(2), Fraction(3), Fraction(1)], Fraction(4)
+    q = [Fraction(0)] * 3
+    xs = []
+    for n in range(1, 21):
+        r = [d * (1 + qi) for d, qi in zip(demands, q)]
+        x = n / (z + sum(r))
+        q = [x * ri for ri in r]
+        xs.append(x)
+    assert all(b > a for a, b in zip(xs, xs[1:])) and xs[-1] < Fraction(1, 3)
+    f = usl.fit(np.arange(1, 21), np.array([float(x) for x in xs]))
+    assert f.test.significant  # a significant beta alone ...
+    assert not f.retrograde  # ... is not retrograde
+    assert "does not fall" in f.verdict
+
+
+def test_oracledb_with_fewer_than_one_client_fits():
+    # the usl R package's oracledb data set: 81 of 360 rows have db_time < 1 active session
+    data = read_series(str(ORACLEDB))
+    s = data.series[0]
+    assert s.clients.size == 360 and int(np.sum(s.clients < 1)) == 81
+    f = usl.fit(s.clients, s.throughput, series="oracledb")
+    # an independent least-squares fit (scipy's curve_fit, Levenberg-Marquardt) agrees
+    from scipy.optimize import curve_fit
+
+    popt, _ = curve_fit(usl.usl, s.clients, s.throughput, p0=(3.0, 0.3, 0.03), maxfev=20000)
+    assert (f.gamma.value, f.alpha.value, f.beta.value) == pytest.approx(tuple(popt), rel=1e-4)
+    assert s.clients.min() < f.peak_clients < s.clients.max()
+
+
+def test_clients_must_be_positive():
+    with pytest.raises(InputError, match="must be > 0"):
+        usl.fit([0.0, 1, 2], [1.0, 2, 3])
 
 
 def test_amdahl_data_is_not_retrograde():
@@ -90,7 +142,7 @@ def test_fixing_a_parameter():
     ([4], [100.0], {}, "fewer than the 2 fit parameters"),  # fewer data points than fit parameters
     ([4, 4], [100.0, 101.0], {}, "different client counts"),
     ([1, 2, 3], [1.0, -2.0, 3.0], {}, "throughput must be > 0"),
-    ([0, 2, 3], [1.0, 2.0, 3.0], {}, "clients must be >= 1"),
+    ([0, 2, 3], [1.0, 2.0, 3.0], {}, "clients must be > 0"),
     ([1, 2, 3], [1.0, 2.0, 3.0], {"alpha": 2.0}, "out of bounds"),
     ([1, 2, 3], [1.0, 2.0, 3.0], {"beta": 0.0}, "cannot be fixed"),
     ([1, 2, 3], [1.0, 2.0, 3.0], {"delta": 0.0}, "no USL parameter"),

@@ -75,3 +75,10 @@ def test_power4_memory_from_peak_dot():
     assert rows, "the p690's memory link gets the PEAK-derived figure"
     assert rows[0].measured_bytes_per_s == pytest.approx(551.08e6 * 8)
     assert rows[0].efficiency == pytest.approx(551.08e6 * 8 / p690.links[rows[0].name].capacity)
+
+
+def test_classify_above_a_ceiling():
+    # 5 % over a ceiling is the tolerance: 1.04 x stays hardware-bound, 1.06 x is above-ceiling
+    assert classify(1.04e9, [("bus", 1e9)]).verdict == "hardware-bound"
+    c = classify(1.06e9, [("bus", 1e9), ("mem", 1e8)])
+    assert c.verdict == "above-ceiling" and c.nearest == "mem" and c.ratio == pytest.approx(10.6)

@@ -112,3 +112,12 @@ def test_whole_process(cli):
     assert r.returncode == 0 and json.loads(r.stdout)["binding"] == "memory"
     r = cli("predict", "--signature", "p690", "--workload", "pointer-chase")
     assert r.returncode == 2 and "maps" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_classify_figure_above_every_ceiling_is_not_hardware_bound(capsys):
+    # issue 17: 20 Gbit/s through the G5's PCI-X slot (8.5 Gbit/s raw) was "hardware-bound (264 %)"
+    code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "20 Gbit/s")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "above-ceiling" in first and "hardware-bound" not in first
+    assert "must be wrong" in out

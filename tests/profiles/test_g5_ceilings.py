@@ -63,7 +63,8 @@ def test_what_binds_next(g5):
     c = flow_ceiling(g5, "nic-rx")
     # With PCI-X unbounded the 10 Gbit/s line binds: PCI-X must grow by 10/8.512.
     assert c.next_binding == ("ethernet",)
-    assert c.growth == pytest.approx(10 / 8.512)
+    # growth is counted after overhead: PCI-X at MMRBC 512 carries 64/(64 + 8) of 8.512 Gbit/s
+    assert c.growth == pytest.approx(10 / (8.512 * 64 / 72))
 
 
 def test_send_and_receive_share_the_half_duplex_pcix_bus(g5):
@@ -102,7 +103,10 @@ def test_solve_pcix_clock_for_10_gbit(cli):
     out = cli("solve", "powermac-g5", "--flow", "nic-rx", "--target", "10 Gbit/s", "--vary", "pcix.clock", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["value"] == pytest.approx(156.25e6, rel=1e-12)
+    # 10 Gbit/s of payload after PCI-X overhead at MMRBC 512: 64 of every 72 clocks carry data,
+    # so 156.25 MHz x 72 / 64 (issue 12 item 1); the raw-capacity answer is kept beside it
+    assert doc["value"] == pytest.approx(156.25e6 * 72 / 64, rel=1e-12)
+    assert doc["raw_value"] == pytest.approx(156.25e6, rel=1e-12)
     assert doc["reachable"] is True
 
 
@@ -110,8 +114,17 @@ def test_solve_says_when_another_link_binds_first(g5):
     from pinchpoint.symbolic import solve
 
     s = solve(g5, "nic-rx", 20e9 / 8, "pcix.clock")
-    assert s.value_si == pytest.approx(312.5e6)
+    assert s.value_si == pytest.approx(312.5e6 * 72 / 64)
     assert not s.reachable and s.binding_after == ("ethernet",)
+
+
+def test_solve_does_not_claim_an_unreachable_target(cli):
+    # issue 17: "312.5 MHz gives nic-rx 20 Gbit/s" followed by "reaches 10 Gbit/s"
+    out = cli("solve", "powermac-g5", "--flow", "nic-rx", "--target", "20 Gbit/s", "--vary", "pcix.clock")
+    assert out.returncode == 1
+    first = out.stdout.splitlines()[0]
+    assert "MHz gives nic-rx 20 Gbit/s" not in out.stdout and "would do" not in out.stdout
+    assert first.startswith("no value of pcix.clock alone gives nic-rx 20 Gbit/s") and "10 Gbit/s" in first
 
 
 def test_explain_prints_formula_values_and_sources(cli):

@@ -36,16 +36,20 @@ def inputs(draw):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(inputs())
 def test_binding_is_the_minimum_and_efficiency_is_the_ratio(inp):
     v = diagnose(inp)
+    m = inp.measured_bytes_per_s
     values = [c.ceiling_bytes_per_s for c in v.ceilings]
-    assert v.binding.ceiling_bytes_per_s == min(values)
+    # estimates the figure exceeds by more than 5 % are refuted by it and never bind
+    standing = [c for c in v.ceilings if not (c.estimate and m > 1.05 * c.ceiling_bytes_per_s)] or list(v.ceilings)
+    assert v.binding.ceiling_bytes_per_s == min(c.ceiling_bytes_per_s for c in standing)
     assert values == sorted(values)
     assert v.binding in v.ceilings
-    assert v.efficiency == pytest.approx(inp.measured_bytes_per_s / v.binding.ceiling_bytes_per_s, rel=1e-12)
-    expected = "at-ceiling" if v.efficiency >= 0.9 else "below-ceiling" if v.efficiency >= 0.5 else "far-below-all"
+    assert v.efficiency == pytest.approx(m / v.binding.ceiling_bytes_per_s, rel=1e-12)
+    expected = ("above-ceiling" if v.efficiency > 1.05 else "at-ceiling" if v.efficiency >= 0.9
+                else "below-ceiling" if v.efficiency >= 0.5 else "far-below-all")
     assert v.verdict == expected
     # the framing ceiling never exceeds the raw line rate
     assert next(c for c in v.ceilings if c.kind == "framing").ceiling_bytes_per_s < inp.line_bytes_per_s

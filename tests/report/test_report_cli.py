@@ -69,3 +69,13 @@ def test_iperf3_file(capsys, tmp_path):
                  "--flow", "nic-rx", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "loopback-tcp-iperf3.12.json" in err and "above the raw line rate" in err
+
+
+def test_report_does_not_paint_a_refuted_estimate_green(cli, tmp_path):
+    # issue 17: 3.5 Gbit/s TCP on nic-rx showed "efficiency 181 %, at-ceiling" with a green bar
+    out = tmp_path / "g5.html"
+    r = cli("report", "powermac-g5", "--measured", "3.5 Gbit/s", "--flow", "nic-rx", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert 'class="verdict at-ceiling"' not in text and 'class="verdict far-below-all"' in text
+    assert "181" not in r.stdout.split("verdict", 1)[1].splitlines()[0]
