@@ -243,8 +243,9 @@ def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...]) -> Access
             fr = _served(a_r, rand_acc, names)
             entries.append((b_r, "random", "load", False, tuple(fr)))
             share = b_r / pc.load_bytes
-            notes.append(f"{share:.0%} of the load bytes missed L1 like random accesses "
-                         f"(inferred from miss counts)")
+            if share >= 0.01:
+                notes.append(f"{share:.0%} of the load bytes missed L1 like random accesses "
+                             f"(inferred from miss counts)")
     if pc.store_bytes > 0:
         write = _fetched(pc, l1, "write")
         if write[0] < 0.5 * pc.store_bytes:

@@ -2,7 +2,7 @@
  * each load waits for the one before. Per step: one 8 B load, no flop. */
 #include <stdint.h>
 #include "common.h"
-__attribute__((noinline)) static uint64_t kernel(const uint64_t *next, uint64_t j, size_t n)
+KERNEL static uint64_t kernel(const uint64_t *next, uint64_t j, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         j = next[j];

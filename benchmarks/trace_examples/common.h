@@ -30,6 +30,14 @@ static void *xmalloc(size_t n)
 
 static volatile double sink;
 
+/* A kernel function: not inlined (so that `pinchpoint trace --phases functions` sees it) and
+ * not analysed across calls (GCC would otherwise find a pure kernel and call it once). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KERNEL __attribute__((noipa))
+#else
+#define KERNEL __attribute__((noinline))
+#endif
+
 #include <time.h>
 static double now(void)
 {

@@ -1,7 +1,7 @@
 /* DAXPY y[i] = y[i] + a * x[i] (BLAS level 1). Per element and call: loads 16 B, stores 8 B
  * (in place: y's line is already loaded), 2 flop. */
 #include "common.h"
-__attribute__((noinline)) static void kernel(double *y, const double *x, double a, size_t n)
+KERNEL static void kernel(double *y, const double *x, double a, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         y[i] = y[i] + a * x[i];

@@ -3,7 +3,7 @@
  * (stride 1) + 8 B of x (random), 1 flop. */
 #include <stdint.h>
 #include "common.h"
-__attribute__((noinline)) static double kernel(const double *x, const uint64_t *idx, size_t n)
+KERNEL static double kernel(const double *x, const uint64_t *idx, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)

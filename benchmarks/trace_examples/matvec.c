@@ -1,7 +1,7 @@
 /* Dense matrix-vector product y = A x, A M x M row-major. Per call: loads 8 M^2 B of A and
  * 8 M^2 B of x (x reused from L1 when it fits in half of it), stores 8 M B, 2 M^2 flop. */
 #include "common.h"
-__attribute__((noinline)) static void kernel(double *y, const double *a, const double *x,
+KERNEL static void kernel(double *y, const double *a, const double *x,
                                              size_t m)
 {
     for (size_t i = 0; i < m; i++) {

@@ -1,7 +1,7 @@
 /* Sum reduction s += x[i] into one accumulator (one dependency chain). Per element and call:
  * loads 8 B, 1 flop. */
 #include "common.h"
-__attribute__((noinline)) static double kernel(const double *x, size_t n)
+KERNEL static double kernel(const double *x, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)

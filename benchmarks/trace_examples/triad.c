@@ -1,7 +1,7 @@
 /* STREAM triad a[i] = b[i] + s * c[i] (McCalpin, STREAM). Per element and call: loads 16 B,
  * stores 8 B, 2 flop (one add, one multiply). */
 #include "common.h"
-__attribute__((noinline)) static void kernel(double *a, const double *b, const double *c,
+KERNEL static void kernel(double *a, const double *b, const double *c,
                                              double s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
