@@ -55,12 +55,15 @@ class Instruction:
     flops : tuple of (str, float)
         (kind, flop per execution), kinds as in :mod:`pinchpoint.workload` (division,
         add_multiply, fma).
+    operands : str
+        The operand text, destination first (Intel syntax).
     """
 
     mnemonic: str
     mem_bytes: int = 8
     width_known: bool = True
     flops: tuple[tuple[str, float], ...] = ()
+    operands: str = ""
 
 
 def _register_bytes(operands: str) -> int:
@@ -109,7 +112,7 @@ def decode(text: str) -> Instruction:
         width, known = 8, True
     else:
         width, known = 8, False
-    return Instruction(mnemonic, width, known, flops_of(mnemonic, operands))
+    return Instruction(mnemonic, width, known, flops_of(mnemonic, operands), operands)
 
 
 def parse_objdump(text: str) -> dict[int, Instruction]:

@@ -215,8 +215,21 @@ class AccessSplit:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...]) -> AccessSplit:
-    """The memory entries (with hit rates) that price one phase's traffic; see module doc."""
+RANDOM_LOADS = ("dependent", "independent")
+
+
+def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...], *,
+                   random_loads: str = "dependent") -> AccessSplit:
+    """The memory entries (with hit rates) that price one phase's traffic; see module doc.
+
+    ``random_loads`` says what the trace cannot know: "dependent" (each address comes from
+    the load before, a pointer chase) prices them with the MAPS random curve (a dependent
+    chase); "independent" (a gather) prices the lines they move (accesses x L1 line) at the
+    stride-1 bandwidth of the level that serves them: full memory-level parallelism, the
+    bandwidth bound.
+    """
+    if random_loads not in RANDOM_LOADS:
+        raise ValueError(f"random_loads must be one of {RANDOM_LOADS}, not {random_loads!r}")
     names = [c.name for c in caches[1:]] + ["memory"]
     l1 = caches[0]
     entries = []
@@ -241,7 +254,10 @@ def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...]) -> Access
             lines_above = [l1.line_bytes] + [c.line_bytes for c in caches[1:]]
             rand_acc = [max(f - min(f, b_s), 0.0) / lb for f, lb in zip(read, lines_above)]
             fr = _served(a_r, rand_acc, names)
-            entries.append((b_r, "random", "load", False, tuple(fr)))
+            if random_loads == "dependent":
+                entries.append((b_r, "random", "load", False, tuple(fr)))
+            else:
+                entries.append((a_r * l1.line_bytes, "stride1", "load", False, tuple(fr)))
             share = b_r / pc.load_bytes
             if share >= 0.01:
                 notes.append(f"{share:.0%} of the load bytes missed L1 like random accesses "

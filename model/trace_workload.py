@@ -9,8 +9,8 @@ know, said in the workload rather than guessed:
 
 - whether random loads depend on each other (a pointer chase) or not (a gather): they are
   priced with MAPS random, which is a dependent chase, so independent gathers come out slow;
-- whether adds accumulate into dependency chains (a reduction ``s += x[i]``): no
-  ``chained_adds`` is written, so the latency bound of such loops is left out;
+- dependency chains other than register accumulations: reductions (``s += x[i]``) are
+  inferred from the code by :mod:`pinchpoint.trace_chains`; chains through memory are not;
 - the write-backs from L1 to L2 (Callgrind simulates dirty lines at its last level only).
 
 Pure: profiles in, a :class:`TracedWorkload` (and its TOML text) out.  No I/O.
@@ -21,16 +21,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .trace_callgrind import CallgrindProfile
+from .trace_chains import find_chains
 from .trace_disasm import Instruction
 from .trace_traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts, RunCounts,
                             level_traffic, normalized, split_accesses)
 from .workload import Workload, workload_from_dict
 
+#: What a trace cannot know, and the assumption made for each random_loads choice.
+RANDOM_TEXT = {
+    "dependent": "whether random loads depend on each other (pointer chase) or not (gather): "
+                 "priced as dependent (MAPS random, a pointer chase), so independent gathers "
+                 "are over-predicted (--random-loads independent for a gather)",
+    "independent": "whether random loads depend on each other (pointer chase) or not (gather): "
+                   "priced as independent (the lines they move at stride-1 bandwidth, as "
+                   "--random-loads independent asked), so pointer chases are under-predicted",
+}
 UNKNOWN = (
-    "whether random loads depend on each other (pointer chase) or not (gather): priced with "
-    "MAPS random, a dependent chase, so independent gathers are over-predicted",
-    "whether adds accumulate into dependency chains (reductions): no chained_adds written, the "
-    "latency bound of such loops is left out",
+    "dependency chains through memory or across loops: reductions are inferred from registers "
+    "only (an add into a register nothing else in its loop writes)",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
 )
 _DEFAULT = Instruction("?", 8, False, ())
@@ -65,6 +73,11 @@ class TracedWorkload:
     phases: tuple[TracedPhase, ...]
     notes: tuple[str, ...]
     document: dict
+    random_loads: str = "dependent"
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        return (RANDOM_TEXT[self.random_loads],) + UNKNOWN
 
     @property
     def workload(self) -> Workload:
@@ -76,7 +89,7 @@ class TracedWorkload:
                             "line_bytes": c.line_bytes, "associativity": c.associativity}
                            for c in self.caches],
                 "phases": [p.to_dict() for p in self.phases], "notes": list(self.notes),
-                "unknown": list(UNKNOWN)}
+                "random_loads": self.random_loads, "unknown": list(self.unknown)}
 
     def to_toml(self) -> str:
         """The workload file: the document, headed by comments with the traffic per level."""
@@ -92,7 +105,7 @@ class TracedWorkload:
                 st = "not simulated" if t.stored_bytes is None else f"{t.stored_bytes:.0f}"
                 head.append(f"#   {t.level:6s} loaded {t.loaded_bytes:.0f}  stored {st}")
         head += [f"# note: {n}" for n in self.notes]
-        head += [f"# unknown to the trace: {u}" for u in UNKNOWN]
+        head += [f"# unknown to the trace: {u}" for u in self.unknown]
         return "\n".join(head) + "\n\n" + tomli_w.dumps(self.document)
 
 
@@ -110,10 +123,12 @@ def _phase_counts(runs, disasm, functions):
     i_ir, i_dr, i_dw = first.index("Ir"), first.index("Dr"), first.index("Dw")
     loads = stores = lb = sb = ir = assumed = 0.0
     flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
+    executed = []
     for key, c in first.costs.items():
         if sel is not None and not sel(key):
             continue
         ins = disasm.get(key[0], {}).get(key[2], _DEFAULT)
+        executed.append(((key[0], key[1]), key[2], c[i_ir], ins))
         dr, dw = c[i_dr], c[i_dw]
         loads += dr
         stores += dw
@@ -126,6 +141,9 @@ def _phase_counts(runs, disasm, functions):
             flops[kind] += n * c[i_ir]
     rc = tuple(RunCounts.from_events(ll, prof.totals(_select(prof, functions)))
                for ll, prof in runs)
+    adds, fmas, chains = find_chains(executed)
+    if chains:
+        flops.update(chained_adds=adds, chained_fma=fmas, chains=chains)
     return PhaseCounts(loads, stores, lb, sb, rc), flops, ir, assumed
 
 
@@ -144,7 +162,7 @@ def _memory_entries(split: AccessSplit) -> list[dict]:
 
 def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, name: str,
                           command, target: str, top_functions: int | None = None,
-                          notes=()) -> TracedWorkload:
+                          notes=(), random_loads: str = "dependent") -> TracedWorkload:
     """Turn Callgrind runs into a workload.
 
     Parameters
@@ -159,6 +177,9 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     top_functions : int, optional
         One phase per function for the ``top_functions`` functions with the most instructions,
         and one phase "other" for the rest; None: one phase, the whole program.
+    random_loads : {"dependent", "independent"}
+        How to price loads that miss like random accesses (see
+        :func:`pinchpoint.trace_traffic.split_accesses`); the trace cannot tell.
     """
     groups: list[tuple[str, set | None]] = []
     if top_functions:
@@ -173,7 +194,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     phases, docs = [], []
     for pname, fns in groups:
         pc, flops, ir, assumed = _phase_counts(runs, disasm, fns)
-        split = split_accesses(pc, caches)
+        split = split_accesses(pc, caches, random_loads=random_loads)
         tp = TracedPhase(pname, pc, level_traffic(pc, caches), split, flops, ir, assumed)
         phases.append(tp)
         ph = {"name": pname}
@@ -181,6 +202,10 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         if mem:
             ph["memory"] = mem
         fl = {k: round(v) for k, v in flops.items() if v > 0}
+        if fl.get("chained_adds", 0) > fl.get("add_multiply", 0):  # rounding
+            fl["chained_adds"] = fl["add_multiply"]
+        if fl.get("chained_fma", 0) > fl.get("fma", 0):
+            fl["chained_fma"] = fl["fma"]
         if fl:
             ph["flops"] = fl
         docs.append(ph)
@@ -194,11 +219,11 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         all_notes += [f"{p.name}: {n}" for n in p.split.notes]
     doc = {"schema": 1, "name": name,
            "description": f"traced on the caches of {target}; unknown to the trace: "
-                          + "; ".join(UNKNOWN),
+                          + "; ".join((RANDOM_TEXT[random_loads],) + UNKNOWN),
            "source": f"pinchpoint trace (Callgrind cache simulation + objdump): "
                      f"{' '.join(command)}",
            "phases": docs}
     tw = TracedWorkload(name, tuple(command), tuple(caches), target, tuple(phases),
-                        tuple(all_notes), doc)
+                        tuple(all_notes), doc, random_loads)
     tw.workload  # validate now: a traced workload must load with the ordinary reader
     return tw

@@ -29,6 +29,10 @@ def add_parser(sub) -> None:
                    help="with --phases functions: the N functions with the most instructions (default 5)")
     p.add_argument("--signature", metavar="S", help="also predict the traced workload with this signature")
     p.add_argument("--max-seconds", type=float, metavar="T", help="give up when the trace takes longer")
+    p.add_argument("--random-loads", choices=("dependent", "independent"), default="dependent",
+                   help="what the trace cannot know: price loads that miss like random accesses as a "
+                        "pointer chase (dependent, default: MAPS random) or as a gather (independent: "
+                        "the lines they move at stride-1 bandwidth)")
     p.add_argument("--name", help="workload name (default: the program's file name)")
     p.add_argument("--extrapolate", action="store_true", help="passed to the prediction (see predict)")
     p.add_argument("--no-progress", action="store_true", help="no spinner on stderr")
@@ -94,7 +98,7 @@ def run_trace(args: argparse.Namespace) -> int:
     name = args.name or Path(exe).name
     tw = build_traced_workload(runs, disasm, caches, name=name, command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,
-                               notes=notes)
+                               notes=notes, random_loads=args.random_loads)
     with atomic_write(args.output) as fh:
         fh.write(tw.to_toml())
     pred = None
