@@ -140,7 +140,8 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfi
                 desc[k.strip()] = v.strip()
             continue
         if prof is None:
-            raise MeasurementError(f"{where}: cost line before the events: line")
+            raise MeasurementError(f"{where}: {line[:40]!r} before an 'events:' line; not a "
+                                   f"callgrind profile")
         tokens = line.split()
         npos = len(positions)
         pos = [_position(t, last[i], where) for i, t in enumerate(tokens[:npos])]
