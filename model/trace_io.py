@@ -84,48 +84,66 @@ def _diagnose_failure(program: list[str], rc: int, log: str, output: str) -> Mea
                             + " | ".join(t.strip() for t in tail))
 
 
-def run_callgrind(program: list[str], l1: CacheGeometry, ll: CacheGeometry, workdir: Path, *,
-                  deadline: float, label: str, progress: bool = True, cwd=None):
-    """Run ``program`` once under Callgrind; return the parsed profile.
+def _finish(program: list[str], proc: subprocess.Popen, out: Path, log: Path, pout: Path):
+    """Parse one finished run, or raise the error that explains its failure."""
+    log_text = log.read_text(errors="replace") if log.exists() else ""
+    output = pout.read_text(errors="replace") if pout.exists() else ""
+    if proc.returncode != 0 or not out.exists():
+        if "No such file or directory" in log_text + output or "cannot execute" in log_text:
+            raise MeasurementError(f"cannot run {program[0]!r}: no such executable file")
+        raise _diagnose_failure(program, proc.returncode, log_text, output)
+    return parse_callgrind(out.read_text(errors="replace"), file=str(out))
+
+
+def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: Path, *,
+                         deadline: float, progress: bool = True, jobs: int = 1, cwd=None):
+    """Run ``program`` under Callgrind once per level of ``outer`` (LL = that level), at most
+    ``jobs`` at a time; return the parsed profiles in the order of ``outer``.
 
     Raises
     ------
     MeasurementError
-        The program is missing, fails, uses instructions Valgrind cannot decode, or the
-        deadline (time.monotonic()) passes.
+        The program fails, uses instructions Valgrind cannot decode, or the deadline
+        (time.monotonic()) passes; every run still going is killed first.
     """
     valgrind = find_tool("valgrind", "valgrind")
-    out, log, pout = workdir / f"cg-{ll.name}.out", workdir / f"vg-{ll.name}.log", \
-        workdir / f"out-{ll.name}.txt"
-    argv = callgrind_argv(valgrind, l1, ll, out, log, program)
     from tqdm import tqdm
 
-    with open(pout, "wb") as sink:
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd)
-        except OSError as exc:
-            raise MeasurementError(f"cannot start valgrind: {exc.strerror}") from None
-        try:
-            with tqdm(desc=label, total=None, disable=not progress, leave=False, mininterval=1.0,
-                      bar_format="{desc}: {elapsed} elapsed") as bar:
-                while proc.poll() is None:
-                    if time.monotonic() > deadline:
-                        _kill(proc)
-                        raise MeasurementError(
-                            "the trace ran past --max-seconds; trace a smaller problem size or "
-                            "raise --max-seconds (Valgrind runs programs 20-100x slower)")
-                    time.sleep(0.2)
-                    bar.refresh()
-        finally:
+    pending = list(enumerate(outer))
+    running: dict[int, tuple] = {}
+    results: dict[int, object] = {}
+    try:
+        with tqdm(desc=f"tracing {program[0]} ({len(outer)} Callgrind runs)", total=len(outer),
+                  disable=not progress, leave=False, mininterval=1.0, unit="run",
+                  bar_format="{desc}: {n}/{total} done, {elapsed} elapsed") as bar:
+            while pending or running:
+                while pending and len(running) < max(1, jobs):
+                    i, ll = pending.pop(0)
+                    out, log, pout = (workdir / f"cg-{i}.out", workdir / f"vg-{i}.log",
+                                      workdir / f"out-{i}.txt")
+                    argv = callgrind_argv(valgrind, l1, ll, out, log, program)
+                    with open(pout, "wb") as sink:
+                        try:
+                            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
+                                                    stderr=subprocess.STDOUT,
+                                                    start_new_session=True, cwd=cwd)
+                        except OSError as exc:
+                            raise MeasurementError(f"cannot start valgrind: {exc.strerror}") from None
+                    running[i] = (proc, out, log, pout)
+                if time.monotonic() > deadline:
+                    raise MeasurementError(
+                        "the trace ran past --max-seconds; trace a smaller problem size or raise "
+                        "--max-seconds (Valgrind runs programs 20-100x slower)")
+                time.sleep(0.2)
+                for i in [i for i, r in running.items() if r[0].poll() is not None]:
+                    proc, out, log, pout = running.pop(i)
+                    results[i] = _finish(program, proc, out, log, pout)
+                    bar.update(1)
+                bar.refresh()
+    finally:
+        for proc, *_ in running.values():
             _kill(proc)
-    log_text = log.read_text(errors="replace") if log.exists() else ""
-    output = pout.read_text(errors="replace") if pout.exists() else ""
-    if proc.returncode != 0 or not out.exists():
-        if "No such file or directory" in log_text or "cannot execute" in log_text:
-            raise MeasurementError(f"cannot run {program[0]!r}: no such executable file")
-        raise _diagnose_failure(program, proc.returncode, log_text, output)
-    return parse_callgrind(out.read_text(errors="replace"), file=str(out))
+    return [results[i] for i in range(len(outer))]
 
 
 def disassemble(objects: dict[str, tuple[int, int]], *, deadline: float) -> dict:
@@ -162,8 +180,10 @@ def executed_ranges(profile) -> dict[str, tuple[int, int]]:
 
 
 def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
-                  max_seconds: float | None = None, progress: bool = True, cwd=None):
-    """Run ``program`` once per outer cache level and disassemble what ran.
+                  max_seconds: float | None = None, progress: bool = True, cwd=None,
+                  jobs: int | None = None):
+    """Run ``program`` once per outer cache level (``jobs`` runs at a time; default: one per
+    CPU) and disassemble what ran.
 
     Returns
     -------
@@ -180,11 +200,10 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     start = time.monotonic()
     deadline = start + (max_seconds if max_seconds else float("inf"))
     outer = list(caches[1:]) or [caches[0]]
-    runs = []
+    jobs = jobs or len(os.sched_getaffinity(0))
     with _terminate_on_sigterm(), tempfile.TemporaryDirectory(prefix="pinchpoint-trace-") as tmp:
-        for i, ll in enumerate(outer, 1):
-            label = f"trace {i}/{len(outer)} (L1 + {ll.name} {ll.size_bytes // 1024} KiB)"
-            runs.append((ll, run_callgrind(program, caches[0], ll, Path(tmp), deadline=deadline,
-                                           label=label, progress=progress, cwd=cwd)))
+        profiles = run_callgrind_levels(program, caches[0], outer, Path(tmp), deadline=deadline,
+                                        progress=progress, jobs=jobs, cwd=cwd)
+        runs = list(zip(outer, profiles))
         disasm = disassemble(executed_ranges(runs[0][1]), deadline=deadline)
     return runs, disasm, time.monotonic() - start

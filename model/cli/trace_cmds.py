@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
                    help="what the trace cannot know: price loads that miss like random accesses as a "
                         "pointer chase (dependent, default: MAPS random) or as a gather (independent: "
                         "the lines they move at stride-1 bandwidth)")
+    p.add_argument("--jobs", type=int, metavar="J",
+                   help="Callgrind runs at a time (default: one per CPU this process may use)")
     p.add_argument("--name", help="workload name (default: the program's file name)")
     p.add_argument("--extrapolate", action="store_true", help="passed to the prediction (see predict)")
     p.add_argument("--no-progress", action="store_true", help="no spinner on stderr")
@@ -88,13 +90,15 @@ def run_trace(args: argparse.Namespace) -> int:
         raise InputError("no such executable file", file=exe, key="PROGRAM")
     if args.max_seconds is not None and args.max_seconds <= 0:
         raise InputError(f"{args.max_seconds:g} must be greater than zero", key="--max-seconds")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"{args.jobs} must be at least 1", key="--jobs")
     if args.top < 1:
         raise InputError(f"{args.top} must be at least 1", key="--top")
     sig = load_signature_arg(args.signature) if args.signature else None
     caches, target = target_caches_for(args.profile, sig)
     notes = [n for c in caches if (n := c.valgrind_geometry()[3])]
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
-                                          progress=not args.no_progress)
+                                          progress=not args.no_progress, jobs=args.jobs)
     name = args.name or Path(exe).name
     tw = build_traced_workload(runs, disasm, caches, name=name, command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,
