@@ -23,7 +23,7 @@ from .errors import MeasurementError
 NEEDED_EVENTS = ("Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "DLdmr", "DLdmw")
 #: Name-compression key -> its name space (the manual: ob/cob, fl/fi/fe/cfi/cfl, fn/cfn).
 _SPACE = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
-          "fn": "fn", "cfn": "fn"}
+          "jfi": "fl", "jfe": "fl", "fn": "fn", "cfn": "fn"}
 
 
 @dataclass
@@ -128,6 +128,9 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfi
                     raise MeasurementError(f"{file}: the profile lacks the events "
                                            f"{', '.join(missing)} (run callgrind with "
                                            f"--cache-sim=yes --simulate-wb=yes)")
+                if positions[:1] != ["instr"]:
+                    raise MeasurementError(f"{file}: no 'positions: instr' line; the trace needs "
+                                           f"instruction addresses (callgrind --dump-instr=yes)")
                 prof = CallgrindProfile(events, desc=desc)
             elif key == "positions":
                 positions = value.split()

@@ -25,6 +25,7 @@ calls=10 0x2000 7
 +2 +1 999 999 999
 +3 * 1
 fn=(2)
+jfi=(1)
 0x2000 7 10 10 0 0 5 0 0 2
 -0 * 10
 ob=(2) /lib/libc.so
@@ -57,6 +58,8 @@ def test_needs_the_write_back_events():
 def test_needs_instruction_positions():
     with pytest.raises(MeasurementError, match="--dump-instr=yes"):
         parse_callgrind(f"positions: line\n{EVENTS}\n")
+    with pytest.raises(MeasurementError, match="positions: instr"):
+        parse_callgrind(f"{EVENTS}\n1 2 3\n")  # the default positions are source lines
 
 
 def test_not_a_profile():
