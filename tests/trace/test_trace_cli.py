@@ -95,9 +95,11 @@ def test_trace_triad_on_p690_and_predict(tmp_path, programs, valgrind):
     sig.write_text(json.dumps(synthetic_doc()))
     out2 = tmp_path / "g5.workload.toml"
     r = cli_env("trace", "--no-progress", "-o", str(out2), "--profile", "powermac-g5", "--signature",
-                str(sig), "--extrapolate", "--", str(programs["triad"]), str(n), str(reps))
+                str(sig), "--extrapolate", "--random-loads", "independent", "--jobs", "1", "--",
+                str(programs["triad"]), str(n), str(reps))
     assert r.returncode == 0, r.stderr
     assert "memory" in r.stdout and "predicted" in r.stdout
+    assert "priced as independent" in out2.read_text()
     r = run_cli("predict", "--signature", str(sig), "--workload", str(out2), "--extrapolate")
     assert r.returncode == 0, r.stderr
     assert "binding" in r.stdout
