@@ -16,8 +16,9 @@ def add_parser(sub) -> None:
         description="Run PROGRAM under Valgrind's Callgrind once per outer cache level of the target "
                     "(--profile; default: the --signature's host, else this machine), derive the bytes "
                     "each level serves and the flops by kind, and write a workload that `pinchpoint "
-                    "predict` reads.  What a trace cannot know (dependent or independent random "
-                    "loads, reduction chains) is written into the workload as unknown.",
+                    "predict` reads, with the reductions it finds in the code.  What a trace cannot know "
+                    "(dependent or independent random loads, L1 write-backs) is written into the "
+                    "workload as unknown.",
         usage="pinchpoint trace -o APP.workload.toml [options] -- PROGRAM [ARGS ...]")
     p.add_argument("-o", "--output", required=True, metavar="APP.workload.toml",
                    help="workload file to write (atomically)")
