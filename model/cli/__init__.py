@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "pinchpoint.cli.predict_cmds",
     "pinchpoint.cli.diagnose_cmds",
     "pinchpoint.cli.report_cmds",
+    "pinchpoint.cli.trace_cmds",
 ]
 
 

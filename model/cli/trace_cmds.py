@@ -1,0 +1,136 @@
+"""``pinchpoint trace``: run a program under Valgrind on a target's caches and write a workload.
+
+Thin: resolve the target's caches, call :func:`pinchpoint.trace_io.trace_program`, build the
+workload with :func:`pinchpoint.trace_workload.build_traced_workload`, write it atomically, and
+with ``--signature`` print the prediction at once.  Models are imported inside ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "trace", help="trace a program under Valgrind into a workload for a target machine's caches",
+        description="Run PROGRAM under Valgrind's Callgrind once per outer cache level of the target "
+                    "(--profile; default: the --signature's host, else this machine), derive the bytes "
+                    "each level serves and the flops by kind, and write a workload that `pinchpoint "
+                    "predict` reads, with the reductions it finds in the code.  What a trace cannot know "
+                    "(dependent or independent random loads, L1 write-backs) is written into the "
+                    "workload as unknown.",
+        usage="pinchpoint trace -o APP.workload.toml [options] -- PROGRAM [ARGS ...]")
+    p.add_argument("-o", "--output", required=True, metavar="APP.workload.toml",
+                   help="workload file to write (atomically)")
+    p.add_argument("--profile", metavar="TARGET",
+                   help="machine profile whose caches to simulate (bundled name or .toml)")
+    p.add_argument("--phases", choices=("program", "functions"), default="program",
+                   help="one phase for the whole program (default) or one per top function")
+    p.add_argument("--top", type=int, default=5, metavar="N",
+                   help="with --phases functions: the N functions with the most instructions (default 5)")
+    p.add_argument("--signature", metavar="S", help="also predict the traced workload with this signature")
+    p.add_argument("--max-seconds", type=float, metavar="T", help="give up when the trace takes longer")
+    p.add_argument("--random-loads", choices=("dependent", "independent"), default="dependent",
+                   help="what the trace cannot know: price loads that miss like random accesses as a "
+                        "pointer chase (dependent, default: MAPS random) or as a gather (independent: "
+                        "the lines they move at stride-1 bandwidth)")
+    p.add_argument("--jobs", type=int, metavar="J",
+                   help="Callgrind runs at a time (default: one per CPU this process may use)")
+    p.add_argument("--name", help="workload name (default: the program's file name)")
+    p.add_argument("--extrapolate", action="store_true", help="passed to the prediction (see predict)")
+    p.add_argument("--no-progress", action="store_true", help="no spinner on stderr")
+    p.add_argument("--json", action="store_true", help="print the per-level traffic (and prediction) as JSON")
+    p.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
+                   help="the program and its arguments, after --")
+    p.set_defaults(run=run_trace)
+
+
+def target_caches_for(profile_arg, signature):
+    """(CacheGeometry levels, target description) from --profile, the signature's host or
+    this machine's /sys."""
+    from ..errors import ProfileError
+    from ..trace_traffic import target_caches
+
+    if profile_arg:
+        from ..profile_io import load_profile
+
+        prof = load_profile(profile_arg)
+        cpus = [c for c in prof.components.values() if c.kind == "cpu" and c.caches]
+        if not cpus:
+            raise ProfileError("has no CPU with caches to simulate", file=profile_arg, key="components")
+        caches = [{"level": c.level, "size_bytes": c.size.si, "line_bytes": c.line.si,
+                   "associativity": c.associativity, "type": c.type} for c in cpus[0].caches]
+        return target_caches(caches, source=profile_arg), f"profile {prof.name}"
+    if signature is not None:
+        return (target_caches(signature.host.get("caches") or [], source=f"signature {signature.name}"),
+                f"signature {signature.name}'s host")
+    from ..hostinfo import caches
+
+    return target_caches(caches(), source="/sys/devices/system/cpu/cpu0/cache"), "this machine"
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    import shutil
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..paths import atomic_write
+    from ..trace_io import trace_program
+    from ..trace_workload import build_traced_workload
+    from .output import print_json
+    from .predict_cmds import load_signature_arg, print_prediction
+
+    program = list(args.program)
+    if program[:1] == ["--"]:
+        program = program[1:]
+    if not program:
+        raise InputError("no program given (pinchpoint trace -o app.workload.toml -- ./app ARGS)",
+                         key="PROGRAM")
+    exe = program[0]
+    if not (Path(exe).is_file() if "/" in exe else shutil.which(exe)):
+        raise InputError("no such executable file", file=exe, key="PROGRAM")
+    if args.max_seconds is not None and args.max_seconds <= 0:
+        raise InputError(f"{args.max_seconds:g} must be greater than zero", key="--max-seconds")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"{args.jobs} must be at least 1", key="--jobs")
+    if args.top < 1:
+        raise InputError(f"{args.top} must be at least 1", key="--top")
+    sig = load_signature_arg(args.signature) if args.signature else None
+    caches, target = target_caches_for(args.profile, sig)
+    notes = [n for c in caches if (n := c.valgrind_geometry()[3])]
+    runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
+                                          progress=not args.no_progress, jobs=args.jobs)
+    name = args.name or Path(exe).name
+    tw = build_traced_workload(runs, disasm, caches, name=name, command=program, target=target,
+                               top_functions=args.top if args.phases == "functions" else None,
+                               notes=notes, random_loads=args.random_loads)
+    with atomic_write(args.output) as fh:
+        fh.write(tw.to_toml())
+    pred = None
+    if sig is not None:
+        from ..convolve import convolve
+
+        pred = convolve(sig, tw.workload, stat="median", extrapolate=args.extrapolate)
+    if args.json:
+        out = {"output": args.output, "trace_seconds": seconds, **tw.to_dict()}
+        if pred is not None:
+            out["prediction"] = pred.to_dict()
+        print_json(out)
+        return 0
+    from .. import units
+    from .output import table
+
+    print(f"traced {' '.join(program)} on the caches of {target} in {seconds:.1f} s -> {args.output}")
+    for ph in tw.phases:
+        rows = [[t.level, units.format_quantity(t.loaded_bytes, "size"),
+                 "not simulated" if t.stored_bytes is None else units.format_quantity(t.stored_bytes, "size")]
+                for t in ph.traffic]
+        fl = ", ".join(f"{k} {v:.4g}" for k, v in ph.flops.items() if v) or "none"
+        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions, flops: {fl}")
+        print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
+    for n in tw.notes:
+        print(f"  note: {n}")
+    if pred is not None:
+        print()
+        print_prediction(pred)
+    return 0

@@ -1,0 +1,83 @@
+"""Fixtures for the trace tests: tiny C programs compiled in a temporary folder."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+TRIAD = r"""
+#include <stdlib.h>
+#include <stdio.h>
+__attribute__((noipa)) static void kernel(double *a, const double *b, const double *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = b[i] + 3.0 * c[i];
+}
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoull(argv[1], 0, 10) : 100000;
+    size_t reps = argc > 2 ? strtoull(argv[2], 0, 10) : 2;
+    double *a = malloc(n * 8), *b = malloc(n * 8), *c = malloc(n * 8);
+    for (size_t i = 0; i < n; i++) { a[i] = 0; b[i] = 1; c[i] = 2; }
+    for (size_t r = 0; r < reps; r++)
+        kernel(a, b, c, n);
+    printf("%g\n", a[n / 2]);
+    return 0;
+}
+"""
+
+SPIN = r"""
+#include <unistd.h>
+int main(void) { volatile unsigned long x = 0; for (;;) x++; }
+"""
+
+AVX512 = r"""
+#include <immintrin.h>
+#include <stdio.h>
+int main(void)
+{
+    volatile double in[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    __m512d v = _mm512_loadu_pd((const double *)in);
+    v = _mm512_add_pd(v, v);
+    double out[8];
+    _mm512_storeu_pd(out, v);
+    printf("%g\n", out[3]);
+    return 0;
+}
+"""
+
+
+def _compile(tmp, name, source, *flags):
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (gcc)")
+    src = tmp / f"{name}.c"
+    src.write_text(source)
+    exe = tmp / name
+    r = subprocess.run([cc, "-O2", "-fno-tree-vectorize", "-ffp-contract=off", *flags, "-o",
+                        str(exe), str(src)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot compile {name}: {r.stderr.strip()[:200]}")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("trace-programs")
+    return {"triad": _compile(tmp, "triad", TRIAD), "spin": _compile(tmp, "spin", SPIN)}
+
+
+@pytest.fixture(scope="session")
+def avx512_program(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("trace-avx512")
+    return _compile(tmp, "avx512", AVX512, "-mavx512f")
+
+
+@pytest.fixture
+def valgrind():
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (Debian: apt-get install valgrind)")
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump is not installed (Debian: apt-get install binutils)")
