@@ -224,9 +224,8 @@ def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...], *,
 
     ``random_loads`` says what the trace cannot know: "dependent" (each address comes from
     the load before, a pointer chase) prices them with the MAPS random curve (a dependent
-    chase); "independent" (a gather) prices the lines they move (accesses x L1 line) at the
-    stride-1 bandwidth of the level that serves them: full memory-level parallelism, the
-    bandwidth bound.
+    chase); "independent" (a gather) prices them with the MAPS gather curve (independent
+    random loads, many misses in flight) at the level that serves them.
     """
     if random_loads not in RANDOM_LOADS:
         raise ValueError(f"random_loads must be one of {RANDOM_LOADS}, not {random_loads!r}")
@@ -257,7 +256,7 @@ def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...], *,
             if random_loads == "dependent":
                 entries.append((b_r, "random", "load", False, tuple(fr)))
             else:
-                entries.append((a_r * l1.line_bytes, "stride1", "load", False, tuple(fr)))
+                entries.append((b_r, "gather", "load", False, tuple(fr)))
             share = b_r / pc.load_bytes
             if share >= 0.01:
                 notes.append(f"{share:.0%} of the load bytes missed L1 like random accesses "

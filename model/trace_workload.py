@@ -8,7 +8,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what a t
 know, said in the workload rather than guessed:
 
 - whether random loads depend on each other (a pointer chase) or not (a gather): they are
-  priced with MAPS random, which is a dependent chase, so independent gathers come out slow;
+  priced with MAPS random, a dependent chase, unless ``random_loads = "independent"`` says
+  they are a gather (MAPS gather);
 - dependency chains other than register accumulations: reductions (``s += x[i]``) are
   inferred from the code by :mod:`pinchpoint.trace_chains`; chains through memory are not;
 - the write-backs from L1 to L2 (Callgrind simulates dirty lines at its last level only).
@@ -33,8 +34,8 @@ RANDOM_TEXT = {
                  "priced as dependent (MAPS random, a pointer chase), so independent gathers "
                  "are over-predicted (--random-loads independent for a gather)",
     "independent": "whether random loads depend on each other (pointer chase) or not (gather): "
-                   "priced as independent (the lines they move at stride-1 bandwidth, as "
-                   "--random-loads independent asked), so pointer chases are under-predicted",
+                   "priced as independent (MAPS gather, as --random-loads independent asked), "
+                   "so pointer chases are under-predicted",
 }
 UNKNOWN = (
     "dependency chains through memory or across loops: reductions are inferred from registers "

@@ -98,7 +98,7 @@ def test_trace_triad_on_p690_and_predict(tmp_path, programs, valgrind):
                 str(sig), "--extrapolate", "--random-loads", "independent", "--jobs", "1", "--",
                 str(programs["triad"]), str(n), str(reps))
     assert r.returncode == 0, r.stderr
-    assert "memory" in r.stdout and "predicted" in r.stdout
+    assert "memory" in r.stdout and "estimate" in r.stdout
     assert "priced as independent" in out2.read_text()
     r = run_cli("predict", "--signature", str(sig), "--workload", str(out2), "--extrapolate")
     assert r.returncode == 0, r.stderr
