@@ -49,31 +49,74 @@ def _cpuinfo(proc: Path) -> dict[str, str]:
     return info
 
 
-def _cpu_caches(cpu0: Path, threads_per_core: int) -> list[CacheFact]:
-    out = []
-    for index in sorted((cpu0 / "cache").glob("index*")):
-        level = _read_int(index / "level", "a cache level")
-        kind = _read(index / "type")
-        size = _read(index / "size")
-        if level is None or not kind or not size:
-            continue
-        ctype = {"data": "data", "instruction": "instruction", "unified": "unified"}.get(kind.lower())
-        if ctype is None:
-            raise bad_value(index / "type", "'Data', 'Instruction' or 'Unified'", kind)
-        shared_text = _read(index / "shared_cpu_list")
-        shared = None
-        if shared_text:
-            n = len(parse_cpu_list(shared_text, file=index / "shared_cpu_list"))
-            shared = max(1, -(-n // max(1, threads_per_core)))
-        ways = _read_int(index / "ways_of_associativity")
-        size_bytes = parse_cache_size(size, file=index / "size")
-        if size_bytes <= 0 or level < 1 or level > 5:  # "0K": the kernel does not know it
-            continue
-        line = _read_int(index / "coherency_line_size")
-        out.append(CacheFact(level, ctype, size_bytes, line if line and line > 0 else None,
-                             ways if ways and ways > 0 else None,  # 0: not reported, not "fully associative"
-                             shared))
-    return sorted(out, key=lambda c: (c.level, c.type))
+#: Linux's PMU folders that list the CPUs of each core type on Intel hybrid parts, named as
+#: hwloc's cpukinds name them (CoreType "IntelCore" / "IntelAtom").
+HYBRID_PMUS = (("cpu_core", "IntelCore"), ("cpu_atom", "IntelAtom"))
+
+
+def _cpu_kinds(sys: Path) -> dict[int, str]:
+    """CPU number -> core type on a hybrid CPU (empty where the kernel lists none)."""
+    kinds: dict[int, str] = {}
+    for pmu, name in HYBRID_PMUS:
+        text = _read(sys / "devices" / pmu / "cpus")
+        if text:
+            for cpu in parse_cpu_list(text, file=sys / "devices" / pmu / "cpus"):
+                kinds[cpu] = name
+    return kinds if len(set(kinds.values())) > 1 else {}
+
+
+def _cache_record(index: Path):
+    """(level, type, size, line, ways, shared CPUs) of one cache index folder, or None."""
+    level = _read_int(index / "level", "a cache level")
+    kind = _read(index / "type")
+    size = _read(index / "size")
+    if level is None or not kind or not size:
+        return None
+    ctype = {"data": "data", "instruction": "instruction", "unified": "unified"}.get(kind.lower())
+    if ctype is None:
+        raise bad_value(index / "type", "'Data', 'Instruction' or 'Unified'", kind)
+    size_bytes = parse_cache_size(size, file=index / "size")
+    if size_bytes <= 0 or level < 1 or level > 5:  # "0K": the kernel does not know it
+        return None
+    shared_text = _read(index / "shared_cpu_list")
+    shared = frozenset(parse_cpu_list(shared_text, file=index / "shared_cpu_list")) \
+        if shared_text else None
+    ways = _read_int(index / "ways_of_associativity")
+    line = _read_int(index / "coherency_line_size")
+    return (level, ctype, size_bytes, line if line and line > 0 else None,
+            ways if ways and ways > 0 else None,  # 0: not reported, not "fully associative"
+            shared)
+
+
+def _cpu_caches(cpus: list[Path], core_of: dict[int, tuple[int, int]], threads_per_core: int,
+                kinds: dict[int, str]) -> list[CacheFact]:
+    """Every distinct cache of the machine, from every CPU's cache folders.
+
+    A hybrid CPU (P- and E-cores) has caches of several sizes per level: each distinct kind is
+    kept, with how many there are and which core type it serves.  ``shared_by`` counts cores
+    (CPUs of one core count once), not hardware threads.  Where only some CPUs list their
+    caches (a trimmed tree), the count of instances is unknown (None)."""
+    seen: dict[tuple, set] = {}
+    listed = 0
+    for cpu in cpus:
+        n = int(cpu.name[3:])
+        records = [r for r in (_cache_record(i) for i in sorted((cpu / "cache").glob("index*")))
+                   if r is not None]
+        listed += bool(records)
+        for level, ctype, size, line, ways, shared in records:
+            shared = shared or frozenset({n})
+            if all(c in core_of for c in shared):
+                sharing = len({core_of[c] for c in shared})
+            else:
+                sharing = max(1, -(-len(shared) // max(1, threads_per_core)))
+            served = {kinds.get(c) for c in shared}
+            kind = served.pop() if len(served) == 1 else None  # a cache of both core types
+            seen.setdefault((level, ctype, size, line, ways, sharing, kind), set()).add(shared)
+    complete = listed == len(cpus) and listed > 0
+    out = [CacheFact(level, ctype, size, line, ways, sharing,
+                     instances=len(sets) if complete else None, cpu_kind=kind)
+           for (level, ctype, size, line, ways, sharing, kind), sets in seen.items()]
+    return sorted(out, key=lambda c: (c.level, c.type, -c.size_bytes))
 
 
 def _device_pci_address(dev_link: Path) -> str | None:
@@ -184,15 +227,19 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
     online = _read(cpu_dir / "online")
     online_set = set(parse_cpu_list(online, file=cpu_dir / "online")) if online else None
     n_threads = 0
+    core_of: dict[int, tuple[int, int]] = {}
+    online_cpus = []
     for c in cpus:
         if online_set is not None and int(c.name[3:]) not in online_set:
             continue
         n_threads += 1
+        online_cpus.append(c)
         pkg = _read_int(c / "topology" / "physical_package_id", "a package number")
         core = _read_int(c / "topology" / "core_id", "a core number")
         if pkg is not None and core is not None:
             packages.add(pkg)
             cores.add((pkg, core))
+            core_of[int(c.name[3:])] = (pkg, core)
     info = _cpuinfo(proc)
     if n_threads == 0:
         n_threads = sum(1 for line in (_read(proc / "cpuinfo") or "").splitlines()
@@ -244,9 +291,9 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
                 raise bad_value(proc / "meminfo", "'MemTotal: N kB'", line)
             memory = positive_or_none(int(m.group(1)) * 1024)
             sources.append(("memory_bytes", "/proc/meminfo MemTotal (less than installed: the kernel's own share is not counted)"))
-    caches = _cpu_caches(cpu_dir / "cpu0", tpc) if cpus else []
+    caches = _cpu_caches(online_cpus, core_of, tpc, _cpu_kinds(sys)) if online_cpus else []
     if caches:
-        sources.append(("caches", "sysfs cpu0/cache/index*"))
+        sources.append(("caches", "sysfs cpu*/cache/index*"))
     hostname = _read(proc / "sys" / "kernel" / "hostname")
     return MachineFacts(
         cpu_model=model, sockets=len(packages) or None, cores=n_cores, threads=threads,

@@ -181,3 +181,51 @@ def test_cpu_list():
     assert parse_cpu_list("0-3,8,10-11") == [0, 1, 2, 3, 8, 10, 11]
     with pytest.raises(InputError):
         parse_cpu_list("0-3;8")
+
+
+def _hybrid_tree(root):
+    """A trimmed Intel hybrid tree: one P-core with two threads (cpu0-1: 48 KiB L1d, 2 MiB L2)
+    and two E-cores (cpu2, cpu3: 32 KiB L1d each, one 4 MiB L2 shared by both), one L3 for all.
+    The layout of /sys/devices/system/cpu/cpuN/cache and /sys/devices/cpu_{core,atom}/cpus as
+    Linux writes them on Alder/Raptor Lake."""
+    cpu = root / "sys/devices/system/cpu"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/cpuinfo").write_text("processor\t: 0\nmodel name\t: Hybrid\n")
+    (cpu).mkdir(parents=True)
+    (cpu / "online").write_text("0-3\n")
+    core_ids = {0: 0, 1: 0, 2: 8, 3: 9}
+    caches = {  # cpu -> [(level, type, size, shared_cpu_list)]
+        0: [(1, "Data", "48K", "0-1"), (2, "Unified", "2048K", "0-1"), (3, "Unified", "24576K", "0-3")],
+        2: [(1, "Data", "32K", "2"), (2, "Unified", "4096K", "2-3"), (3, "Unified", "24576K", "0-3")],
+        3: [(1, "Data", "32K", "3"), (2, "Unified", "4096K", "2-3"), (3, "Unified", "24576K", "0-3")]}
+    caches[1] = caches[0]
+    for n, core in core_ids.items():
+        topo = cpu / f"cpu{n}/topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text("0\n")
+        (topo / "core_id").write_text(f"{core}\n")
+        for i, (level, kind, size, shared) in enumerate(caches[n]):
+            d = cpu / f"cpu{n}/cache/index{i}"
+            d.mkdir(parents=True)
+            for name, text in (("level", level), ("type", kind), ("size", size),
+                               ("shared_cpu_list", shared), ("coherency_line_size", 64)):
+                (d / name).write_text(f"{text}\n")
+    for pmu, cpus in (("cpu_core", "0-1"), ("cpu_atom", "2-3")):
+        (root / "sys/devices" / pmu).mkdir(parents=True)
+        (root / "sys/devices" / pmu / "cpus").write_text(cpus + "\n")
+
+
+def test_hybrid_caches_from_every_cpu(tmp_path):
+    """Issue 12 item 7 on the sysfs path: every distinct cache is kept, with its count and core
+    type, and shared_by counts cores (the P-core's two threads count once), not threads."""
+    _hybrid_tree(tmp_path)
+    f = read_sysfs(tmp_path)
+    got = sorted((c.level, c.size_bytes // 1024, c.shared_by, c.instances, c.cpu_kind)
+                 for c in f.caches)
+    assert got == [(1, 32, 1, 2, "IntelAtom"), (1, 48, 1, 1, "IntelCore"),
+                   (2, 2048, 1, 1, "IntelCore"), (2, 4096, 2, 1, "IntelAtom"),
+                   (3, 24576, 3, 1, None)]  # the L3 serves both kinds: 3 cores, not 4 threads
+    doc = facts_to_profile_document(f)
+    profile_from_document(doc)  # a valid profile with every distinct cache
+    sizes = sorted(c["size"] for comp in doc["components"].values() for c in comp.get("caches", []))
+    assert len(sizes) == 5
