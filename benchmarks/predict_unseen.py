@@ -69,10 +69,11 @@ def workload_text(op: str, p: dict) -> str:
         mem = [("load", 8 * m * m, 8 * m * m + 16 * m, "stride1"),
                ("load", 8 * m * m, 8 * m, "stride1"),
                ("store", 8 * m, 8 * m * m + 16 * m, "stride1")]
-        flops = {"add_multiply": 2 * m * m, "chained_adds": m * m, "chains": 1}
-    elif op == "gather":  # idx and y stream, x is read at independent random places
-        mem = [("load", 8 * n, 24 * n, "stride1"), ("load", 8 * n, 24 * n, "gather"),
-               ("store", 8 * n, 24 * n, "stride1")]
+        flops = {"add_multiply": 2 * m * m, "chained_adds": m * m, "chains": 1,
+                 "chain_length": m}
+    elif op == "gather":  # x read at independent random places (MAPS gather's figure holds
+        # the index stream it walks, as this loop's idx), y streamed out
+        mem = [("load", 8 * n, 24 * n, "gather"), ("store", 8 * n, 24 * n, "stride1")]
     elif op == "chase":  # each step's address is the value the last one loaded
         mem = [("load", 8 * p["units"], 8 * n, "random")]
     elif op == "init":

@@ -8,6 +8,12 @@
  *   poly5     y[i] = c0 + x(c1 + x(c2 + x(c3 + x(c4 + x c5))))   10 flops (Horner)
  *   add_chain a = a + c, loop_length times: one chain of dependent adds   1 flop per step
  *   fma_chain a = fma(x, m, a), loop_length times: dependent FMAs        2 flops per step
+ *   add_chains  short chains back to back: for each of K chains, a = x[c]; loop_length
+ *            dependent adds a = a + c; y[c] = a (K x loop_length >= 8192 adds in all)  1 flop
+ *            per add.  Each chain depends on nothing before it, so an out-of-order core
+ *            overlaps as many consecutive chains as its window holds: short chains run near
+ *            the add throughput, long ones at one add per latency (add_chain).  The shape of a
+ *            matrix-vector product with one accumulator per row (a chain of row-length adds).
  * The two chain loops are not in the PEAK table.  They measure the latency of one
  * floating-point add and one FMA (the rate of a single dependency chain is 1 / latency), which
  * bounds a reduction: n adds into k partial sums take at least n / k add latencies however
@@ -17,7 +23,7 @@
  * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
- * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain] [--lengths 1024,...]
+ * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains] [--lengths 1024,...]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -25,15 +31,17 @@
 
 #include <math.h>
 
-enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN };
+enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS };
 static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", "add_chain",
-                                       "fma_chain", NULL};
-static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2};
+                                       "fma_chain", "add_chains", NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1};
+#define CHAINS_TOTAL 8192 /* adds per add_chains call at least */
 #define LANES 16
 
 typedef struct {
     double *x, *y;
-    size_t n;
+    size_t n;      /* loop length (add_chains: the length of one chain) */
+    size_t chains; /* add_chains: how many chains one call runs */
     int op;
 } ctx_t;
 
@@ -59,6 +67,15 @@ static double body(void *p, long iters)
         case P_FMACHAIN:
             for (i = 0; i < n; i++) acc[0] = fma(step, s, acc[0]);
             break;
+        case P_ADDCHAINS: {
+            size_t k;
+            for (k = 0; k < c->chains; k++) {
+                double a = x[k];
+                for (i = 0; i < n; i++) a = a + step;
+                y[k] = a;
+            }
+            break;
+        }
         case P_DIV:
             for (i = 0; i < n; i++) y[i] = s / x[i];
             break;
@@ -119,9 +136,18 @@ int main(int argc, char **argv)
 #endif
             c.op = ops[k];
             c.n = (size_t)lens[l];
+            c.chains = 1;
+            if (c.op == P_ADDCHAINS) {
+                c.chains = c.n >= CHAINS_TOTAL ? 1 : (CHAINS_TOTAL + c.n - 1) / c.n;
+                if ((long long)c.chains > maxlen)
+                    pp_die("add_chains of length %lld needs %zu chains, more than the %lld "
+                           "elements allocated (give a longer length too)", lens[l], c.chains,
+                           maxlen);
+            }
             iters = pp_calibrate(body, &c, o.min_time);
             pp_time_reps(body, &c, iters, o.reps, reps);
-            for (r = 0; r < o.reps; r++) reps[r] = (double)OP_FLOPS[c.op] * (double)c.n / reps[r];
+            for (r = 0; r < o.reps; r++)
+                reps[r] = (double)OP_FLOPS[c.op] * (double)c.n * (double)c.chains / reps[r];
             pp_emit_begin();
             printf("\"op\":\"%s\",\"loop_length\":%lld,\"inner_iterations\":%ld",
                    OP_NAMES[c.op], lens[l], iters);

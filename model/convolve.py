@@ -526,6 +526,24 @@ class SignatureRates:
             raise SignatureError(f"PEAK {loop}: the rate is zero", key="kernels.peak")
         return rate
 
+    def short_chain_rate(self, length: float, key: str) -> float | None:
+        """Add rate [flop/s] of short chains of ``length`` dependent adds run back to back,
+        consecutive chains overlapping out of order: PEAK add_chains interpolated in log
+        length (beyond its longest chain: the one-chain rate).  None, with a note, without
+        add_chains points: the chains are then priced as one long chain."""
+        pts = [p for p in (self.signature.points("peak", op="add_chains")
+                           if "peak" in self.signature.kernels else []) if "loop_length" in p.params]
+        if not pts:
+            self._note(f"{key}: signature {self.signature.name!r} has no PEAK add_chains (short "
+                       f"chains overlapping out of order), so the chains are priced as one long "
+                       f"chain (pinchpoint measure measures add_chains)")
+            return None
+        by_len = {float(p["loop_length"]): self._value(p.result, "rate") for p in pts}
+        xs = sorted(by_len)
+        if length > xs[-1]:
+            return None  # longer than measured: as one long chain (add_chain)
+        return float(log_interp(max(length, xs[0]), xs, [by_len[x] for x in xs]))
+
     # -- messages
     def one_way_time(self, msg: Messages, key: str) -> float:
         """Time [s] of one message of ``msg.size_bytes``."""
@@ -710,6 +728,12 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
             rate = rates.chain_rate(chained, f"{key}.flops.{chained}")
             if rate is None:
                 continue
+            if chained == "chained_adds" and f.chain_length:
+                short = rates.short_chain_rate(f.chain_length, f"{key}.flops.chain_length")
+                if short is not None and short > rate:
+                    rate = short
+                    detail["fp"].append(f"chains of {f.chain_length:g} adds overlap out of order "
+                                        f"(PEAK add_chains)")
             latency_bound += n / (f.chains * threads) / rate
             detail["fp"].append(f"{chained} in {f.chains} chains at {rate / 1e6:.4g} Mflop/s "
                                 f"per chain")

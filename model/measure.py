@@ -303,6 +303,10 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
         add("stream", ["--elements", str(n)], "stream", address_space_limit(3 * 8 * n))
     if "peak" in kernels:
         add("peak", [], "peak", address_space_limit(GiB))
+        # short dependency chains back to back: how many an out-of-order core overlaps
+        add("peak", ["--ops", "add_chains", "--lengths",
+                     "4,16,64,256,1024,4096" if quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
+            "peak chains", address_space_limit(GiB))
     if "ping" in kernels:
         sizes = "1,64,4096,65536,1048576" if quick else "1,8,64,512,4096,32768,262144,1048576,4194304"
         add("ping", ["--sizes", sizes], "ping")

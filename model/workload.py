@@ -29,7 +29,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     pattern = "stride1"                  # "stride1" (default); "random": a dependent chain, each
                                          # load's address from the one before (a pointer chase,
                                          # priced by latency); "gather": independent random
-                                         # accesses (x[idx[i]], many misses in flight)
+                                         # accesses (x[idx[i]], many misses in flight; MAPS
+                                         # gather walks an index array too: its bytes are in
+                                         # the figure, so list the x loads only)
     op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
     # in_place = true                    # op = "store" only: stores to lines this phase also
     #                                    # loads (read-modify-write); see pinchpoint.convolve
@@ -56,6 +58,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     # chained_fma = 0                    # optional: the same for fma flops (2 flop per FMA)
     # chains = 16                        # with either: the number of partial sums, independent
                                          # dependency chains, each add waiting for the one before
+    # chain_length = 1000                # optional: the chained adds come in short chains of
+                                         # this many adds, one after the other (one accumulator
+                                         # per matrix row): consecutive chains overlap out of
+                                         # order, priced by PEAK add_chains at this length
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -153,6 +159,9 @@ class Flops:
     in its chain, so they take at least chained_adds / chains add latencies plus
     chained_fma / 2 / chains FMA latencies, however many units the core has
     (:mod:`pinchpoint.convolve`).  ``chains`` may be None only when nothing is chained.
+    ``chain_length`` (optional) says the chained adds come in short chains of that many adds,
+    each independent of the one before (a matrix-vector product with one accumulator per row):
+    an out-of-order core overlaps consecutive chains, as PEAK's add_chains measures.
     """
 
     division: float = 0.0
@@ -162,6 +171,7 @@ class Flops:
     chained_adds: float = 0.0
     chained_fma: float = 0.0
     chains: int | None = None
+    chain_length: float | None = None
 
     @property
     def total(self) -> float:
@@ -181,7 +191,8 @@ class Flops:
     def to_dict(self) -> dict:
         return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
                 "loop_length": self.loop_length, "chained_adds": self.chained_adds,
-                "chained_fma": self.chained_fma, "chains": self.chains}
+                "chained_fma": self.chained_fma, "chains": self.chains,
+                "chain_length": self.chain_length}
 
 
 @dataclass(frozen=True)
@@ -453,7 +464,7 @@ def _loop(ctx: _Ctx, d, key) -> LoopNest:
 
 
 def _flops(ctx: _Ctx, d, key) -> Flops:
-    ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains") + tuple(CHAINED))
+    ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length") + tuple(CHAINED))
     vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
@@ -472,7 +483,14 @@ def _flops(ctx: _Ctx, d, key) -> Flops:
     elif vals["chained_adds"] or vals["chained_fma"]:
         raise ctx.err(f"{key}.chains", "is missing: chained flops need the number of partial "
                                        "sums they accumulate into")
-    return Flops(loop_length=ll, chains=chains, **vals)
+    chain_length = None
+    if "chain_length" in d:
+        chain_length = ctx.count(d["chain_length"], f"{key}.chain_length", integer=True)
+        if chain_length < 1:
+            raise ctx.err(f"{key}.chain_length", "must be at least 1 (adds per chain)")
+        if not vals["chained_adds"]:
+            raise ctx.err(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
+    return Flops(loop_length=ll, chains=chains, chain_length=chain_length, **vals)
 
 
 def _messages(ctx: _Ctx, d, key) -> Messages:

@@ -48,6 +48,10 @@ def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
     # one dependency chain: an add every 1 ns, an FMA (2 flop) every 2 ns
     for op, rate in (("add_chain", 1e9), ("fma_chain", 1e9)):
         peak.append({"op": op, "loop_length": 1024, "result": result("flop/s", rate * speed, spread)})
+    # short chains back to back: 8 adds each overlap 4 deep, 1024 adds each hardly at all
+    for length, rate in ((8, 4e9), (1024, 1e9)):
+        peak.append({"op": "add_chains", "loop_length": length,
+                     "result": result("flop/s", rate * speed, spread)})
     ping = []
     for size, lat in ((1, 1e-5), (1024, 1.2e-5), (1048576, 5e-4)):
         ping.append({"transport": "tcp", "metric": "latency", "message_bytes": size,

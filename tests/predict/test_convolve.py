@@ -394,3 +394,30 @@ def test_mpi_ping_points_price_mpi_messages():
     assert convolve(Signature.from_dict(doc), w).seconds("communication") == pytest.approx(4e-6)
     with pytest.raises(WorkloadError, match="no ping points match"):
         convolve(synthetic_signature(), w)
+
+
+def test_short_chains_overlap_out_of_order(sig):
+    """Issue 13: matvec with one accumulator per row is a chain per row; consecutive rows'
+    chains overlap out of order, which PEAK add_chains measures (synthetic: 4 Gflop/s for
+    chains of 8 adds, 1 Gflop/s, one latency per add, for chains of 1024)."""
+    body = "[phases.flops]\nadd_multiply = 1e9\nchained_adds = 1e9\nchains = 1\n"
+    long_chain = convolve(sig, wl(body)).seconds("fp")
+    assert long_chain == pytest.approx(1.0)  # add_chain: 1 ns per add
+    short = convolve(sig, wl(body + "chain_length = 8\n")).seconds("fp")
+    assert short == pytest.approx(0.25)
+    # 90 adds: between 8 and 1024 in log length
+    mid = convolve(sig, wl(body + "chain_length = 90\n")).seconds("fp")
+    rate = 4e9 * (1e9 / 4e9) ** (math.log(90 / 8) / math.log(1024 / 8))
+    assert mid == pytest.approx(1e9 / rate)
+    # beyond the longest measured chain: one long chain
+    assert convolve(sig, wl(body + "chain_length = 5000\n")).seconds("fp") == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("extra, key", [("chain_length = 0\n", "chain_length"),
+                                        ("chain_length = 2.5\n", "chain_length")])
+def test_bad_chain_length(extra, key):
+    with pytest.raises(WorkloadError) as exc:
+        wl("[phases.flops]\nadd_multiply = 10\nchained_adds = 10\nchains = 1\n" + extra)
+    assert exc.value.key == f"phases[0].flops.{key}"
+    with pytest.raises(WorkloadError, match="needs chained_adds"):
+        wl("[phases.flops]\nadd_multiply = 10\nchain_length = 4\n")
