@@ -262,10 +262,18 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
     nodes = {n: i for i, n in enumerate(g.nodes)}
     capacity = _capacities(g)
     resources = sorted(capacity)
-    rindex = {r: i for i, r in enumerate(resources)}
-    caps = np.array([capacity[r] for r in resources], dtype=float)
-    scale = float(np.max(caps[np.isfinite(caps)])) if np.isfinite(caps).any() else 1.0
-    caps = np.where(np.isfinite(caps), caps / scale, 1e12)
+    # Only finite capacities get a row: an unbounded resource constrains nothing (a stand-in
+    # such as 1e12 would, and would make up a "next" bottleneck).
+    bounded = [r for r in resources if math.isfinite(capacity[r])]
+    rindex = {r: i for i, r in enumerate(bounded)}
+    caps = np.array([capacity[r] for r in bounded], dtype=float)
+    # Measure rates in units of the smallest capacity.  HiGHS's tolerances are absolute (1e-7):
+    # scaled by the largest capacity, a 1 kB/s link beside a 100 GB/s one became 1e-8 and
+    # vanished below them (issue 19).  Scaled by the smallest, every capacity is >= 1, so each
+    # is resolved to 1e-7 of itself; the largest stays far below HiGHS's infinity (1e20) for
+    # every spread a profile can hold.
+    scale = float(caps.min()) if len(caps) else 1.0
+    caps = caps / scale
 
     legs = [(fi, leg) for fi, f in enumerate(flows) for leg in f.legs]
     n_e = len(edges)
@@ -280,7 +288,7 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
             eq_r += [row0 + nodes[u], row0 + nodes[v]]
             eq_c += [base + ei, base + ei]
             eq_v += [1.0, -1.0]
-            if d["resource"] is not None and d["link"] not in overrides[fi]:
+            if d["resource"] in rindex and d["link"] not in overrides[fi]:
                 ub_r.append(rindex[d["resource"]])
                 ub_c.append(base + ei)
                 ub_v.append(1.0)
@@ -289,11 +297,13 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
         eq_v += [-weights[fi], weights[fi]]
     for fi, f in enumerate(flows):
         for lid, n in f.passes.items():
+            if lid not in rindex:
+                continue  # made unbounded (what binds next)
             ub_r.append(rindex[lid])  # passes name half-duplex links: one resource
             ub_c.append(0)
             ub_v.append(n * weights[fi])
     a_eq = coo_matrix((eq_v, (eq_r, eq_c)), shape=(len(legs) * len(nodes), n_var)).tocsr()
-    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(resources), n_var)).tocsr()
+    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(bounded), n_var)).tocsr()
     cost = np.full(n_var, 1e-7 / max(1, n_var))  # a whisper of cost: no needless detours
     cost[0] = -1.0
     res = linprog(cost, A_ub=a_ub, b_ub=caps, A_eq=a_eq, b_eq=np.zeros(a_eq.shape[0]),
@@ -325,10 +335,8 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
         _apply_passes(f, usage, resources, crossed=lambda r, fi=fi: any(
             d["resource"] == r and xs[1 + li * n_e + ei] > _EPS * rate
             for li, (lfi, _) in enumerate(legs) if lfi == fi for ei, (_, _, d) in enumerate(edges)))
-        binding = tuple(sorted(r for r in usage
-                               if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7) and marg[rindex[r]] > _EPS))
-        if not binding:
-            binding = tuple(sorted(r for r in usage if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7)))
+        full = [r for r in usage if r in rindex and load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7)]
+        binding = tuple(sorted(r for r in full if marg[rindex[r]] > _EPS)) or tuple(sorted(full))
         duals = {r: float(marg[rindex[r]]) for r in binding}
         answers.append(_Solution(rate * scale, usage, binding, tuple(path), duals, "lp"))
     return tau * scale, answers
