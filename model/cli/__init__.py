@@ -16,6 +16,7 @@ import sys
 
 from .. import __version__
 from ..errors import PinchpointError
+from .output import check_outputs
 
 #: Subcommand modules, in the order ``--help`` lists them.  Add a module here to add commands.
 COMMAND_MODULES = [
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args = build_parser().parse_args(argv)
     try:
+        check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)

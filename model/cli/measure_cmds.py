@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import IMAGE_SUFFIXES, output_path
+
 
 def add_parser(subparsers) -> None:
     m = subparsers.add_parser("measure", help="run the bundled kernels and write a signature",
@@ -15,7 +17,7 @@ def add_parser(subparsers) -> None:
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="every size step, 11 repetitions")
     m.add_argument("--only", metavar="K1,K2", help="run only these kernels (e.g. maps,peak)")
-    m.add_argument("-o", "--output", required=True, metavar="FILE", help="signature JSON to write")
+    output_path(m, "-o", "--output", suffixes=(".json",), required=True, metavar="FILE", help="signature JSON to write")
     m.add_argument("--cc", help="C compiler command (default: $CC, else cc)")
     m.add_argument("--cflags", help="optimisation flags (default: '-O3 -march=native', plus "
                    "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
@@ -32,7 +34,7 @@ def add_parser(subparsers) -> None:
     show.set_defaults(run=run_show)
     plot = ssub.add_parser("plot", help="plot the MAPS staircase with the cache sizes marked")
     plot.add_argument("file", help="signature JSON, or a bundled name")
-    plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
+    output_path(plot, "-o", "--output", suffixes=IMAGE_SUFFIXES, required=True, help="image file (.svg, .png, .pdf)")
     plot.add_argument("--threads", type=int, default=1)
     plot.set_defaults(run=run_plot)
 

@@ -44,3 +44,31 @@ def print_listing(rows: list[list[str]], what: str, as_json: bool) -> None:
         print_json([{"name": n, "description": d} for n, d in rows])
     else:
         print(table(rows, [what, "description"]))
+
+
+#: Suffixes of the image formats matplotlib writes for us.
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def output_path(parser, *flags: str, suffixes: tuple[str, ...] | None, **kwargs):
+    """``parser.add_argument(*flags, **kwargs)`` for a file the command writes.
+
+    :func:`check_outputs` checks it (the folder exists, it is not a folder, it can be written,
+    its name ends in one of ``suffixes``) before the command does any work, so a bad path costs
+    nothing and leaves nothing behind.  Returns the action.
+    """
+    action = parser.add_argument(*flags, **kwargs)
+    marked = list(parser.get_default("_outputs") or [])
+    marked.append((action.dest, "/".join(action.option_strings) or action.dest, suffixes))
+    parser.set_defaults(_outputs=marked)
+    return action
+
+
+def check_outputs(args) -> None:
+    """Refuse bad output paths of the chosen (sub)command, naming the flag."""
+    from ..paths import output_target
+
+    for dest, flag, suffixes in getattr(args, "_outputs", None) or ():
+        value = getattr(args, dest, None)
+        if value:
+            output_target(value, key=flag, suffixes=suffixes)
