@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -43,10 +44,32 @@ class Param:
     integer: bool = False
     required: bool = True
     positive: bool = True
+    maximum: float | None = None  # largest valid value (fractions: 1)
+    maximum_included: bool = True  # False: values must stay below ``maximum``
 
     @property
     def optional(self) -> bool:
         return self.default is not None or not self.required
+
+    def problem(self, si: float) -> str | None:
+        """Why ``si`` [SI units] is not a valid value of this parameter, or None when it is.
+
+        The one place where valid ranges live: every value is finite; positive parameters
+        (rates, sizes, clocks, counts) are above zero, the others at least zero; integer ones
+        whole; fractions below their maximum (a DLLP share of 1 leaves no time for data).
+        """
+        if not math.isfinite(si):
+            return "is not finite"
+        if self.positive and si <= 0:
+            return "must be greater than zero"
+        if si < 0:
+            return "must not be negative"
+        if self.integer and si != int(si):
+            return "must be a whole number"
+        if self.maximum is not None:
+            if si > self.maximum or (si == self.maximum and not self.maximum_included):
+                return f"must be {'at most' if self.maximum_included else 'below'} {self.maximum:g}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -140,11 +163,12 @@ KINDS: dict[str, LinkKind] = {
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded [3]",
         (Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True),
          Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
-         Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False),
+         Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False,
+               maximum=1.0),
          Param("mps", "size", "max payload size", default=256.0),
          Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC", default=24.0),
          Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", default=0.05,
-               positive=False)),
+               positive=False, maximum=1.0, maximum_included=False)),
         _pcie_capacity, "lane_rate*lanes*encoding/8",
         efficiency=_pcie_eff, efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)",
         source="PCI Express Base Specification",
@@ -186,7 +210,7 @@ KINDS: dict[str, LinkKind] = {
         "link", "a generic link of a given capacity, each way ('duplex = \"half\"' to share it)",
         (Param("rate", "bandwidth", "capacity"),
          Param("shared", "dimensionless", "1: half duplex (one capacity for both directions)",
-               default=0.0, integer=True, positive=False)),
+               default=0.0, integer=True, positive=False, maximum=1.0)),
         _rate, "rate", duplex=lambda p: "half" if p["shared"] else "full",
     ),
     "disk": LinkKind(

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from . import linkkinds, units
 from . import spread as _spread
-from .errors import ProfileError, UnitError
+from .errors import ProfileError, UnitError, shown
 from .linkkinds import Param
 
 SCHEMA_VERSION = 1
@@ -228,6 +228,9 @@ class Profile:
         if param not in {p.name for p in link.definition.params}:
             raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
                                file=self.path)
+        why = link.definition.param(param).problem(si_value)
+        if why:
+            raise ProfileError(f"{param} = {si_value:g} {why}", file=self.path, key=f"links.{link_id}.{param}")
         params = dict(link.params)
         params[param] = Value(si_value, units.format_quantity(si_value, link.definition.param(param).dimension),
                               "what-if")
@@ -297,14 +300,9 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
             si = units.parse(raw, param.dimension, file=ctx.file, key=key)
     except UnitError as exc:
         raise ProfileError(exc.message, file=ctx.file, key=key) from None
-    if not math.isfinite(si):
-        raise ctx.error(key, f"{raw!r} is not finite")
-    if param.positive and si <= 0:
-        raise ctx.error(key, f"{raw!r} must be greater than zero")
-    if si < 0:
-        raise ctx.error(key, f"{raw!r} must not be negative")
-    if param.integer and si != int(si):
-        raise ctx.error(key, f"{raw!r} must be a whole number")
+    why = param.problem(si)
+    if why:
+        raise ctx.error(key, f"{shown(raw)} {why}")
     if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
         raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
     return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
@@ -407,8 +405,6 @@ def _link(ctx, lid, table, components, source) -> Link:
         for name in ("lane_rate", "encoding"):
             if name not in params:
                 raise ctx.error(f"{key}.{name}", "missing: give 'generation' (1..6) or both lane_rate and encoding")
-        if params["encoding"].si > 1:
-            raise ctx.error(f"{key}.encoding", "a line-code efficiency is at most 1")
     link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
     if len(between) > 2 and link.duplex != "half":
         raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "

@@ -15,12 +15,13 @@ cache live in the per-user cache folder, so a warm start costs about 0.2 s.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tokenize
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import UnitError
+from .errors import UnitError, shown
 from .paths import atomic_write, cache_dir
 
 #: pint definition lines replaced in pint's default file (old line -> new line).
@@ -58,6 +59,15 @@ BASE_UNITS = {
 }
 
 _TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
+
+#: What a quantity string may look like before pint sees it: one decimal number (at most 40
+#: digits each side of the point, a 4-digit exponent) and unit names joined by "/" or "*".
+#: pint evaluates what it is given: "9**9**9 Hz" spins a CPU for minutes and "1/0 MHz" divides
+#: by zero (issue 19), so operators, exponents, brackets and second numbers stop here.
+_NUMBER = r"[+-]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
+_UNIT = r"[^\W\d]\w*"
+_GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
+_MAX_TEXT = 200
 
 
 def _definitions_file() -> Path:
@@ -102,19 +112,32 @@ def quantity(text, *, file=None, key=None):
     """Parse a string (or number) into a pint Quantity; errors name the file and key."""
     import pint
 
-    ureg = registry()
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-        raise UnitError(f"expected a quantity such as '133 MHz', got {text!r}", file=file, key=key)
+        raise UnitError(f"expected a quantity such as '133 MHz', got {shown(text)}", file=file, key=key)
     if isinstance(text, (int, float)):
-        return ureg.Quantity(float(text), "")
+        try:
+            number = float(text)
+        except OverflowError:  # a 400-digit JSON integer
+            number = math.inf
+        if not math.isfinite(number):
+            raise UnitError(f"{shown(text)} is not a finite number", file=file, key=key)
+        return registry().Quantity(number, "")
+    if len(text) > _MAX_TEXT or not _GRAMMAR.fullmatch(text):
+        raise UnitError(f"{shown(text)} is not a quantity: expected one number and a unit such as "
+                        "'133 MHz' or '6.4 GB/s' (no operators or exponents)", file=file, key=key)
+    number = float(re.match(r"\s*(" + _NUMBER + ")", text).group(1))
+    if not math.isfinite(number):
+        raise UnitError(f"{shown(text)} is not finite: the number is beyond double precision",
+                        file=file, key=key)
+    ureg = registry()
     try:
         return ureg.Quantity(_normalise(text))
     except pint.errors.UndefinedUnitError as exc:
         names = ", ".join(repr(n) for n in exc.unit_names) if getattr(exc, "unit_names", None) else ""
-        raise UnitError(f"{text!r} has an unknown unit {names}".rstrip(), file=file, key=key) from None
-    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError,
+        raise UnitError(f"{shown(text)} has an unknown unit {names}".rstrip(), file=file, key=key) from None
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError, ArithmeticError,
             tokenize.TokenError, AssertionError) as exc:  # TokenError on "((1", AssertionError on "1 GB/s -"
-        raise UnitError(f"{text!r} is not a quantity ({exc})", file=file, key=key) from None
+        raise UnitError(f"{shown(text)} is not a quantity ({shown(str(exc))})", file=file, key=key) from None
 
 
 def parse(text, dimension: str, *, file=None, key=None) -> float:
@@ -145,8 +168,6 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
     expected, example = DIMENSIONS[dimension]
-    if dimension == "dimensionless" and isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
     q = quantity(text, file=file, key=key)
     ureg = registry()
     want = ureg.Quantity(1, BASE_UNITS[dimension] or "")
@@ -156,7 +177,13 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
                             file=file, key=key)
         raise UnitError(f"{text!r} is not a {dimension} (expected a {dimension} such as {example})",
                         file=file, key=key)
-    return float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+    try:
+        si = float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+    except (OverflowError, ZeroDivisionError):
+        si = math.inf
+    if not math.isfinite(si):
+        raise UnitError(f"{shown(text)} is not a finite {dimension}", file=file, key=key)
+    return si
 
 
 # --- formatting -------------------------------------------------------------------------------
