@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .errors import ProfileError
+from .errors import ProfileError, shown
 from .paths import atomic_write, data_root
 from .profile import Profile, profile_from_document
 
@@ -79,8 +79,41 @@ def merge(parent: dict, child: dict) -> dict:
     return out
 
 
-def read_document(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
-    """The merged document of a profile file, ``extends`` followed to the root."""
+def _parent_path(parent_name: str, child: Path, allow_outside: bool) -> Path:
+    """Where ``extends = parent_name`` in ``child`` points: a bundled name, or a file inside the
+    child's own folder (``allow_outside`` lifts that limit).
+
+    ``extends`` used to read any readable file, ``/etc/passwd`` or ``../../x`` included, and
+    echo its keys in error messages (issue 19).
+    """
+    bundled = bundled_profiles()
+    looks_like_path = "/" in parent_name or "\\" in parent_name or parent_name.endswith(".toml")
+    if not looks_like_path:
+        local = child.parent / f"{parent_name}.toml"
+        if local.is_file() and (allow_outside or local.resolve().parent == child.parent):
+            return local
+        if parent_name in bundled:
+            return bundled[parent_name]
+    candidate = (child.parent / parent_name).resolve()
+    if not allow_outside:
+        try:
+            candidate.relative_to(child.parent)
+        except ValueError:
+            raise ProfileError(f"{shown(parent_name)} is outside this profile's folder: 'extends' takes a "
+                               "bundled profile name or a file beside the profile (or in a subfolder)",
+                               file=str(child), key="extends") from None
+    if candidate.is_file():
+        return candidate
+    raise ProfileError(f"cannot find the parent profile {shown(parent_name)} (a bundled name, or a "
+                       "file beside this profile)", file=str(child), key="extends")
+
+
+def read_document(path: Path, _chain: tuple[Path, ...] = (), *, allow_outside: bool = False) -> dict:
+    """The merged document of a profile file, ``extends`` followed to the root.
+
+    ``extends`` names a bundled profile or a file under the profile's own folder; pass
+    ``allow_outside=True`` to follow paths anywhere (a caller that trusts the files).
+    """
     path = path.resolve()
     if path in _chain:
         cycle = " -> ".join(p.name for p in _chain + (path,))
@@ -90,12 +123,10 @@ def read_document(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
     if parent_name is None:
         return doc
     if not isinstance(parent_name, str):
-        raise ProfileError(f"expected a profile name or path, got {parent_name!r}", file=str(path), key="extends")
-    try:
-        parent_path = resolve(parent_name, relative_to=path.parent)
-    except ProfileError as exc:
-        raise ProfileError(f"cannot find the parent profile {parent_name!r}", file=str(path), key="extends") from exc
-    parent = read_document(parent_path, _chain + (path,))
+        raise ProfileError(f"expected a profile name or path, got {shown(parent_name)}", file=str(path),
+                           key="extends")
+    parent_path = _parent_path(parent_name, path, allow_outside)
+    parent = read_document(parent_path, _chain + (path,), allow_outside=allow_outside)
     parent.pop("name", None)
     parent.pop("description", None)
     child = {k: v for k, v in doc.items() if k != "extends"}

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from .. import __version__
 from ..errors import PinchpointError
@@ -43,23 +45,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
+    kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
+    and iobench's data file behind (issue 19)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--version"]:  # the fast path: no subcommand modules imported
         print(f"pinchpoint {__version__}")
         return 0
     args = build_parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():  # signal handlers live there only
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    else:
+        previous = None
     try:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("pinchpoint: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("pinchpoint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `pinchpoint ... | head`
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -264,3 +264,43 @@ def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
     assert leftovers(tmp) == []
     cache = binaries["maps"].parent
     assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# ---- SIGTERM (issue 19): the same clean-up as SIGINT -----------------------------------------------
+
+def _group_gone(pgid: int, wait: float = 10.0) -> bool:
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("only,delay,group", [("iobench", 1.5, False), ("iobench", 1.5, True),
+                                              ("maps", 2.0, True)])
+def test_measure_sigterm_leaves_nothing(tmp_path, binaries, only, delay, group):
+    """SIGTERM to the process, or to its whole group as a terminal or a service manager sends
+    it: exit 143 with one line, no partial signature, no temporary files, no child left."""
+    out_dir = tmp_path / "out"
+    tmp = tmp_path / "tmp"
+    out_dir.mkdir()
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    proc = subprocess.Popen([*cli_command(), "measure", "--full", "--only", only, "--no-progress",
+                             "-o", str(out_dir / "sig.json")], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert proc.poll() is None, "the run ended before it could be terminated"
+    if group:
+        os.killpg(proc.pid, signal.SIGTERM)
+    else:
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "terminated" in err and "Traceback" not in err
+    assert _group_gone(proc.pid), "a child process outlived pinchpoint"
+    assert leftovers(out_dir) == []
+    assert leftovers(tmp) == []
