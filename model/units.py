@@ -8,8 +8,9 @@ pint's stock definitions make ``bit`` dimensionless and ``cycle`` an angle (2 pi
 would let "133 Mbit/s" pass for a frequency and turn "3 cycle" into 18.85.  We therefore load a
 patched copy of pint's own definition file in which ``bit`` is a unit of ``[information]``
 (``byte = 8 bit`` follows) and ``cycle`` is a plain count, and add ``transfer`` (dimensionless,
-so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file and pint's parse
-cache live in the per-user cache folder, so a warm start costs about 0.2 s.
+so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file lives in the
+per-user cache folder (checked against the text on every start).  pint's own parse cache is
+not used: it is a pickle, which runs code when loaded.
 """
 
 from __future__ import annotations
@@ -83,7 +84,9 @@ def _definitions_file() -> Path:
     digest = hashlib.sha256((pint.__version__ + text).encode()).hexdigest()[:16]
     folder = cache_dir() / "units" / digest
     target = folder / "default_en.txt"
-    if not target.exists():
+    # The file is rewritten whenever it is not exactly what we would write: whoever can write the
+    # cache folder must not be able to redefine GB (the text is at hand, comparing is cheap).
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("constants_en.txt",):
             with atomic_write(folder / name) as out:
@@ -95,10 +98,13 @@ def _definitions_file() -> Path:
 
 @lru_cache(maxsize=1)
 def registry():
-    """The package's one pint UnitRegistry (built on first use, cached on disk by pint)."""
+    """The package's one pint UnitRegistry (built on first use)."""
     import pint
 
-    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=str(cache_dir() / "pint"))
+    # No cache_folder: pint caches its parsed definitions with pickle, and a pickle runs code
+    # when loaded, so whoever could write the cache folder could run code as the user (issue
+    # 19).  Parsing the definitions costs about 0.4 s a process instead.
+    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=None)
     ureg.formatter.default_format = "~P"
     return ureg
 
