@@ -49,8 +49,8 @@ class Ceiling:
     @property
     def growth(self) -> float | None:
         """Factor by which the binding links must grow before the bottleneck moves."""
-        if self.next_ceiling_bytes_per_s is None:
-            return None
+        if self.next_ceiling_bytes_per_s is None or not self.ceiling_bytes_per_s > 0:
+            return None  # no positive ceiling to grow from
         return self.next_ceiling_bytes_per_s / self.ceiling_bytes_per_s
 
     def to_dict(self) -> dict:

@@ -25,6 +25,23 @@ def cache_dir() -> Path:
     return path
 
 
+def is_file(path: str | os.PathLike) -> bool:
+    """``Path(path).is_file()`` that answers False, not OSError, for a name the system cannot
+    even look up (longer than NAME_MAX, a NUL byte): such a name is simply not a file here."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: str | os.PathLike) -> bool:
+    """``Path(path).exists()``, False for a name the system cannot look up (see is_file)."""
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def data_root(name: str) -> Path:
     """The folder of a bundled data package (``profiles`` or ``kernels``).
 

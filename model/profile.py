@@ -406,6 +406,11 @@ def _link(ctx, lid, table, components, source) -> Link:
             if name not in params:
                 raise ctx.error(f"{key}.{name}", "missing: give 'generation' (1..6) or both lane_rate and encoding")
     link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
+    for what, value in (("capacity", link.capacity), ("effective capacity", link.effective_capacity)):
+        # each parameter is in range, but their product may still overflow or underflow
+        if not (math.isfinite(value) and value > 0):
+            raise ctx.error(key, f"its {what} ({link.formula}) comes to {value:g} B/s: expected a finite "
+                            "rate above zero")
     if len(between) > 2 and link.duplex != "half":
         raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "
                         f"a {kname} link is full duplex")

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ProfileError, shown
-from .paths import atomic_write, data_root
+from .input_text import parse_bounded, read_text
+from .paths import atomic_write, data_root, is_file
 from .profile import Profile, profile_from_document
 
 MACHINES = "machines"
@@ -39,7 +40,7 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
             candidates.append(relative_to / f"{text}.toml")
     candidates.append(Path(text))
     for c in candidates:
-        if c.is_file():
+        if is_file(c):
             return c
     bundled = bundled_profiles()
     if text in bundled:
@@ -51,14 +52,9 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
 
 
 def _read_toml(path: Path) -> dict:
+    text = read_text(path, ProfileError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProfileError(f"cannot be read ({exc})", file=str(path)) from None
-    try:
-        return tomllib.loads(text)
+        return parse_bounded(tomllib.loads, text, ProfileError, file=str(path))
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         msg = str(exc)
@@ -80,6 +76,16 @@ def merge(parent: dict, child: dict) -> dict:
 
 
 def _parent_path(parent_name: str, child: Path, allow_outside: bool) -> Path:
+    try:
+        return _find_parent(parent_name, child, allow_outside)
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL byte
+        if isinstance(exc, ProfileError):
+            raise
+        raise ProfileError(f"{shown(parent_name)} is not a usable profile name or path", file=str(child),
+                           key="extends") from None
+
+
+def _find_parent(parent_name: str, child: Path, allow_outside: bool) -> Path:
     """Where ``extends = parent_name`` in ``child`` points: a bundled name, or a file inside the
     child's own folder (``allow_outside`` lifts that limit).
 

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
+
+
+def _finite(obj):
+    """``obj`` with NaN and infinities as None: JSON has no such numbers (Python would write
+    the non-standard ``NaN``/``Infinity``, which other tools refuse), and null says "no finite
+    value" (issue 18)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def to_json(obj, indent: int | None = 2) -> str:
+    """Standard JSON text of an object (usually a ``to_dict()``): never NaN or infinity."""
+    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
 
 
 def print_json(obj) -> None:
     """Print an object (usually a ``to_dict()``) as indented JSON on stdout."""
-    json.dump(obj, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(to_json(obj) + "\n")
 
 
 def table(rows: list[list[str]], header: list[str], *, align: str | None = None) -> str:

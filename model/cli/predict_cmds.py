@@ -53,8 +53,10 @@ def load_signature_arg(text: str, flag: str = "--signature"):
     from ..errors import SignatureError
     from ..signature import find_bundled, load_signature
 
+    from ..paths import exists
+
     path = Path(text)
-    if path.exists() or path.suffix == ".json":
+    if exists(path) or path.suffix == ".json":
         return load_signature(path)
     try:
         return load_signature(find_bundled(text))

@@ -85,10 +85,11 @@ def _verdict(args, profile):
 def _signature(name: str):
     from pathlib import Path
 
+    from ..paths import exists
     from ..signature import find_bundled, load_signature
 
     path = Path(name)
-    if path.exists() or path.suffix == ".json" or "/" in name:
+    if exists(path) or path.suffix == ".json" or "/" in name:
         return load_signature(path)
     return load_signature(find_bundled(name))
 

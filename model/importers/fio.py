@@ -24,6 +24,7 @@ import re
 from typing import Iterable
 
 from ..errors import InputError
+from ..input_text import parse_bounded
 
 BANDWIDTH_KERNEL = "iobench"
 LATENCY_KERNEL = "iobench_latency"
@@ -56,7 +57,7 @@ def _load(text: str, file) -> dict:
     if start < 0:
         raise InputError("no JSON object found: write fio's output with --output-format=json", file=file)
     try:
-        data = json.loads(text[start:])
+        data = parse_bounded(json.loads, text[start:], InputError, file=file)
     except json.JSONDecodeError as exc:
         line = text[:start].count("\n") + exc.lineno
         raise InputError(f"not valid JSON ({exc.msg}); is the file cut short?", file=file, line=line) from None

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..input_text import parse_bounded
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def _number(value, key, file, *, positive=False, allow_zero=True):
 def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
     """Parse the text of an iperf3 JSON report."""
     try:
-        data = json.loads(text)
+        data = parse_bounded(json.loads, text, InputError, file=file)
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON ({exc.msg} at line {exc.lineno}): write iperf3's report with -J",
                          file=file) from None

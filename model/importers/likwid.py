@@ -75,7 +75,7 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
             continue
         if cur is None:
             continue
-        m = re.match(r"^\s*Using\s+([0-9]+)\s+threads?\s*$", raw)
+        m = re.match(r"^\s*Using\s+([0-9]{1,9})\s+threads?\s*$", raw)  # no 5,000-digit counts
         if m:
             cur["threads"] = int(m.group(1))
             continue

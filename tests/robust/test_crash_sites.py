@@ -1,0 +1,118 @@
+"""The crash sites issue 18's fuzzing found, each now a clean error (or a defined value)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.ceilings import Ceiling
+from pinchpoint.cli.output import to_json
+from pinchpoint.errors import InputError, PinchpointError, ProfileError, SignatureError, WorkloadError
+from pinchpoint.importers import fio, iperf3, likwid
+from pinchpoint.concurrency_io import read_series
+from pinchpoint.profile import profile_from_document
+from pinchpoint.profile_io import load_profile
+from pinchpoint.signature import load_signature, loads_signature
+from pinchpoint.tcp import mathis_loss_for_rate
+from pinchpoint.workload import load_workload, loads_workload
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+DEEP = 5000
+
+
+def test_json_output_never_holds_nan_or_infinity():
+    text = to_json({"a": math.nan, "b": [math.inf, -math.inf, 1.5], "c": {"d": (2.0, math.nan)}})
+    assert json.loads(text) == {"a": None, "b": [None, None, 1.5], "c": {"d": [2.0, None]}}
+    assert "NaN" not in text and "Infinity" not in text
+
+
+def test_deep_toml_profile(tmp_path):
+    f = tmp_path / "deep.toml"
+    f.write_text("schema = 1\nx = " + "[" * DEEP + "]" * DEEP + "\n")
+    with pytest.raises(ProfileError, match="nested deeper"):
+        load_profile(f)
+
+
+def test_deep_but_parseable_nesting_is_refused_too(tmp_path):
+    f = tmp_path / "deep.toml"
+    f.write_text("schema = 1\nx = " + "[" * 200 + "]" * 200 + "\n")  # tomllib reads it
+    with pytest.raises(ProfileError, match="nested deeper"):
+        load_profile(f)
+
+
+@pytest.mark.parametrize("loader,error", [(loads_signature, SignatureError),
+                                          (lambda t: iperf3.parse_iperf3(t, file="x.json"), InputError),
+                                          (lambda t: fio.to_signature([(t, "x.json")]), InputError)])
+def test_deep_json(loader, error):
+    with pytest.raises(error, match="nested deeper"):
+        loader('{"a": ' + "[" * DEEP + "]" * DEEP + "}")
+
+
+def test_deep_workload():
+    with pytest.raises(WorkloadError, match="nested deeper"):
+        loads_workload("x = " + "[" * DEEP + "]" * DEEP)
+
+
+@pytest.mark.parametrize("load,error,suffix", [(load_signature, SignatureError, ".json"),
+                                               (load_workload, WorkloadError, ".toml"),
+                                               (load_profile, ProfileError, ".toml")])
+def test_invalid_utf8(tmp_path, load, error, suffix):
+    f = tmp_path / f"bad{suffix}"
+    f.write_bytes(b'schema = 1\nname = "\xff\xfe"\n')
+    with pytest.raises(error, match="not UTF-8"):
+        load(f)
+
+
+def test_a_400_digit_integer_in_a_signature():
+    sig = json.loads((FIXTURES.parent.parent / "profiles" / "signatures" /
+                      "pmac-power4-p690-ibm-redpaper-chen-ebbers.json").read_text())
+    kernel = next(iter(sig["kernels"].values()))
+    kernel["points"][0]["result"]["min"] = 10 ** 400
+    with pytest.raises(SignatureError):
+        loads_signature(json.dumps(sig))
+
+
+def test_a_5000_digit_number_in_json():
+    with pytest.raises(InputError, match="cannot be read"):
+        iperf3.parse_iperf3('{"a": ' + "9" * 5000 + "}", file="x.json")
+
+
+def test_a_capacity_that_overflows_is_refused():
+    doc = {"schema": 1, "components": {"a": {"kind": "device"}, "b": {"kind": "device"}},
+           "links": {"l": {"kind": "memory", "between": ["a", "b"], "width": "1e200 B", "clock": "1e200 GHz"}}}
+    with pytest.raises(ProfileError, match="links.l: its capacity"):
+        profile_from_document(doc)
+
+
+def test_growth_of_a_zero_ceiling_is_none():
+    c = Ceiling("f", 0.0, (), (), (), {}, "lp", "", next_ceiling_bytes_per_s=5.0)
+    assert c.growth is None
+
+
+def test_mathis_loss_for_a_zero_rate_is_infinite():
+    assert mathis_loss_for_rate(0.0, 1448, 0.02) == math.inf
+
+
+def test_likwid_with_a_5000_digit_thread_count():
+    text = (FIXTURES / "likwid" / "copy-100kB-1t-vm-epyc.txt").read_text()
+    text = text.replace("Using 1 threads", "Using " + "9" * 5000 + " threads")
+    try:
+        likwid.parse_likwid_bench(text, file="l.txt")
+    except PinchpointError:
+        pass  # refused, or the line is ignored: either way no ValueError from int()
+
+
+def test_a_csv_field_over_the_csv_limit(tmp_path):
+    f = tmp_path / "big.csv"
+    f.write_text("series,clients,throughput\n" + "a" * 200_000 + ",1,2\n")
+    with pytest.raises(InputError, match="not readable as CSV"):
+        read_series(str(f))
+
+
+@pytest.mark.parametrize("load,error", [(load_profile, ProfileError), (load_workload, WorkloadError)])
+def test_names_too_long_for_the_file_system(load, error):
+    with pytest.raises(error):
+        load("x" * 5000)
