@@ -116,3 +116,28 @@ def test_a_csv_field_over_the_csv_limit(tmp_path):
 def test_names_too_long_for_the_file_system(load, error):
     with pytest.raises(error):
         load("x" * 5000)
+
+
+def test_sweep_grids_are_bounded():
+    from pinchpoint.profile_io import load_profile
+    from pinchpoint.sweep import parse_vary, sweep
+
+    g5 = load_profile("powermac-g5")
+    with pytest.raises(InputError, match="at most"):
+        parse_vary("pcix.clock=1Hz..1e9Hz:100000000", g5)
+    a = parse_vary("pcix.clock=1MHz..1e9Hz:5000", g5)
+    b = parse_vary("pcix.width=8bit..64bit:8", g5)
+    c = parse_vary("ethernet.rate=1Mbit/s..10Gbit/s:5000", g5)
+    with pytest.raises(InputError, match="the grid has"):
+        sweep(g5, "nic-rx", [a, b, c])
+
+
+def test_sweeping_a_fraction_past_its_maximum_is_refused():
+    from pinchpoint.profile_io import load_profile
+    from pinchpoint.sweep import parse_vary
+
+    profile = next(load_profile(n) for n in ("server-2024-epyc", "server-2024-xeon")
+                   if any(l.kind == "pcie" for l in load_profile(n).links.values()))
+    link = next(l for l in profile.links.values() if l.kind == "pcie")
+    with pytest.raises(InputError, match="dllp_overhead must be below 1"):
+        parse_vary(f"{link.id}.dllp_overhead=0..2:5", profile)
