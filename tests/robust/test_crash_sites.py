@@ -141,3 +141,7 @@ def test_sweeping_a_fraction_past_its_maximum_is_refused():
     link = next(l for l in profile.links.values() if l.kind == "pcie")
     with pytest.raises(InputError, match="dllp_overhead must be below 1"):
         parse_vary(f"{link.id}.dllp_overhead=0..2:5", profile)
+
+
+def test_mathis_loss_for_a_vanishing_rate_is_infinite():
+    assert mathis_loss_for_rate(1e-300 / 8, 1448, 0.02) == math.inf
