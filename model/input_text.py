@@ -3,6 +3,7 @@ file's depth (issue 18).  Every refusal is the caller's LocatedError kind, namin
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from .errors import LocatedError
@@ -52,3 +53,15 @@ def parse_bounded(parse, text: str, error: type[LocatedError], *, file: str | No
         elif isinstance(node, list):
             todo.extend((v, depth + 1) for v in node)
     return doc
+
+
+def finite_number(value) -> float | None:
+    """``value`` as a float when it is a number (not a bool) with a finite float value, else
+    None: a 400-digit JSON integer overflows float() and math.isfinite()."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

@@ -24,8 +24,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
-from ..input_text import parse_bounded
+from ..errors import InputError, shown
+from ..input_text import finite_number, parse_bounded
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,8 @@ def _get(data, path: str, file, *, required=True):
 
 
 def _number(value, key, file, *, positive=False, allow_zero=True):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"expected a number, got {value!r}", file=file, key=key)
+    if finite_number(value) is None:
+        raise InputError(f"expected a finite number, got {shown(value)}", file=file, key=key)
     if value < 0 or (positive and value == 0 and not allow_zero):
         raise InputError(f"expected a {'positive' if positive else 'non-negative'} number, got {value!r}",
                          file=file, key=key)

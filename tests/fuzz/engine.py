@@ -409,7 +409,8 @@ _SKIP_COMMANDS = {("measure",), ("detect",)}  # they run kernels or probe the ma
 _VALUES = ["powermac-g5", "toy", "nic-rx", "pcix", "pcix.clock=66MHz..133MHz:3", "1 Gbit/s", "20 ms",
            "1e-6", "0", "-1", "1e400 Hz", "9**9**9 Hz", "inf Gbit/s", "nan", "", "x" * 3000,
            "p690", "stream-triad", "/dev/null", "/nonexistent/x", "pcix.clock=1Hz..1e9Hz:100000000",
-           "a=b", "cpu='4 ms'", "2", "10000000000", "1e-300 bit/s", "1e300 Gbit/s", "1e-300 s", str(FIXTURES / "profiles" / "toy.toml"),
+           "a=b", "cpu='4 ms'", "2", "10000000000", "1e-300 bit/s", "1e300 Gbit/s", "1e-300 s",
+           str(FIXTURES / "profiles" / "toy.toml"),
            str(FIXTURES / "iperf3" / "loopback-tcp-iperf3.12.json")]
 
 

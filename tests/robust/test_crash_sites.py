@@ -145,3 +145,28 @@ def test_sweeping_a_fraction_past_its_maximum_is_refused():
 
 def test_mathis_loss_for_a_vanishing_rate_is_infinite():
     assert mathis_loss_for_rate(1e-300 / 8, 1448, 0.02) == math.inf
+
+
+def _fio_doc():
+    return json.loads((FIXTURES / "fio" / "seqread-1M-randwrite-4k-vm.json").read_text())
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["jobs"][0].__setitem__("job options", ["not", "a", "table"]),
+    lambda d: d["jobs"][0]["read"].__setitem__("bw_bytes", 10 ** 400),
+    lambda d: d["jobs"][0]["read"].setdefault("lat_ns", {}).__setitem__("mean", 10 ** 400),
+])
+def test_fio_odd_values(change):
+    doc = _fio_doc()
+    change(doc)
+    try:
+        fio.to_signature([(json.dumps(doc), "f.json")])
+    except PinchpointError:
+        pass  # refused cleanly, or (latency) left out: never TypeError/OverflowError
+
+
+def test_iperf3_huge_integer():
+    doc = json.loads((FIXTURES / "iperf3" / "loopback-tcp-iperf3.12.json").read_text())
+    doc["end"]["sum_received"]["bits_per_second"] = 10 ** 400
+    with pytest.raises(InputError, match="finite number"):
+        iperf3.parse_iperf3(json.dumps(doc), file="i.json")
