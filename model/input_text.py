@@ -18,13 +18,14 @@ def read_text(path: str | Path, error: type[LocatedError], *, key: str | None = 
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise error("no such file", file=str(path), key=key) from None
+        raise error("cannot read: no such file", file=str(path), key=key) from None
     except IsADirectoryError:
-        raise error("is a folder, expected a file", file=str(path), key=key) from None
+        raise error("cannot read: it is a folder, expected a file", file=str(path), key=key) from None
     except UnicodeDecodeError as exc:
-        raise error(f"is not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path), key=key) from None
+        raise error(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path),
+                    key=key) from None
     except OSError as exc:
-        raise error(f"cannot be read: {exc.strerror or exc}", file=str(path), key=key) from None
+        raise error(f"cannot read: {exc.strerror or exc}", file=str(path), key=key) from None
 
 
 def parse_bounded(parse, text: str, error: type[LocatedError], *, file: str | None = None,
