@@ -51,12 +51,13 @@ class Param:
     def optional(self) -> bool:
         return self.default is not None or not self.required
 
-    def problem(self, si: float) -> str | None:
+    def problem(self, si: float, *, whole: bool = True) -> str | None:
         """Why ``si`` [SI units] is not a valid value of this parameter, or None when it is.
 
         The one place where valid ranges live: every value is finite; positive parameters
         (rates, sizes, clocks, counts) are above zero, the others at least zero; integer ones
-        whole; fractions below their maximum (a DLLP share of 1 leaves no time for data).
+        whole (unless ``whole`` is False: what-if questions may ask about 5.3 lanes); fractions
+        below their maximum (a DLLP share of 1 leaves no time for data).
         """
         if not math.isfinite(si):
             return "is not finite"
@@ -64,7 +65,7 @@ class Param:
             return "must be greater than zero"
         if si < 0:
             return "must not be negative"
-        if self.integer and si != int(si):
+        if whole and self.integer and si != int(si):
             return "must be a whole number"
         if self.maximum is not None:
             if si > self.maximum or (si == self.maximum and not self.maximum_included):

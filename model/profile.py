@@ -228,7 +228,7 @@ class Profile:
         if param not in {p.name for p in link.definition.params}:
             raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
                                file=self.path)
-        why = link.definition.param(param).problem(si_value)
+        why = link.definition.param(param).problem(si_value, whole=False)
         if why:
             raise ProfileError(f"{param} = {si_value:g} {why}", file=self.path, key=f"links.{link_id}.{param}")
         params = dict(link.params)
