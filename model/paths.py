@@ -66,16 +66,21 @@ def output_target(path: str | os.PathLike, *, key: str | None = None,
     A symbolic link is followed to its target (writing replaces the target, not the link).
     Refused, each with an :class:`~pinchpoint.errors.InputError` that names the flag: a missing
     folder, a folder as the target, a target or folder we may not write, and (when
-    ``suffixes`` is given) a file name that does not end in one of them.  Nothing is created.
+    ``suffixes`` is given) a file name that does not end in one of them; devices and pipes
+    (``/dev/null``) need no suffix.  Nothing is created.
     """
     from .errors import InputError
 
     shown = _clip(str(path))
     if not str(path):
         raise InputError("expected a file name, got an empty one", key=key)
-    if suffixes is not None and not str(path).lower().endswith(tuple(s.lower() for s in suffixes)):
-        raise InputError(f"{shown!r}: the file name must end in {' or '.join(suffixes)}", key=key)
     real = Path(os.path.realpath(path))
+    try:
+        special = real.exists() and not real.is_file() and not real.is_dir()  # /dev/null, a pipe
+    except OSError:
+        special = False
+    if suffixes is not None and not special and not str(path).lower().endswith(tuple(x.lower() for x in suffixes)):
+        raise InputError(f"{shown!r}: the file name must end in {' or '.join(suffixes)}", key=key)
     if real.is_dir():
         raise InputError(f"{shown!r} is a folder, expected a file name", key=key)
     folder = real.parent

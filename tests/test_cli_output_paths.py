@@ -111,3 +111,17 @@ def test_sweep_csv_to_a_folder_as_a_whole_process(tmp_path):
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1 and "--csv" in res.stderr and "Traceback" not in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_devices_are_written_in_place_whatever_their_name(capsys):
+    """`-o /dev/null` discards, `-o /dev/full` fails cleanly: neither becomes a regular file."""
+    import stat
+
+    likwid = str(Path(__file__).parent / "fixtures" / "likwid" / "copy-100kB-1t-vm-epyc.txt")
+    assert main(["import", "likwid", likwid, "-o", "/dev/null"]) == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    if os.path.exists("/dev/full"):
+        assert main(["import", "likwid", likwid, "-o", "/dev/full"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "/dev/full" in err and "writing failed" in err
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
