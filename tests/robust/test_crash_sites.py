@@ -170,3 +170,19 @@ def test_iperf3_huge_integer():
     doc["end"]["sum_received"]["bits_per_second"] = 10 ** 400
     with pytest.raises(InputError, match="finite number"):
         iperf3.parse_iperf3(json.dumps(doc), file="i.json")
+
+
+def test_an_xml_entity_bomb_is_refused():
+    """hwloc XML with nested entities ("billion laughs"): expat >= 2.4 stops the amplification."""
+    import pyexpat
+
+    from pinchpoint.detect_hwloc import parse_hwloc_xml
+
+    if tuple(int(x) for x in pyexpat.EXPAT_VERSION.split("_")[1].split(".")) < (2, 4, 0):
+        pytest.skip("expat before 2.4 has no amplification limit")
+    entities = ['<!ENTITY e0 "lol">'] + [f'<!ENTITY e{i} "{f"&e{i - 1};" * 10}">' for i in range(1, 10)]
+    text = ('<?xml version="1.0"?>\n<!DOCTYPE t [\n' + "\n".join(entities) + "\n]>\n"
+            '<topology version="2.0"><object type="Machine"><info name="HostName" value="&e9;"/>'
+            "</object></topology>\n")
+    with pytest.raises(InputError):
+        parse_hwloc_xml(text, file="lol.xml")
