@@ -186,3 +186,11 @@ def test_an_xml_entity_bomb_is_refused():
             "</object></topology>\n")
     with pytest.raises(InputError):
         parse_hwloc_xml(text, file="lol.xml")
+
+
+@pytest.mark.parametrize("key", ["Iterations", "Size (Byte)", "MByte/s"])
+def test_likwid_numbers_beyond_double_precision(key):
+    text = (FIXTURES / "likwid" / "triad-64MB-2t-vm-epyc.txt").read_text()
+    lines = [f"{key}: 1e400" if ln.strip().startswith(f"{key}:") else ln for ln in text.splitlines()]
+    with pytest.raises(InputError, match="not a finite number"):
+        likwid.parse_likwid_bench("\n".join(lines), file="l.txt")
