@@ -49,7 +49,11 @@ def main() -> int:
         print(f"CLI: {args.cli:,} cases in {seconds:.1f} s", file=sys.stderr)
     print(engine.table(results))
     for name, tally in results.items():
+        if tally.unnamed:
+            print(f"- {name}: {tally.unnamed} clean errors do not name the file; e.g. {tally.examples['unnamed']}")
         for site, count in sorted(tally.sites.items(), key=lambda kv: -kv[1]):
+            if site == "unnamed":
+                continue
             print(f"- {name}: {count} x {site}; e.g. {tally.examples[site][:160]}")
     return 1 if any(t.traceback or t.hang for t in results.values()) else 0
 

@@ -60,6 +60,7 @@ class Tally:
     clean: int = 0
     traceback: int = 0
     hang: int = 0
+    unnamed: int = 0  # clean errors that do not name the file they are about
     sites: dict = field(default_factory=dict)  # "file:line:function ExcType" -> count
     examples: dict = field(default_factory=dict)  # site -> a short description of one case
 
@@ -354,7 +355,8 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: str) -> str:
+def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: str,
+             must_name: str | None = None) -> str:
     from pinchpoint.errors import PinchpointError
 
     try:
@@ -364,7 +366,10 @@ def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: st
     except Hang:
         tally.add("hang", "hang", example)
         return "hang"
-    except (PinchpointError, _Refused):
+    except (PinchpointError, _Refused) as exc:
+        if must_name and must_name not in str(exc):
+            tally.unnamed += 1
+            tally.examples.setdefault("unnamed", f"{example}: {str(exc)[:120]}")
         tally.add("clean")
         return "clean"
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - classifying is the point
@@ -399,7 +404,7 @@ def fuzz_format(fmt: Format, cases: int, seed: int, *, limit_s: float = 10.0, fo
                 data = mutate_bytes(data, rng)
             case = Path(tmp) / f"case{path.suffix}"
             case.write_bytes(data)
-            run_case(lambda: fmt.target(case), tally, limit_s, label)
+            run_case(lambda: fmt.target(case), tally, limit_s, label, must_name=case.name)
     return tally
 
 

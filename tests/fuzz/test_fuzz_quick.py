@@ -24,6 +24,7 @@ def test_no_traceback_and_no_hang(name, tmp_path):
     assert tally.cases == CASES[name]
     assert tally.traceback == 0 and tally.hang == 0, _report(tally)
     assert tally.clean > 0  # the mutations do reach the validation
+    assert tally.unnamed == 0, tally.examples.get("unnamed")  # every refusal names the file
 
 
 def test_command_lines(tmp_path, monkeypatch):
