@@ -304,3 +304,17 @@ def test_measure_sigterm_leaves_nothing(tmp_path, binaries, only, delay, group):
     assert _group_gone(proc.pid), "a child process outlived pinchpoint"
     assert leftovers(out_dir) == []
     assert leftovers(tmp) == []
+
+
+def test_two_measure_runs_to_one_output_leave_one_valid_file(tmp_path, binaries):
+    """Issue 18: both write through a temporary file and a rename, so the survivor is whole."""
+    from pinchpoint.signature import load_signature
+
+    out = tmp_path / "sig.json"
+    cmd = [*cli_command(), "measure", "--quick", "--only", "peak", "--no-progress", "-o", str(out)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sig.json"]
+    assert "peak" in load_signature(out).kernels
