@@ -13,9 +13,18 @@ from .errors import LocatedError
 MAX_DEPTH = 64
 
 
+#: Largest input file read: profiles, workloads and signatures are kilobytes; 20,000 workload
+#: phases are 2 MB and take 2 s, so 64 MiB bounds the work a file can ask for.
+MAX_BYTES = 64 * 2 ** 20
+
+
 def read_text(path: str | Path, error: type[LocatedError], *, key: str | None = None) -> str:
     """The UTF-8 text of ``path``; an unreadable or non-UTF-8 file raises ``error``."""
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_BYTES:
+            raise error(f"cannot read: {size:,} bytes, more than any real input ({MAX_BYTES:,} at most)",
+                        file=str(path), key=key)
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise error("cannot read: no such file", file=str(path), key=key) from None

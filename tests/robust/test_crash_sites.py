@@ -194,3 +194,13 @@ def test_likwid_numbers_beyond_double_precision(key):
     lines = [f"{key}: 1e400" if ln.strip().startswith(f"{key}:") else ln for ln in text.splitlines()]
     with pytest.raises(InputError, match="not a finite number"):
         likwid.parse_likwid_bench("\n".join(lines), file="l.txt")
+
+
+def test_an_absurdly_large_input_file_is_refused_before_reading(tmp_path, monkeypatch):
+    from pinchpoint import input_text
+
+    monkeypatch.setattr(input_text, "MAX_BYTES", 1000)
+    f = tmp_path / "big.toml"
+    f.write_text("schema = 1\n" + "# padding\n" * 200)
+    with pytest.raises(WorkloadError, match="more than any real input"):
+        load_workload(f)
