@@ -283,6 +283,7 @@ def _highs(a_ub, caps, a_eq, n_var):
         return None
     return res.x, -res.ineqlin.marginals
 
+
 def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
     """Maximise tau with every flow f at rate weights[f] * tau; returns tau and per-flow answers."""
     import numpy as np

@@ -20,7 +20,6 @@ Edge layer: every problem is an :class:`~pinchpoint.errors.InputError` naming th
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -24,7 +24,6 @@ import contextlib
 import copy
 import io
 import json
-import math
 import random
 import signal
 import tempfile
