@@ -42,7 +42,10 @@ def parse_fio_size(text, *, file=None, key=None) -> int | None:
     from .. import units
 
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return int(text)
+        number = finite_number(text)
+        if number is None or number < 0:  # NaN, inf, a 400-digit integer
+            raise InputError(f"expected a size in bytes, got {str(text)[:40]}", file=file, key=key)
+        return int(number)
     if not isinstance(text, str):
         return None
     m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgtp]?)(i?b?)\s*$", text, re.I)

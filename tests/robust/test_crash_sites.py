@@ -204,3 +204,9 @@ def test_an_absurdly_large_input_file_is_refused_before_reading(tmp_path, monkey
     f.write_text("schema = 1\n" + "# padding\n" * 200)
     with pytest.raises(WorkloadError, match="more than any real input"):
         load_workload(f)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -5])
+def test_fio_sizes_that_are_no_sizes(value):
+    with pytest.raises(InputError, match="expected a size"):
+        fio.parse_fio_size(value, file="f.json", key="bs")
