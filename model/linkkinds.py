@@ -88,7 +88,7 @@ class Param:
         if whole and self.integer and si != int(si):
             return "must be a whole number"
         if whole and self.choices and si not in self.choices:
-            return "must be one of " + ", ".join(f"{c:g}" for c in self.choices)
+            return "expected one of " + ", ".join(f"{c:g}" for c in self.choices)
         if self.minimum is not None and si < self.minimum:
             return f"must be at least {self.minimum:g}"
         if self.maximum is not None:
@@ -234,7 +234,7 @@ _PCIE_PARAMS = (
     Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header)",
           required=False),
     Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", required=False,
-          positive=False, maximum=0.99),
+          positive=False, maximum=1.0, maximum_included=False),
     Param("flit_payload", "dimensionless", "share of a FLIT that carries TLPs (1 without FLIT mode)",
           required=False, maximum=1.0),
     Param("mrrs", "size", "max read request size", default=512.0,

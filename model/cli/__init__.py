@@ -67,11 +67,11 @@ def _say_inputs(args: argparse.Namespace) -> None:
     info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
     from .stdin import is_stdin
 
-    from pathlib import Path
+    from ..paths import exists
 
     def named(value) -> list[str]:  # bundled names only: files, '-' and outputs speak for themselves
         values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        return [v for v in values if not is_stdin(v) and not Path(v).exists() and "/" not in v]
+        return [v for v in values if not is_stdin(v) and not exists(v) and "/" not in v]
 
     profiles = getattr(args, "profiles", None) or getattr(args, "profile", None)
     if named(profiles):

@@ -296,7 +296,14 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
 
 def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float, float] | None:
     """(read, write, read+write) bytes per iteration of a benchmark kernel, or None."""
-    info = ((machine.get("benchmarks") or {}).get("kernels") or {}).get(kernel)
+    bench = machine.get("benchmarks") or {}
+    if not isinstance(bench, dict):
+        raise InputError(f"expected a table, found {shown(bench)}", file=file, key="benchmarks")
+    kernels = bench.get("kernels") or {}
+    if not isinstance(kernels, dict):
+        raise InputError(f"expected a table, found {shown(kernels)}", file=file,
+                         key="benchmarks.kernels")
+    info = kernels.get(kernel)
     if not isinstance(info, dict):
         return None
     out = []

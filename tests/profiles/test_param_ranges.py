@@ -50,6 +50,10 @@ def _bad_values(param):
 def _link_doc(kind_name):
     kind = linkkinds.kind(kind_name)
     table = {"kind": kind_name, "between": ["a", "b"]}
+    if kind.example:  # the kind's own valid table (kinds whose values hang together: CXL)
+        table.update(kind.example)
+        return {"schema": 1, "name": "r", "components": {"a": {"kind": "device"}, "b": {"kind": "device"}},
+                "links": {"l": table}}
     for p in kind.params:
         if p.default is None and p.required:
             table[p.name] = _good(p)

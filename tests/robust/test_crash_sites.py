@@ -210,3 +210,16 @@ def test_an_absurdly_large_input_file_is_refused_before_reading(tmp_path, monkey
 def test_fio_sizes_that_are_no_sizes(value):
     with pytest.raises(InputError, match="expected a size"):
         fio.parse_fio_size(value, file="f.json", key="bs")
+
+
+def test_kerncraft_benchmarks_that_are_not_tables(tmp_path):
+    """Found by the quick fuzz run after the merge: a kerncraft file whose benchmarks or
+    benchmarks.kernels is a list or a string is refused with the key, not an AttributeError."""
+    from pinchpoint.errors import InputError
+    from pinchpoint.importers.kerncraft import stream_bytes
+    with pytest.raises(InputError) as exc:
+        stream_bytes({"benchmarks": ["copy"]}, "copy", file="m.yml")
+    assert exc.value.key == "benchmarks"
+    with pytest.raises(InputError) as exc:
+        stream_bytes({"benchmarks": {"kernels": "copy"}}, "copy", file="m.yml")
+    assert exc.value.key == "benchmarks.kernels"
