@@ -38,7 +38,7 @@ def _dummy(action) -> list[str]:
 def _argv(prefix, parser, dest, path, folder: Path) -> list[str]:
     """The subcommand with dummy values for its other required arguments (good file names in
     ``folder`` for its other outputs) and PATH for ``dest``."""
-    argv = list(prefix)
+    argv = []
     target = None
     good = {d: folder / f"ok{(sfx or ('.out',))[0]}" for d, _, sfx in parser.get_default("_outputs") or ()}
     for action in parser._actions:
@@ -51,7 +51,9 @@ def _argv(prefix, parser, dest, path, folder: Path) -> list[str]:
         elif not action.option_strings and action.nargs not in ("?", "*", argparse.SUPPRESS) \
                 and action.dest != "help":
             argv += _dummy(action)
-    return argv + [target.option_strings[0], str(path)]
+    # the output option first: a command's trailing positional (trace's PROGRAM ARGS ...) takes
+    # everything after it
+    return list(prefix) + [target.option_strings[0], str(path)] + argv
 
 
 def _outputs():

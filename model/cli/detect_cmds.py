@@ -56,8 +56,8 @@ def add_parser(sub) -> None:
     f.set_defaults(run=run_import_fio)
     n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
     n.add_argument("file", metavar="FILE", help="NCCL topology XML file ('-': stdin)")
-    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
-                   help="write the profile here (atomically)")
+    output_path(n, "-o", "--output", suffixes=(".toml",), required=True, metavar="PROFILE.toml",
+                help="write the profile here (atomically)")
     n.add_argument("--compare", action="store_true",
                    help="print NCCL's path bandwidth beside pinchpoint's for every flow")
     n.set_defaults(run=run_import_nccl)
