@@ -45,15 +45,25 @@ def test_raising_a_link_never_lowers_a_ceiling(doc, data):
 @SETTINGS
 @given(doc=profile_documents(mesh=False))
 def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
+    """On raw capacities the ceiling is at most every link's limit and equals the limit of a
+    link it reports as raw_binding; after protocol overhead (issue 12: the binding link users
+    read) the effective ceiling equals the effective limit of its binding resources."""
     profile, result = _ceilings(doc)
     res = graph.resources(profile)
+    eff = graph.resources(profile, effective=True)
     for c in result.values():
         limits = {r: res[r].capacity / u for r, u in c.usage.items() if u > 0}
         for r, limit in limits.items():
             assert c.ceiling_bytes_per_s <= limit * (1 + 1e-9), (c.name, r)
         assert c.binding_resources
+        raw = [limits[r] for r in limits if r.split(":", 1)[0] in (c.raw_binding or c.binding)]
+        assert any(x == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9) for x in raw), (c.name, raw)
+        effective = c.effective_bytes_per_s or c.ceiling_bytes_per_s
+        eff_limits = {r: eff[r].capacity / u for r, u in c.usage.items() if u > 0}
         for r in c.binding_resources:
-            assert limits[r] == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9)
+            if r in eff_limits and len([x for x in c.binding_resources
+                                        if x.split(":", 1)[0] != r.split(":", 1)[0]]) == 0:
+                assert eff_limits[r] == pytest.approx(effective, rel=1e-9), (c.name, r)
 
 
 @SETTINGS
