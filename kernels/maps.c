@@ -199,27 +199,30 @@ static uint64_t copy_random(const uint64_t *chain, double *dst, const double *sr
     return j;
 }
 
-/* gather: four accumulators, so that the adds do not chain the independent loads */
+/* gather: a plain loop over [j, j + steps), wrapping at n between two loops rather than testing
+   every step, so that as many loads are in flight as in a user's y[i] = x[idx[i]] */
 static uint64_t gather_load(const uint64_t *idx, const uint64_t *x, size_t n, uint64_t j,
                             size_t steps, double *sink)
 {
-    uint64_t acc[4] = {0, 0, 0, 0};
-    size_t s;
-    for (s = 0; s < steps; s++) {
-        acc[s & 3] += x[idx[j]];
-        if (++j == n) j = 0;
+    uint64_t acc = 0;
+    while (steps > 0) {
+        size_t end = j + steps < n ? j + steps : n, i;
+        for (i = j; i < end; i++) acc += x[idx[i]];
+        steps -= end - j;
+        j = end == n ? 0 : end;
     }
-    *sink += (double)(acc[0] + acc[1] + acc[2] + acc[3]);
+    *sink += (double)acc;
     return j;
 }
 
 static uint64_t gather_store(const uint64_t *idx, double *x, size_t n, uint64_t j, size_t steps,
                              double v)
 {
-    size_t s;
-    for (s = 0; s < steps; s++) {
-        x[idx[j]] = v;
-        if (++j == n) j = 0;
+    while (steps > 0) {
+        size_t end = j + steps < n ? j + steps : n, i;
+        for (i = j; i < end; i++) x[idx[i]] = v;
+        steps -= end - j;
+        j = end == n ? 0 : end;
     }
     return j;
 }
