@@ -1,6 +1,14 @@
-"""Start-up and run time of whole `pinchpoint` processes (issue 2: --version < 0.2 s, ceilings < 1 s).
+"""Start-up and run time of whole `pinchpoint` processes (issue 2: --version < 0.2 s, ceilings < 1 s;
+issue 16: ceilings powermac-g5 < 0.25 s).
 
-Prints the median and the minimum of N runs of each command.  Run: python3 benchmarks/cli_speed.py
+Prints the median and the minimum of N runs of each command, and the floor under them: a bare
+Python process and one that only imports the third-party libraries `ceilings` needs (numpy, pint,
+networkx).  Run: python3 benchmarks/cli_speed.py [N] [--module]
+
+``--module`` runs ``python3 -m pinchpoint.cli`` (the tree on PYTHONPATH) instead of the installed
+``pinchpoint`` script, to compare two source trees:
+
+    PYTHONPATH=/path/to/tree-a python3 benchmarks/cli_speed.py 10 --module
 """
 
 from __future__ import annotations
@@ -16,22 +24,39 @@ COMMANDS = {
     "pinchpoint ceilings powermac-g5": ["ceilings", "powermac-g5"],
     "pinchpoint ceilings powermac-g5 --json": ["ceilings", "powermac-g5", "--json"],
     "pinchpoint explain powermac-g5 pcix": ["explain", "powermac-g5", "pcix"],
+    "pinchpoint diagnose (260 Mbit/s question)": ["diagnose", "--measured", "260 Mbit/s", "--link", "1 Gbit/s",
+                                                  "--rtt", "2 ms", "--window", "64 KiB"],
+}
+FLOORS = {
+    "python3 -c pass (floor)": [sys.executable, "-c", "pass"],
+    "python3 -c 'import numpy, pint, networkx'": [sys.executable, "-c", "import numpy, pint, networkx"],
 }
 
 
-def main(runs: int = 7) -> None:
-    exe = shutil.which("pinchpoint")
+def _time(cmd: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def main(runs: int = 10, module: bool = False) -> None:
+    exe = None if module else shutil.which("pinchpoint")
     base = [exe] if exe else [sys.executable, "-m", "pinchpoint.cli"]
+    where = subprocess.run([sys.executable, "-c", "import pinchpoint; print(pinchpoint.__file__)"],
+                           capture_output=True, text=True).stdout.strip()
     subprocess.run(base + ["ceilings", "powermac-g5"], capture_output=True, check=True)  # warm caches
-    print(f"{'command':42} {'median s':>9} {'min s':>7}   ({runs} runs, {' '.join(base)})")
+    print(f"{'command':44} {'median s':>9} {'min s':>7}   ({runs} runs, {' '.join(base)}; {where})")
+    for label, cmd in FLOORS.items():
+        times = _time(cmd, runs)
+        print(f"{label:44} {statistics.median(times):9.3f} {min(times):7.3f}")
     for label, args in COMMANDS.items():
-        times = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            subprocess.run(base + args, capture_output=True, check=True)
-            times.append(time.perf_counter() - t0)
-        print(f"{label:42} {statistics.median(times):9.3f} {min(times):7.3f}")
+        times = _time(base + args, runs)
+        print(f"{label:44} {statistics.median(times):9.3f} {min(times):7.3f}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
+    rest = [a for a in sys.argv[1:] if a != "--module"]
+    main(int(rest[0]) if rest else 10, "--module" in sys.argv[1:])
