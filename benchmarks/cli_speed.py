@@ -6,9 +6,11 @@ Python process and one that only imports the third-party libraries `ceilings` ne
 networkx).  Run: python3 benchmarks/cli_speed.py [N] [--module]
 
 ``--module`` runs ``python3 -m pinchpoint.cli`` (the tree on PYTHONPATH) instead of the installed
-``pinchpoint`` script, to compare two source trees:
+``pinchpoint`` script.  ``--compare DIR_A DIR_B`` times ``ceilings powermac-g5`` with each of two
+directories on PYTHONPATH (each holding a ``pinchpoint`` package), the runs interleaved so that a
+busy shared machine slows both alike:
 
-    PYTHONPATH=/path/to/tree-a python3 benchmarks/cli_speed.py 10 --module
+    python3 benchmarks/cli_speed.py 10 --compare /tmp/before-shim /tmp/after-shim
 """
 
 from __future__ import annotations
@@ -57,6 +59,26 @@ def main(runs: int = 10, module: bool = False) -> None:
         print(f"{label:44} {statistics.median(times):9.3f} {min(times):7.3f}")
 
 
+def compare(runs: int, trees: list[str], args=("ceilings", "powermac-g5")) -> None:
+    """Interleaved runs of one command with each tree on PYTHONPATH: median and minimum."""
+    import os
+
+    times: dict[str, list[float]] = {t: [] for t in trees}
+    for _ in range(runs):
+        for t in trees:
+            env = dict(os.environ, PYTHONPATH=t)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "pinchpoint.cli", *args], capture_output=True, check=True, env=env)
+            times[t].append(time.perf_counter() - t0)
+    print(f"pinchpoint {' '.join(args)}: {runs} interleaved runs per tree")
+    for t in trees:
+        print(f"  {t:50} median {statistics.median(times[t]):.3f} s  min {min(times[t]):.3f} s")
+
+
 if __name__ == "__main__":
+    if "--compare" in sys.argv:
+        i = sys.argv.index("--compare")
+        compare(int(sys.argv[1]) if i > 1 else 10, sys.argv[i + 1:i + 3])
+        sys.exit(0)
     rest = [a for a in sys.argv[1:] if a != "--module"]
     main(int(rest[0]) if rest else 10, "--module" in sys.argv[1:])
