@@ -6,7 +6,7 @@ Python process and one that only imports the third-party libraries `ceilings` ne
 networkx).  Run: python3 benchmarks/cli_speed.py [N] [--module]
 
 ``--module`` runs ``python3 -m pinchpoint.cli`` (the tree on PYTHONPATH) instead of the installed
-``pinchpoint`` script.  ``--compare DIR_A DIR_B`` times ``ceilings powermac-g5`` with each of two
+``pinchpoint`` script.  ``--compare DIR_A DIR_B`` times ``ceilings powermac-g5`` and ``scale`` with each of two
 directories on PYTHONPATH (each holding a ``pinchpoint`` package), the runs interleaved so that a
 busy shared machine slows both alike:
 
@@ -20,6 +20,9 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+MYSQL = str(Path(__file__).resolve().parents[1] / "profiles" / "concurrency" / "mysql-g5-anandtech-2005-09-01.csv")
 
 COMMANDS = {
     "pinchpoint --version": ["--version"],
@@ -28,6 +31,7 @@ COMMANDS = {
     "pinchpoint explain powermac-g5 pcix": ["explain", "powermac-g5", "pcix"],
     "pinchpoint diagnose (260 Mbit/s question)": ["diagnose", "--measured", "260 Mbit/s", "--link", "1 Gbit/s",
                                                   "--rtt", "2 ms", "--window", "64 KiB"],
+    "pinchpoint scale mysql-g5 CSV": ["scale", MYSQL],
 }
 FLOORS = {
     "python3 -c pass (floor)": [sys.executable, "-c", "pass"],
@@ -70,7 +74,7 @@ def compare(runs: int, trees: list[str], args=("ceilings", "powermac-g5")) -> No
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "pinchpoint.cli", *args], capture_output=True, check=True, env=env)
             times[t].append(time.perf_counter() - t0)
-    print(f"pinchpoint {' '.join(args)}: {runs} interleaved runs per tree")
+    print(f"pinchpoint {' '.join(Path(a).name for a in args)}: {runs} interleaved runs per tree")
     for t in trees:
         print(f"  {t:50} median {statistics.median(times[t]):.3f} s  min {min(times[t]):.3f} s")
 
@@ -78,7 +82,8 @@ def compare(runs: int, trees: list[str], args=("ceilings", "powermac-g5")) -> No
 if __name__ == "__main__":
     if "--compare" in sys.argv:
         i = sys.argv.index("--compare")
-        compare(int(sys.argv[1]) if i > 1 else 10, sys.argv[i + 1:i + 3])
+        for args in (("ceilings", "powermac-g5"), ("scale", MYSQL)):
+            compare(int(sys.argv[1]) if i > 1 else 10, sys.argv[i + 1:i + 3], args)
         sys.exit(0)
     rest = [a for a in sys.argv[1:] if a != "--module"]
     main(int(rest[0]) if rest else 10, "--module" in sys.argv[1:])
