@@ -1,4 +1,4 @@
-"""A TCP loss model registered from outside reaches a diagnose verdict (as pyhf's test_custom_mods)."""
+"""diagnose's variants from outside: a TCP loss model registered by name, a limit step appended (as pyhf's test_custom_mods)."""
 
 from __future__ import annotations
 
@@ -84,3 +84,23 @@ def test_cli_picks_a_registered_loss_model_and_refuses_an_unknown_one(bbr_like, 
     assert main([*argv, "--loss-model", "reno-2"]) == 2
     err = capsys.readouterr().err.strip()
     assert "--loss-model" in err and "reno-2" in err and len(err.splitlines()) == 1
+
+
+def test_a_limit_step_added_from_outside_runs_in_order_and_can_bind():
+    from pinchpoint.diagnose import Limit, LimitStep
+
+    seen = []
+
+    def nic_queue(run):
+        seen.append((run.line, run.mtu))
+        return [Limit("NIC ring", "nic-queue", 0.5 * run.line, "ring x MTU / interrupt interval")]
+
+    LIMIT_STEPS.append(LimitStep("nic_queue", nic_queue))
+    try:
+        v = diagnose(DiagnoseInputs(measured_bytes_per_s=480 * MBIT, line_bytes_per_s=GBIT))
+    finally:
+        LIMIT_STEPS.pop()
+    assert seen == [(GBIT, 1500.0)]
+    assert v.binding.name == "NIC ring" and v.verdict == "at-ceiling"
+    assert v.limited_by == "hardware (nic-queue)"
+    assert [s.name for s in LIMIT_STEPS][-1] == "cpu"
