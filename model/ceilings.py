@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from . import graph as graphmod
+from . import lp_exact
 from .errors import ProfileError
 from .profile import Flow, Profile
 
@@ -42,7 +43,7 @@ class Ceiling:
     binding_resources: tuple[str, ...]  # resource ids (direction of full-duplex links)
     path: tuple[str, ...]
     usage: dict[str, float]  # resource id -> bytes crossing it per payload byte
-    method: str  # "max-flow" or "lp"
+    method: str  # "max-flow", "path" (unique routes), "lp" (HiGHS) or "lp-exact" (rational simplex)
     formula: str
     effective_bytes_per_s: float | None = None
     effective_binding: tuple[str, ...] = ()
@@ -61,9 +62,10 @@ class Ceiling:
     @property
     def growth(self) -> float | None:
         """Factor by which the binding links must grow before the bottleneck moves."""
-        if self.next_ceiling_bytes_per_s is None:
-            return None
-        return self.next_ceiling_bytes_per_s / (self.effective_bytes_per_s or self.ceiling_bytes_per_s)
+        base = self.effective_bytes_per_s or self.ceiling_bytes_per_s
+        if self.next_ceiling_bytes_per_s is None or not base > 0:
+            return None  # no positive ceiling to grow from
+        return self.next_ceiling_bytes_per_s / base
 
     def to_dict(self) -> dict:
         return {
@@ -266,20 +268,58 @@ def _apply_passes(flow: Flow, usage: dict[str, float], resources: list[str], cro
 
 # --- linear program --------------------------------------------------------------------------
 
+#: Largest ratio of capacities that HiGHS resolves reliably once scaled by the smallest; wider
+#: spreads are solved in exact arithmetic (lp_exact) where the program is small enough.
+_FLOAT_SPREAD = 1e6
+
+
+def _without_circulations(xs, legs, edges):
+    """Each leg's edge flow with its cycles cancelled (the exact solver does not avoid them)."""
+    n_e = len(edges)
+    for li in range(len(legs)):
+        base = 1 + li * n_e
+        flow = {(u, v): xs[base + ei] for ei, (u, v, _) in enumerate(edges) if xs[base + ei] > 0}
+        _cancel_cycles(flow)
+        for ei, (u, v, _) in enumerate(edges):
+            xs[base + ei] = flow.get((u, v), 0.0)
+    return xs
+
+
+def _highs(a_ub, caps, a_eq, n_var):
+    """HiGHS on the scaled program: (x, d tau / d capacity per row), or None when it fails."""
+    import numpy as np
+    from scipy.optimize import linprog
+
+    cost = np.full(n_var, 1e-7 / max(1, n_var))  # a whisper of cost: no needless detours
+    cost[0] = -1.0
+    res = linprog(cost, A_ub=a_ub, b_ub=caps, A_eq=a_eq, b_eq=np.zeros(a_eq.shape[0]),
+                  bounds=(0, None), method="highs")
+    if res.status != 0 or res.x[0] <= _EPS:
+        return None
+    return res.x, -res.ineqlin.marginals
+
+
 def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
     """Maximise tau with every flow f at rate weights[f] * tau; returns tau and per-flow answers."""
     import numpy as np
-    from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
 
     edges = list(g.edges(data=True))
     nodes = {n: i for i, n in enumerate(g.nodes)}
     capacity = _capacities(g)
     resources = sorted(capacity)
-    rindex = {r: i for i, r in enumerate(resources)}
-    caps = np.array([capacity[r] for r in resources], dtype=float)
-    scale = float(np.max(caps[np.isfinite(caps)])) if np.isfinite(caps).any() else 1.0
-    caps = np.where(np.isfinite(caps), caps / scale, 1e12)
+    # Only finite capacities get a row: an unbounded resource constrains nothing (a stand-in
+    # such as 1e12 would, and would make up a "next" bottleneck).
+    bounded = [r for r in resources if math.isfinite(capacity[r])]
+    rindex = {r: i for i, r in enumerate(bounded)}
+    caps_si = np.array([capacity[r] for r in bounded], dtype=float)
+    # Measure rates in units of the smallest capacity.  HiGHS's tolerances are absolute (1e-7):
+    # scaled by the largest capacity, a 1 kB/s link beside a 100 GB/s one became 1e-8 and
+    # vanished below them (issue 19).  Scaled by the smallest, every capacity is >= 1, so each
+    # is resolved to 1e-7 of itself; the largest stays far below HiGHS's infinity (1e20) for
+    # every spread a profile can hold.
+    scale = float(caps_si.min()) if len(caps_si) else 1.0
+    caps = caps_si / scale
 
     legs = [(fi, leg) for fi, f in enumerate(flows) for leg in f.legs]
     n_e = len(edges)
@@ -294,7 +334,7 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
             eq_r += [row0 + nodes[u], row0 + nodes[v]]
             eq_c += [base + ei, base + ei]
             eq_v += [1.0, -1.0]
-            if d["resource"] is not None and d["link"] not in overrides[fi]:
+            if d["resource"] in rindex and d["link"] not in overrides[fi]:
                 ub_r.append(rindex[d["resource"]])
                 ub_c.append(base + ei)
                 ub_v.append(1.0)
@@ -303,48 +343,55 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
         eq_v += [-weights[fi], weights[fi]]
     for fi, f in enumerate(flows):
         for lid, n in f.passes.items():
+            if lid not in rindex:
+                continue  # made unbounded (what binds next)
             ub_r.append(rindex[lid])  # passes name half-duplex links: one resource
             ub_c.append(0)
             ub_v.append(n * weights[fi])
     a_eq = coo_matrix((eq_v, (eq_r, eq_c)), shape=(len(legs) * len(nodes), n_var)).tocsr()
-    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(resources), n_var)).tocsr()
-    cost = np.full(n_var, 1e-7 / max(1, n_var))  # a whisper of cost: no needless detours
-    cost[0] = -1.0
-    res = linprog(cost, A_ub=a_ub, b_ub=caps, A_eq=a_eq, b_eq=np.zeros(a_eq.shape[0]),
-                  bounds=(0, None), method="highs")
-    if res.status != 0 or res.x[0] <= _EPS:
+    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(bounded), n_var)).tocsr()
+    spread = float(caps.max()) if len(caps) else 1.0  # caps are in units of the smallest
+    exact = spread > _FLOAT_SPREAD and lp_exact.small_enough(n_var, a_ub.shape[0] + 2 * a_eq.shape[0])
+    solved = None if exact else _highs(a_ub, caps, a_eq, n_var)
+    if solved is None and lp_exact.small_enough(n_var, a_ub.shape[0] + 2 * a_eq.shape[0]):
+        exact = True
+        solved = lp_exact.maximise_rate(a_ub, caps_si, a_eq)
+        if solved is not None:
+            solved = (_without_circulations(np.array(solved[0]), legs, edges) / scale, np.array(solved[1]))
+    if solved is None:
         names = ", ".join(f.name for f in flows)
-        raise ProfileError(f"flows {names}: no positive throughput is possible ({res.message})")
-    tau = res.x[0]
-    marg = -res.ineqlin.marginals  # d tau / d capacity (scaled units cancel)
-    load = a_ub @ res.x
+        how = "" if exact else (f" (capacities differ by a factor of {spread:.3g}, and the program is too "
+                                "large to solve in exact arithmetic)" if spread > _FLOAT_SPREAD else "")
+        raise ProfileError(f"flows {names}: no positive throughput is possible{how}")
+    xs, marg = solved
+    tau = xs[0]
+    load = a_ub @ xs
     answers = []
     for fi, f in enumerate(flows):
         rate = weights[fi] * tau
         usage: dict[str, float] = {}
         path: list[str] = []
+        noise = 0.0 if exact else _EPS * rate  # exact solutions carry no solver noise
         for li, (lfi, (src, dst)) in enumerate(legs):
             if lfi != fi:
                 continue
-            x = res.x[1 + li * n_e: 1 + (li + 1) * n_e]
+            x = xs[1 + li * n_e: 1 + (li + 1) * n_e]
             leg_flows: dict[str, dict[str, float]] = {}
             for ei, (u, v, d) in enumerate(edges):
-                if x[ei] > _EPS * rate:
+                if x[ei] > noise:
                     leg_flows.setdefault(u, {})[v] = x[ei]
                     if d["resource"] is not None and d["link"] not in f.passes:
                         usage[d["resource"]] = usage.get(d["resource"], 0.0) + x[ei] / rate
             leg_path = [n for n in _follow(leg_flows, src, dst) if not n.startswith("~")]
             path += leg_path if not path else leg_path[1:]
-        xs = res.x
-        _apply_passes(f, usage, resources, crossed=lambda r, fi=fi: any(
-            d["resource"] == r and xs[1 + li * n_e + ei] > _EPS * rate
+        _apply_passes(f, usage, resources, crossed=lambda r, fi=fi, noise=noise: any(
+            d["resource"] == r and xs[1 + li * n_e + ei] > noise
             for li, (lfi, _) in enumerate(legs) if lfi == fi for ei, (_, _, d) in enumerate(edges)))
-        binding = tuple(sorted(r for r in usage
-                               if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7) and marg[rindex[r]] > _EPS))
-        if not binding:
-            binding = tuple(sorted(r for r in usage if load[rindex[r]] >= caps[rindex[r]] * (1 - 1e-7)))
+        slack = 0.0 if exact else 1e-7
+        full = [r for r in usage if r in rindex and load[rindex[r]] >= caps[rindex[r]] * (1 - slack - 1e-12)]
+        binding = tuple(sorted(r for r in full if marg[rindex[r]] > _EPS)) or tuple(sorted(full))
         duals = {r: float(marg[rindex[r]]) for r in binding}
-        answers.append(_Solution(rate * scale, usage, binding, tuple(path), duals, "lp"))
+        answers.append(_Solution(rate * scale, usage, binding, tuple(path), duals, "lp-exact" if exact else "lp"))
     return tau * scale, answers
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .paths import data_root
+from .errors import InputError, shown
+from .paths import data_root, is_file
 
 _CLIENTS = ("clients", "n")
 _THROUGHPUT = ("throughput", "x")
@@ -51,7 +51,7 @@ def bundled_series() -> dict[str, Path]:
 
 def resolve(name_or_path: str) -> Path:
     p = Path(name_or_path)
-    if p.is_file():
+    if is_file(p):
         return p
     bundled = bundled_series()
     if name_or_path in bundled:
@@ -87,7 +87,11 @@ def parse_series(text: str, path: str | Path = "<stdin>") -> SeriesFile:
     unit = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("unit:")), "1/s")
     if not rows:
         raise InputError("no header and no data (expected a header 'clients,throughput')", file=str(path))
-    reader = csv.reader([r[1] for r in rows])
+    try:
+        records = list(csv.reader([r[1] for r in rows]))
+    except csv.Error as exc:  # a field over csv's 131,072-character limit, a NUL byte
+        raise InputError(f"not readable as CSV ({shown(str(exc))})", file=str(path)) from None
+    reader = iter(records)
     header = [h.strip().lower() for h in next(reader)]
     try:
         ci = next(header.index(h) for h in _CLIENTS if h in header)

@@ -8,6 +8,19 @@ pint's ``DefinitionError(ValueError, PintError)`` does) so callers can catch eit
 from __future__ import annotations
 
 
+#: Longest message an error carries: a 25 MB value echoed back helps nobody (issue 19).
+MAX_MESSAGE = 1000
+
+
+def shown(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for quoting input in messages."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's int-to-string limit
+        return f"<a number of about {value.bit_length() * 0.30103:.0f} digits>"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 class PinchpointError(Exception):
     """Root of all pinchpoint errors."""
 
@@ -33,7 +46,8 @@ class LocatedError(PinchpointError):
             where.append(self.file + (f" (line {self.line})" if self.line else ""))
         if self.key:
             where.append(self.key)
-        return ": ".join(where + [self.message])
+        text = ": ".join(where + [self.message])
+        return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + " [...]"
 
     def located(self, *, file: str | None = None, key_prefix: str | None = None) -> "LocatedError":
         """Return a copy with a file and/or a key prefix filled in (used when re-raising)."""

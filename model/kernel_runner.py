@@ -17,6 +17,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import CompileError, InputError, MeasurementError
-from .paths import cache_dir, data_root
+from .paths import atomic_write, cache_dir, data_root
 
 #: The kernels shipped in kernels/, in the order ``measure`` runs them.
 KERNELS = ("maps", "stream", "peak", "ping", "effbw", "iobench", "netstream")
@@ -167,9 +168,9 @@ def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:
                                      " ".join(_BASE_FLAGS + compiler.flags + ldflags).encode()])
                          ).hexdigest()
     folder = cache_dir() / "kernels"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     target = folder / f"{name}-{key[:20]}"
-    if target.is_file() and os.access(target, os.X_OK):
+    if _trusted_binary(target, key):
         return target
     fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=folder)
     os.close(fd)
@@ -186,6 +187,9 @@ def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:
             raise CompileError(f"{compiler.command[0]} failed to compile {src.name} "
                                f"(exit {out.returncode}):\n  " + "\n  ".join(lines))
         os.chmod(tmp, 0o755)
+        with atomic_write(_record_of(target)) as rec:
+            json.dump({"source_sha256": key, "binary_sha256": _file_sha256(Path(tmp))}, rec)
+        os.chmod(_record_of(target), 0o644)  # private to write whatever the umask
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -194,6 +198,46 @@ def compile_kernel(name: str, compiler: Compiler | None = None) -> Path:
             pass
         raise
     return target
+
+
+def _record_of(binary: Path) -> Path:
+    return binary.with_name(binary.name + ".json")
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _owned_and_private(path: Path) -> bool:
+    """A regular file of ours that nobody else may write (no link, no group/other write bit)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _trusted_binary(binary: Path, source_key: str) -> bool:
+    """Whether a cached binary may run: it and its record are ours and private, the record
+    names the source hash we would build from, and the binary's own hash matches the record.
+
+    Before, any executable file of the right name ran: whoever could write the cache folder ran
+    code as the user (issue 19).  Anything else is rebuilt.
+    """
+    record = _record_of(binary)
+    if not (_owned_and_private(binary) and _owned_and_private(record) and os.access(binary, os.X_OK)):
+        return False
+    try:
+        facts = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(facts, dict) and facts.get("source_sha256") == source_key
+            and facts.get("binary_sha256") == _file_sha256(binary))
 
 
 def mpi_available() -> bool:

@@ -39,6 +39,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -60,23 +61,40 @@ class Param:
     integer: bool = False
     required: bool = True
     positive: bool = True
-    minimum: float | None = None  # valid range, SI, inclusive
-    maximum: float | None = None
+    minimum: float | None = None  # smallest valid value, SI, inclusive
+    maximum: float | None = None  # largest valid value (fractions: 1)
+    maximum_included: bool = True  # False: values must stay below ``maximum``
     choices: tuple[float, ...] = ()  # the only values allowed (PCIe lane counts)
-
-    def check(self, si: float) -> str | None:
-        """Why ``si`` is not a valid value of this parameter (None when it is)."""
-        if self.choices and si not in self.choices:
-            return "expected one of " + ", ".join(f"{c:g}" for c in self.choices)
-        if self.minimum is not None and si < self.minimum:
-            return f"expected at least {self.minimum:g}"
-        if self.maximum is not None and si > self.maximum:
-            return f"expected at most {self.maximum:g}"
-        return None
 
     @property
     def optional(self) -> bool:
         return self.default is not None or not self.required
+
+    def problem(self, si: float, *, whole: bool = True) -> str | None:
+        """Why ``si`` [SI units] is not a valid value of this parameter, or None when it is.
+
+        The one place where valid ranges live: every value is finite; positive parameters
+        (rates, sizes, clocks, counts) are above zero, the others at least zero; integer ones
+        whole and one of their ``choices`` where given (unless ``whole`` is False: what-if
+        questions may ask about 5.3 lanes); within ``minimum`` .. ``maximum`` (a DLLP share of 1
+        leaves no time for data).
+        """
+        if not math.isfinite(si):
+            return "is not finite"
+        if self.positive and si <= 0:
+            return "must be greater than zero"
+        if si < 0:
+            return "must not be negative"
+        if whole and self.integer and si != int(si):
+            return "must be a whole number"
+        if whole and self.choices and si not in self.choices:
+            return "expected one of " + ", ".join(f"{c:g}" for c in self.choices)
+        if self.minimum is not None and si < self.minimum:
+            return f"must be at least {self.minimum:g}"
+        if self.maximum is not None:
+            if si > self.maximum or (si == self.maximum and not self.maximum_included):
+                return f"must be {'at most' if self.maximum_included else 'below'} {self.maximum:g}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -216,7 +234,7 @@ _PCIE_PARAMS = (
     Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header)",
           required=False),
     Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", required=False,
-          positive=False, maximum=0.99),
+          positive=False, maximum=1.0, maximum_included=False),
     Param("flit_payload", "dimensionless", "share of a FLIT that carries TLPs (1 without FLIT mode)",
           required=False, maximum=1.0),
     Param("mrrs", "size", "max read request size", default=512.0,

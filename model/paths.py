@@ -6,6 +6,7 @@ Kept free of heavy imports; every command touches it.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,23 @@ def cache_dir() -> Path:
     return path
 
 
+def is_file(path: str | os.PathLike) -> bool:
+    """``Path(path).is_file()`` that answers False, not OSError, for a name the system cannot
+    even look up (longer than NAME_MAX, a NUL byte): such a name is simply not a file here."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: str | os.PathLike) -> bool:
+    """``Path(path).exists()``, False for a name the system cannot look up (see is_file)."""
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def data_root(name: str) -> Path:
     """The folder of a bundled data package (``profiles`` or ``kernels``).
 
@@ -37,26 +55,118 @@ def data_root(name: str) -> Path:
     return here.parent / name
 
 
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def output_target(path: str | os.PathLike, *, key: str | None = None,
+                  suffixes: tuple[str, ...] | None = None) -> Path:
+    """Check that ``path`` can be written and return what a write will really touch.
+
+    A symbolic link is followed to its target (writing replaces the target, not the link).
+    Refused, each with an :class:`~pinchpoint.errors.InputError` that names the flag: a missing
+    folder, a folder as the target, a target or folder we may not write, and (when
+    ``suffixes`` is given) a file name that does not end in one of them; devices and pipes
+    (``/dev/null``) need no suffix.  Nothing is created.
+    """
+    from .errors import InputError
+
+    shown = _clip(str(path))
+    if not str(path):
+        raise InputError("expected a file name, got an empty one", key=key)
+    real = Path(os.path.realpath(path))
+    try:
+        special = real.exists() and not real.is_file() and not real.is_dir()  # /dev/null, a pipe
+    except OSError:
+        special = False
+    if suffixes is not None and not special and not str(path).lower().endswith(tuple(x.lower() for x in suffixes)):
+        raise InputError(f"{shown!r}: the file name must end in {' or '.join(suffixes)}", key=key)
+    if real.is_dir():
+        raise InputError(f"{shown!r} is a folder, expected a file name", key=key)
+    folder = real.parent
+    if not folder.is_dir():
+        raise InputError(f"{shown!r}: the folder {_clip(str(Path(path).parent))!r} does not exist", key=key)
+    try:
+        info = real.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        if not os.access(real, os.W_OK):  # a device or a pipe: written in place
+            raise InputError(f"{shown!r} cannot be written: permission denied", key=key)
+        return real
+    if info is not None and not os.access(real, os.W_OK):
+        raise InputError(f"{shown!r} cannot be written: permission denied", key=key)
+    # The atomic write needs a new file beside the target: try one (root passes access()
+    # checks that a read-only file system still refuses).
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".probe", dir=folder)
+    except OSError as exc:
+        raise InputError(f"{shown!r} cannot be written: the folder {_clip(str(folder))!r} refuses new files "
+                         f"({exc.strerror})", key=key) from None
+    os.close(fd)
+    os.unlink(probe)
+    return real
+
+
 @contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"):
+def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8", *,
+                 key: str | None = None, suffixes: tuple[str, ...] | None = None):
     """Write a file so that readers see the old content or the complete new one, never a part.
 
-    The data goes to a temporary file in the same folder, is flushed to disk, and then renamed
-    over the target.  On any exception (KeyboardInterrupt included) the temporary file is
-    removed and the target is left as it was.
+    The data goes to a temporary file in the target's folder, is flushed to disk, takes the
+    mode (and, where allowed, the owner) of the file it replaces, or the umask's default for a
+    new one, and is then renamed over the target.  On any exception (KeyboardInterrupt
+    included) the temporary file is removed and the target is left as it was.
+
+    Atomic replacement is for regular files only: a symbolic link is followed and its target
+    replaced; a device (``/dev/null``, ``/dev/full``) or a pipe is written in place, since
+    renaming over it would replace the device node itself (issue 19).  A folder, a missing
+    folder and a target we may not write are refused with an InputError naming ``key`` (the
+    command-line flag), and so is a write that fails (a full disk, ``/dev/full``).
     """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    from .errors import InputError
+
+    real = output_target(path, key=key, suffixes=suffixes)
+    enc = None if "b" in mode else encoding
+    shown = _clip(str(path))
+    if real.exists() and not real.is_file():
+        try:
+            with open(real, mode, encoding=enc) as handle:
+                yield handle
+        except OSError as exc:
+            raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
+        return
     try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
+        old = real.stat()
+    except FileNotFoundError:
+        old = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
+    except OSError as exc:
+        raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
+    try:
+        with os.fdopen(fd, mode, encoding=enc) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        if old is None:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)  # as open() would create it, not mkstemp's 0600
+        else:
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            try:
+                os.chown(tmp, old.st_uid, old.st_gid)
+            except OSError:
+                pass  # only root may give a file away; the mode is kept either way
+        os.replace(tmp, real)
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
         raise

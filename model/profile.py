@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from . import linkkinds, units
 from . import spread as _spread
-from .errors import ProfileError, UnitError
+from .errors import ProfileError, UnitError, shown
 from .linkkinds import Param
 
 SCHEMA_VERSION = 1
@@ -259,6 +259,9 @@ class Profile:
         if param not in {p.name for p in link.definition.params}:
             raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
                                file=self.path)
+        why = link.definition.param(param).problem(si_value, whole=False)
+        if why:
+            raise ProfileError(f"{param} = {si_value:g} {why}", file=self.path, key=f"links.{link_id}.{param}")
         params = dict(link.params)
         params[param] = Value(si_value, units.format_quantity(si_value, link.definition.param(param).dimension),
                               "what-if")
@@ -328,17 +331,9 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
             si = units.parse(raw, param.dimension, file=ctx.file, key=key)
     except UnitError as exc:
         raise ProfileError(exc.message, file=ctx.file, key=key) from None
-    if not math.isfinite(si):
-        raise ctx.error(key, f"{raw!r} is not finite")
-    if param.positive and si <= 0:
-        raise ctx.error(key, f"{raw!r} must be greater than zero")
-    if si < 0:
-        raise ctx.error(key, f"{raw!r} must not be negative")
-    if param.integer and si != int(si):
-        raise ctx.error(key, f"{raw!r} must be a whole number")
-    why = param.check(si)
-    if why is not None:
-        raise ctx.error(key, f"{raw!r}: {why} ({param.doc})")
+    why = param.problem(si)
+    if why:
+        raise ctx.error(key, f"{shown(raw)} {why} ({param.doc})")
     if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
         raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
     return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
@@ -448,6 +443,11 @@ def _link(ctx, lid, table, components, source) -> Link:
         if kname == "cxl" and params["flit_payload"].si > params["flit_size"].si:
             raise ctx.error(f"{key}.flit_payload", "a flit carries at most its own size")
     link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
+    for what, value in (("capacity", link.capacity), ("effective capacity", link.effective_capacity)):
+        # each parameter is in range, but their product may still overflow or underflow
+        if not (math.isfinite(value) and value > 0):
+            raise ctx.error(key, f"its {what} ({link.formula}) comes to {value:g} B/s: expected a finite "
+                            "rate above zero")
     if len(between) > 2 and link.duplex != "half":
         raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "
                         f"a {kname} link is full duplex")

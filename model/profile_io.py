@@ -12,8 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .errors import ProfileError
-from .paths import atomic_write, data_root
+from .errors import ProfileError, shown
+from .input_text import parse_bounded, read_text
+from .paths import atomic_write, data_root, is_file
 from .profile import Profile, profile_from_document
 
 MACHINES = "machines"
@@ -39,7 +40,7 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
             candidates.append(relative_to / f"{text}.toml")
     candidates.append(Path(text))
     for c in candidates:
-        if c.is_file():
+        if is_file(c):
             return c
     bundled = bundled_profiles()
     if text in bundled:
@@ -51,14 +52,9 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
 
 
 def _read_toml(path: Path) -> dict:
+    text = read_text(path, ProfileError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProfileError(f"cannot be read ({exc})", file=str(path)) from None
-    try:
-        return tomllib.loads(text)
+        return parse_bounded(tomllib.loads, text, ProfileError, file=str(path))
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         msg = str(exc)
@@ -79,8 +75,51 @@ def merge(parent: dict, child: dict) -> dict:
     return out
 
 
-def read_document(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
-    """The merged document of a profile file, ``extends`` followed to the root."""
+def _parent_path(parent_name: str, child: Path, allow_outside: bool) -> Path:
+    try:
+        return _find_parent(parent_name, child, allow_outside)
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL byte
+        if isinstance(exc, ProfileError):
+            raise
+        raise ProfileError(f"{shown(parent_name)} is not a usable profile name or path", file=str(child),
+                           key="extends") from None
+
+
+def _find_parent(parent_name: str, child: Path, allow_outside: bool) -> Path:
+    """Where ``extends = parent_name`` in ``child`` points: a bundled name, or a file inside the
+    child's own folder (``allow_outside`` lifts that limit).
+
+    ``extends`` used to read any readable file, ``/etc/passwd`` or ``../../x`` included, and
+    echo its keys in error messages (issue 19).
+    """
+    bundled = bundled_profiles()
+    looks_like_path = "/" in parent_name or "\\" in parent_name or parent_name.endswith(".toml")
+    if not looks_like_path:
+        local = child.parent / f"{parent_name}.toml"
+        if local.is_file() and (allow_outside or local.resolve().parent == child.parent):
+            return local
+        if parent_name in bundled:
+            return bundled[parent_name]
+    candidate = (child.parent / parent_name).resolve()
+    if not allow_outside:
+        try:
+            candidate.relative_to(child.parent)
+        except ValueError:
+            raise ProfileError(f"{shown(parent_name)} is outside this profile's folder: 'extends' takes a "
+                               "bundled profile name or a file beside the profile (or in a subfolder)",
+                               file=str(child), key="extends") from None
+    if candidate.is_file():
+        return candidate
+    raise ProfileError(f"cannot find the parent profile {shown(parent_name)} (a bundled name, or a "
+                       "file beside this profile)", file=str(child), key="extends")
+
+
+def read_document(path: Path, _chain: tuple[Path, ...] = (), *, allow_outside: bool = False) -> dict:
+    """The merged document of a profile file, ``extends`` followed to the root.
+
+    ``extends`` names a bundled profile or a file under the profile's own folder; pass
+    ``allow_outside=True`` to follow paths anywhere (a caller that trusts the files).
+    """
     path = path.resolve()
     if path in _chain:
         cycle = " -> ".join(p.name for p in _chain + (path,))
@@ -90,12 +129,10 @@ def read_document(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
     if parent_name is None:
         return doc
     if not isinstance(parent_name, str):
-        raise ProfileError(f"expected a profile name or path, got {parent_name!r}", file=str(path), key="extends")
-    try:
-        parent_path = resolve(parent_name, relative_to=path.parent)
-    except ProfileError as exc:
-        raise ProfileError(f"cannot find the parent profile {parent_name!r}", file=str(path), key="extends") from exc
-    parent = read_document(parent_path, _chain + (path,))
+        raise ProfileError(f"expected a profile name or path, got {shown(parent_name)}", file=str(path),
+                           key="extends")
+    parent_path = _parent_path(parent_name, path, allow_outside)
+    parent = read_document(parent_path, _chain + (path,), allow_outside=allow_outside)
     parent.pop("name", None)
     parent.pop("description", None)
     child = {k: v for k, v in doc.items() if k != "extends"}

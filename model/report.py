@@ -13,7 +13,6 @@ from a profile, a signature or a verdict goes through :func:`html.escape`.
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 from . import __version__
@@ -322,16 +321,6 @@ def write_report(text: str, path) -> Path:
         The folder does not exist or the path is a folder.
     """
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"folder {str(folder)!r} does not exist", key="-o")
-    if path.is_dir():
-        raise InputError(f"{str(path)!r} is a folder, expected an .html file name", key="-o")
-    with atomic_write(path, "w", encoding="utf-8") as fh:
+    with atomic_write(path, "w", encoding="utf-8", key="-o") as fh:  # refuses folders, missing folders
         fh.write(text)
-    # atomic_write's temporary file is private (0600); a report is meant to be shared: honour
-    # the umask like a normal open() would.
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
     return path

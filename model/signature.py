@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import SignatureError
+from .input_text import parse_bounded, read_text
 from .paths import atomic_write, data_root
 
 SCHEMA_VERSION = 1
@@ -42,7 +43,12 @@ _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer beyond any float
+        return False
 
 
 @dataclass(frozen=True)
@@ -329,7 +335,7 @@ class Signature:
 def loads_signature(text: str, *, file=None) -> Signature:
     """Parse signature JSON text (``file`` names it in error messages)."""
     try:
-        data = json.loads(text)
+        data = parse_bounded(json.loads, text, SignatureError, file=file)
     except json.JSONDecodeError as exc:
         raise SignatureError(f"not valid JSON: {exc.msg}", file=file, line=exc.lineno) from None
     return Signature.from_dict(data, file=file)
@@ -344,11 +350,7 @@ def load_signature(path) -> Signature:
         Naming the file and the key path of the first problem found.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SignatureError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return loads_signature(text, file=str(path))
+    return loads_signature(read_text(path, SignatureError), file=str(path))
 
 
 def dump_signature(signature: Signature, path) -> None:

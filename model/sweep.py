@@ -30,6 +30,10 @@ from . import units
 from .errors import InputError, UnitError
 from .profile import Profile
 
+#: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
+#: the machine's memory (issue 18).
+MAX_POINTS = 10_000_000
+
 #: ``LINK.PARAM=LO..HI:N`` with an optional ``:log`` (geometric spacing).
 _VARY = re.compile(r"^\s*(?P<link>[A-Za-z][\w-]*)\.(?P<param>\w+)\s*=\s*(?P<lo>[^:]*?)\s*\.\.\s*"
                    r"(?P<hi>[^:]*?)\s*:\s*(?P<n>[^:]+?)\s*(?::\s*(?P<spacing>\w+))?\s*$")
@@ -133,6 +137,12 @@ def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
         raise InputError(f"{param} must be greater than zero, the range starts at {m['lo']}", key=where)
     if lo < 0:
         raise InputError(f"{param} must not be negative, the range starts at {m['lo']}", key=where)
+    if n > MAX_POINTS:
+        raise InputError(f"{n:,} points on one axis: at most {MAX_POINTS:,}", key=where)
+    if spec.maximum is not None:
+        why = spec.problem(float(hi)) if not spec.integer else spec.problem(float(round(hi)))
+        if why:  # a fraction past its maximum: a dllp_overhead of 2 made capacities negative
+            raise InputError(f"{param} {why}, the range ends at {m['hi']}", key=where)
     if spacing == "log":
         if lo <= 0:
             raise InputError("a log range must start above zero", key=where)
@@ -309,8 +319,11 @@ def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> S
     if dup:
         raise InputError(f"{sorted(dup)[0]} is varied twice", key="--vary")
     profile.flow(flow)  # ProfileError naming the flows if there is none
-    terms = build_terms(profile, flow, names)
     shape = tuple(a.values.size for a in axes)
+    if math.prod(shape) > MAX_POINTS:
+        raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
+                         f"{MAX_POINTS:,}; use fewer points per --vary", key="--vary")
+    terms = build_terms(profile, flow, names)
     args = []
     for i, a in enumerate(axes):  # broadcastable views, no meshgrid copies
         view = [1] * len(axes)

@@ -112,9 +112,13 @@ def mathis_ceiling(mss_bytes, rtt_s, loss, c=C_MATHIS, streams=1):
 def mathis_loss_for_rate(rate_bytes_per_s, mss_bytes, rtt_s, c=C_MATHIS, streams=1):
     """The loss rate at which Mathis' ceiling equals ``rate`` [-] [1]: p = (C MSS N / (RTT X))^2.
 
-    MSS 1448, 20 ms, 260 Mbit/s: 7.4e-6.
+    MSS 1448, 20 ms, 260 Mbit/s: 7.4e-6.  A rate or RTT of zero (or one so small that the
+    square overflows) has no such loss rate: inf, as numpy would give, not an exception.
     """
-    return (c * mss_bytes * streams / (rtt_s * rate_bytes_per_s)) ** 2
+    try:
+        return (c * mss_bytes * streams / (rtt_s * rate_bytes_per_s)) ** 2
+    except (ZeroDivisionError, OverflowError):  # beyond any loss rate
+        return math.inf
 
 
 def mathis_validity(loss, window_limited_segments=None, mss_bytes=None, rtt_s=None, c=C_MATHIS):

@@ -8,19 +8,21 @@ pint's stock definitions make ``bit`` dimensionless and ``cycle`` an angle (2 pi
 would let "133 Mbit/s" pass for a frequency and turn "3 cycle" into 18.85.  We therefore load a
 patched copy of pint's own definition file in which ``bit`` is a unit of ``[information]``
 (``byte = 8 bit`` follows) and ``cycle`` is a plain count, and add ``transfer`` (dimensionless,
-so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file and pint's parse
-cache live in the per-user cache folder, so a warm start costs about 0.2 s.
+so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file lives in the
+per-user cache folder (checked against the text on every start).  pint's own parse cache is
+not used: it is a pickle, which runs code when loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tokenize
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import UnitError
+from .errors import UnitError, shown
 from .paths import atomic_write, cache_dir
 
 #: pint definition lines replaced in pint's default file (old line -> new line).
@@ -59,6 +61,15 @@ BASE_UNITS = {
 
 _TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
 
+#: What a quantity string may look like before pint sees it: one decimal number (at most 40
+#: digits each side of the point, a 4-digit exponent) and unit names joined by "/" or "*".
+#: pint evaluates what it is given: "9**9**9 Hz" spins a CPU for minutes and "1/0 MHz" divides
+#: by zero (issue 19), so operators, exponents, brackets and second numbers stop here.
+_NUMBER = r"[+-]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
+_UNIT = r"[^\W\d]\w*"
+_GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
+_MAX_TEXT = 200
+
 
 def _definitions_file() -> Path:
     import pint
@@ -73,7 +84,9 @@ def _definitions_file() -> Path:
     digest = hashlib.sha256((pint.__version__ + text).encode()).hexdigest()[:16]
     folder = cache_dir() / "units" / digest
     target = folder / "default_en.txt"
-    if not target.exists():
+    # The file is rewritten whenever it is not exactly what we would write: whoever can write the
+    # cache folder must not be able to redefine GB (the text is at hand, comparing is cheap).
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("constants_en.txt",):
             with atomic_write(folder / name) as out:
@@ -85,10 +98,13 @@ def _definitions_file() -> Path:
 
 @lru_cache(maxsize=1)
 def registry():
-    """The package's one pint UnitRegistry (built on first use, cached on disk by pint)."""
+    """The package's one pint UnitRegistry (built on first use)."""
     import pint
 
-    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=str(cache_dir() / "pint"))
+    # No cache_folder: pint caches its parsed definitions with pickle, and a pickle runs code
+    # when loaded, so whoever could write the cache folder could run code as the user (issue
+    # 19).  Parsing the definitions costs about 0.4 s a process instead.
+    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=None)
     ureg.formatter.default_format = "~P"
     return ureg
 
@@ -102,19 +118,32 @@ def quantity(text, *, file=None, key=None):
     """Parse a string (or number) into a pint Quantity; errors name the file and key."""
     import pint
 
-    ureg = registry()
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
-        raise UnitError(f"expected a quantity such as '133 MHz', got {text!r}", file=file, key=key)
+        raise UnitError(f"expected a quantity such as '133 MHz', got {shown(text)}", file=file, key=key)
     if isinstance(text, (int, float)):
-        return ureg.Quantity(float(text), "")
+        try:
+            number = float(text)
+        except OverflowError:  # a 400-digit JSON integer
+            number = math.inf
+        if not math.isfinite(number):
+            raise UnitError(f"{shown(text)} is not a finite number", file=file, key=key)
+        return registry().Quantity(number, "")
+    if len(text) > _MAX_TEXT or not _GRAMMAR.fullmatch(text):
+        raise UnitError(f"{shown(text)} is not a quantity: expected one number and a unit such as "
+                        "'133 MHz' or '6.4 GB/s' (no operators or exponents)", file=file, key=key)
+    number = float(re.match(r"\s*(" + _NUMBER + ")", text).group(1))
+    if not math.isfinite(number):
+        raise UnitError(f"{shown(text)} is not finite: the number is beyond double precision",
+                        file=file, key=key)
+    ureg = registry()
     try:
         return ureg.Quantity(_normalise(text))
     except pint.errors.UndefinedUnitError as exc:
         names = ", ".join(repr(n) for n in exc.unit_names) if getattr(exc, "unit_names", None) else ""
-        raise UnitError(f"{text!r} has an unknown unit {names}".rstrip(), file=file, key=key) from None
-    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError,
+        raise UnitError(f"{shown(text)} has an unknown unit {names}".rstrip(), file=file, key=key) from None
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError, ArithmeticError,
             tokenize.TokenError, AssertionError) as exc:  # TokenError on "((1", AssertionError on "1 GB/s -"
-        raise UnitError(f"{text!r} is not a quantity ({exc})", file=file, key=key) from None
+        raise UnitError(f"{shown(text)} is not a quantity ({shown(str(exc))})", file=file, key=key) from None
 
 
 def parse(text, dimension: str, *, file=None, key=None) -> float:
@@ -145,8 +174,6 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
     expected, example = DIMENSIONS[dimension]
-    if dimension == "dimensionless" and isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
     q = quantity(text, file=file, key=key)
     ureg = registry()
     want = ureg.Quantity(1, BASE_UNITS[dimension] or "")
@@ -156,7 +183,13 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
                             file=file, key=key)
         raise UnitError(f"{text!r} is not a {dimension} (expected a {dimension} such as {example})",
                         file=file, key=key)
-    return float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+    try:
+        si = float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+    except (OverflowError, ZeroDivisionError):
+        si = math.inf
+    if not math.isfinite(si):
+        raise UnitError(f"{shown(text)} is not a finite {dimension}", file=file, key=key)
+    return si
 
 
 # --- formatting -------------------------------------------------------------------------------

@@ -95,8 +95,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import UnitError, WorkloadError
-from .paths import data_root
+from .errors import UnitError, WorkloadError, shown
+from .input_text import parse_bounded, read_text
+from .paths import data_root, exists
 
 SCHEMA_VERSION = 1
 #: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
@@ -344,8 +345,12 @@ class _Ctx:
     def count(self, value, key, *, integer=False):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.err(key, f"{value!r} is not a number (give a count such as 1000 or 1e6)")
-        if not math.isfinite(value):
-            raise self.err(key, f"{value!r} is not finite")
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an integer beyond any float
+            finite = False
+        if not finite:
+            raise self.err(key, f"{shown(value)} is not finite")
         if value < 0:
             raise self.err(key, f"{value!r} is negative (counts must be >= 0)")
         if integer and value != int(value):
@@ -589,7 +594,7 @@ def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
 def loads_workload(text: str, *, file=None, default_name="workload") -> Workload:
     """Parse workload TOML text (``file`` names it in error messages)."""
     try:
-        doc = tomllib.loads(text)
+        doc = parse_bounded(tomllib.loads, text, WorkloadError, file=file)
     except tomllib.TOMLDecodeError as exc:
         raise WorkloadError(f"not valid TOML: {exc}", file=file) from None
     return workload_from_dict(doc, file=file, default_name=default_name)
@@ -617,14 +622,10 @@ def load_workload(name_or_path) -> Workload:
     """
     text_name = str(name_or_path)
     path = Path(text_name)
-    if not path.suffix and not path.exists():
+    if not path.suffix and not exists(path):
         table = bundled_workloads()
         if text_name not in table:
             raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
                                 f"(bundled: {', '.join(table) or 'none'})", key="--workload")
         path = table[text_name]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise WorkloadError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    return loads_workload(text, file=str(path), default_name=path.stem)
+    return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=path.stem)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from .. import __version__
 from ..errors import PinchpointError
+from .output import check_outputs
 
 #: Subcommand modules, in the order ``--help`` lists them.  Add a module here to add commands.
 COMMAND_MODULES = [
@@ -90,11 +93,11 @@ def _say_inputs(args: argparse.Namespace) -> None:
     info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
     from .stdin import is_stdin
 
-    from pathlib import Path
+    from ..paths import exists
 
     def named(value) -> list[str]:  # bundled names only: files, '-' and outputs speak for themselves
         values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        return [v for v in values if not is_stdin(v) and not Path(v).exists() and "/" not in v]
+        return [v for v in values if not is_stdin(v) and not exists(v) and "/" not in v]
 
     profiles = getattr(args, "profiles", None) or getattr(args, "profile", None)
     if named(profiles):
@@ -121,6 +124,16 @@ def _leaf_parsers(sub: argparse._SubParsersAction):
             yield p
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
+    kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
+    and iobench's data file behind (issue 19)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--version"]:  # the fast path: no subcommand modules imported
@@ -133,18 +146,29 @@ def main(argv: list[str] | None = None) -> int:
     from . import stdin
 
     stdin.reset()
+    if threading.current_thread() is threading.main_thread():  # signal handlers live there only
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    else:
+        previous = None
     try:
+        check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
         _say_inputs(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
         print(f"pinchpoint: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("pinchpoint: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("pinchpoint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `pinchpoint ... | head`
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

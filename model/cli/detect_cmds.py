@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import output_path
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -13,7 +15,7 @@ def add_parser(sub) -> None:
                     "from hwloc's XML (lstopo) when available, else /sys and /proc.  Values the "
                     "machine does not reveal are listed as unknown, never invented.  Prints flags "
                     "(a downgraded PCIe link, a throttled CPU, MTU 1500 on 10 GbE).")
-    p.add_argument("-o", "--output", metavar="PROFILE.toml", help="write the profile here (atomically)")
+    output_path(p, "-o", "--output", suffixes=(".toml",), metavar="PROFILE.toml", help="write the profile here (atomically)")
     p.add_argument("--name", help="profile name (default: the host name)")
     p.add_argument("--measure", action="store_true",
                    help="also run the quick STREAM and MAPS kernels (pinchpoint measure --quick), write "
@@ -44,26 +46,26 @@ def add_parser(sub) -> None:
         elif entry.cli == "signature":
             g = isub.add_parser(entry.name, help=entry.help)
             g.add_argument("file", metavar="FILE", nargs="+", help=entry.file_help)
-            g.add_argument("-o", "--output", required=True, metavar="SIG.json",
-                           help="write the signature here (atomically)")
+            output_path(g, "-o", "--output", suffixes=(".json",), required=True, metavar="SIG.json",
+                        help="write the signature here (atomically)")
             g.set_defaults(run=run_import_signature)
 
 
 def _add_import_kerncraft(isub) -> None:
     k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
     k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML; '-': stdin)")
-    k.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
-                   help="write the profile here (atomically)")
-    k.add_argument("--signature", metavar="SIG.json",
-                   help="also write its likwid-bench measurements as a signature")
+    output_path(k, "-o", "--output", suffixes=(".toml",), required=True, metavar="PROFILE.toml",
+                help="write the profile here (atomically)")
+    output_path(k, "--signature", suffixes=(".json",), metavar="SIG.json",
+                help="also write its likwid-bench measurements as a signature")
     k.set_defaults(run=run_import_kerncraft)
 
 
 def _add_import_nccl(isub) -> None:
     n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
     n.add_argument("file", metavar="FILE", help="NCCL topology XML file ('-': stdin)")
-    n.add_argument("-o", "--output", required=True, metavar="PROFILE.toml",
-                   help="write the profile here (atomically)")
+    output_path(n, "-o", "--output", suffixes=(".toml",), required=True, metavar="PROFILE.toml",
+                help="write the profile here (atomically)")
     n.add_argument("--compare", action="store_true",
                    help="print NCCL's path bandwidth beside pinchpoint's for every flow")
     n.set_defaults(run=run_import_nccl)

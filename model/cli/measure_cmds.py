@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import IMAGE_SUFFIXES, output_path
+
 
 def add_parser(subparsers) -> None:
     m = subparsers.add_parser("measure", help="run the bundled kernels and write a signature",
@@ -15,7 +17,7 @@ def add_parser(subparsers) -> None:
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="every size step, 11 repetitions")
     m.add_argument("--only", metavar="K1,K2", help="run only these kernels (e.g. maps,peak)")
-    m.add_argument("-o", "--output", required=True, metavar="FILE", help="signature JSON to write")
+    output_path(m, "-o", "--output", suffixes=(".json",), required=True, metavar="FILE", help="signature JSON to write")
     m.add_argument("--cc", help="C compiler command (default: $CC, else cc)")
     m.add_argument("--cflags", help="optimisation flags (default: '-O3 -march=native', plus "
                    "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
@@ -50,7 +52,8 @@ def add_parser(subparsers) -> None:
     plot = ssub.add_parser("plot", help="plot a signature: the MAPS staircase with the cache sizes "
                            "marked, else every figure it has (PEAK, STREAM ...) as bars")
     plot.add_argument("file", help="signature JSON, a bundled name, or '-' (stdin)")
-    plot.add_argument("-o", "--output", required=True, help="image file (.svg, .png, .pdf)")
+    output_path(plot, "-o", "--output", suffixes=IMAGE_SUFFIXES, required=True,
+                help="image file (.svg, .png, .pdf)")
     plot.add_argument("--threads", type=int, default=1,
                       help="draw the MAPS points measured with this many threads (default 1)")
     plot.set_defaults(run=run_plot)
@@ -72,13 +75,14 @@ def run_signatures(args: argparse.Namespace) -> int:
 def _load(name: str):
     from pathlib import Path
 
+    from ..paths import exists
     from ..signature import find_bundled, load_signature, loads_signature
     from .stdin import STDIN_NAME, is_stdin, read_stdin
 
     if is_stdin(name):
         return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
     path = Path(name)
-    if path.exists() or path.suffix == ".json" or "/" in name:
+    if exists(path) or path.suffix == ".json" or "/" in name:
         return load_signature(path)
     return load_signature(find_bundled(name))
 

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 #: Version of the JSON output's layout: raise it when a key is renamed or removed (adding is free).
 JSON_SCHEMA_VERSION = 1
+
+def _finite(obj):
+    """``obj`` with NaN and infinities as None: JSON has no such numbers (Python would write
+    the non-standard ``NaN``/``Infinity``, which other tools refuse), and null says "no finite
+    value" (issue 18)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def to_json(obj, indent: int | None = 2) -> str:
+    """Standard JSON text of an object (usually a ``to_dict()``): never NaN or infinity."""
+    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
+
 
 #: The key of the block that says which tool wrote an object (like iperf3's ``start`` block).
 META_KEY = "pinchpoint"
@@ -54,8 +73,7 @@ def print_json(obj, *, command: str | None = None) -> None:
     """
     if isinstance(obj, dict) and META_KEY not in obj:
         obj = {META_KEY: output_meta(command), **obj}
-    json.dump(obj, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(to_json(obj) + "\n")
 
 
 def table(rows: list[list[str]], header: list[str], *, align: str | None = None) -> str:
@@ -91,3 +109,31 @@ def print_listing(rows: list[list[str]], what: str, as_json: bool) -> None:
         print_json({f"{what}s": [{"name": n, "description": d} for n, d in rows]})
     else:
         print(table(rows, [what, "description"]))
+
+
+#: Suffixes of the image formats matplotlib writes for us.
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def output_path(parser, *flags: str, suffixes: tuple[str, ...] | None, **kwargs):
+    """``parser.add_argument(*flags, **kwargs)`` for a file the command writes.
+
+    :func:`check_outputs` checks it (the folder exists, it is not a folder, it can be written,
+    its name ends in one of ``suffixes``) before the command does any work, so a bad path costs
+    nothing and leaves nothing behind.  Returns the action.
+    """
+    action = parser.add_argument(*flags, **kwargs)
+    marked = list(parser.get_default("_outputs") or [])
+    marked.append((action.dest, "/".join(action.option_strings) or action.dest, suffixes))
+    parser.set_defaults(_outputs=marked)
+    return action
+
+
+def check_outputs(args) -> None:
+    """Refuse bad output paths of the chosen (sub)command, naming the flag."""
+    from ..paths import output_target
+
+    for dest, flag, suffixes in getattr(args, "_outputs", None) or ():
+        value = getattr(args, dest, None)
+        if value:
+            output_target(value, key=flag, suffixes=suffixes)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import IMAGE_SUFFIXES, output_path
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -20,9 +22,9 @@ def add_parser(sub) -> None:
     p.add_argument("--flow", required=True, help="the flow to sweep")
     p.add_argument("--vary", action="append", required=True, metavar="LINK.PARAM=LO..HI:N[:log]",
                    help="a parameter range with units, N points, linear (default) or :log spacing; repeat for a grid")
-    p.add_argument("--csv", metavar="FILE", help="write every grid point to FILE (CSV, written atomically)")
+    output_path(p, "--csv", suffixes=(".csv",), metavar="FILE", help="write every grid point to FILE (CSV, written atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object with every grid point")
-    p.add_argument("--plot", metavar="FILE", help="draw the sweep to FILE (.png, .svg, .pdf; needs matplotlib)")
+    output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE", help="draw the sweep to FILE (.png, .svg, .pdf; needs matplotlib)")
     p.set_defaults(run=run_sweep)
 
     p = sub.add_parser(
@@ -65,7 +67,7 @@ def add_parser(sub) -> None:
     p.add_argument("--think", default="0 s", help="think time Z (default 0 s)")
     p.add_argument("--clients", type=int, default=None, help="MVA up to this many clients (default: the data's maximum)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    p.add_argument("--plot", metavar="FILE", help="draw data, fits and MVA to FILE")
+    output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE", help="draw data, fits and MVA to FILE")
     p.set_defaults(run=run_scale)
 
 
@@ -78,8 +80,8 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
                    help="signatures for --workload (files or bundled names; repeat or list several)")
     p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    p.add_argument("--plot", metavar="FILE",
-                   help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
+    output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE",
+                help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
 
 
 # --- sweep -------------------------------------------------------------------------------------

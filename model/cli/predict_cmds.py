@@ -54,10 +54,12 @@ def load_signature_arg(text: str, flag: str = "--signature"):
     from ..signature import find_bundled, load_signature, loads_signature
     from .stdin import STDIN_NAME, is_stdin, read_stdin
 
+    from ..paths import exists
+
     if is_stdin(text):
         return loads_signature(read_stdin(flag), file=STDIN_NAME)
     path = Path(text)
-    if path.exists() or path.suffix == ".json":
+    if exists(path) or path.suffix == ".json":
         return load_signature(path)
     try:
         return load_signature(find_bundled(text))

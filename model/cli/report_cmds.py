@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import output_path
+
 #: Flags that only make sense with a measured figure.
 _MEASUREMENT_ONLY = ("protocol", "side", "streams", "link", "mtu", "mss", "rtt", "window", "rcvbuf",
                      "so_rcvbuf", "loss", "clock", "cores", "mmrbc")
@@ -28,7 +30,7 @@ def add_parser(sub) -> None:
                     "a ceiling ladder and, with --measured (flags as for 'pinchpoint diagnose'), the verdict "
                     "and the advice; with --signature, the measured figures beside the theoretical ones.")
     p.add_argument("profile", metavar="PROFILE", help="bundled profile name or path to a .toml file")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write (atomically)")
+    output_path(p, "-o", "--output", suffixes=(".html", ".htm"), required=True, metavar="FILE.html", help="the page to write (atomically)")
     p.add_argument("--signature", metavar="S", help="signature JSON, or a bundled name such as p690")
     p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
     p.add_argument("--title", help="page title (default: the profile name)")
@@ -83,10 +85,11 @@ def _verdict(args, profile):
 def _signature(name: str):
     from pathlib import Path
 
+    from ..paths import exists
     from ..signature import find_bundled, load_signature
 
     path = Path(name)
-    if path.exists() or path.suffix == ".json" or "/" in name:
+    if exists(path) or path.suffix == ".json" or "/" in name:
         return load_signature(path)
     return load_signature(find_bundled(name))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from .output import output_path
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -20,8 +22,8 @@ def add_parser(sub) -> None:
                     "(dependent or independent random loads, L1 write-backs) is written into the "
                     "workload as unknown.",
         usage="pinchpoint trace -o APP.workload.toml [options] -- PROGRAM [ARGS ...]")
-    p.add_argument("-o", "--output", required=True, metavar="APP.workload.toml",
-                   help="workload file to write (atomically)")
+    output_path(p, "-o", "--output", suffixes=(".toml",), required=True, metavar="APP.workload.toml",
+                help="workload file to write (atomically)")
     p.add_argument("--profile", metavar="TARGET",
                    help="machine profile whose caches to simulate (bundled name or .toml)")
     p.add_argument("--phases", choices=("program", "functions"), default="program",

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import re
 from typing import Iterable
 
 from ..errors import InputError
+from ..input_text import finite_number, parse_bounded
 
 BANDWIDTH_KERNEL = "iobench"
 LATENCY_KERNEL = "iobench_latency"
@@ -44,7 +46,10 @@ def parse_fio_size(text, *, file=None, key=None) -> int | None:
     from .. import units
 
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return int(text)
+        number = finite_number(text)
+        if number is None or number < 0:  # NaN, inf, a 400-digit integer
+            raise InputError(f"expected a size in bytes, got {str(text)[:40]}", file=file, key=key)
+        return int(number)
     if not isinstance(text, str):
         return None
     m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgtp]?)(i?b?)\s*$", text, re.I)
@@ -60,7 +65,7 @@ def _load(text: str, file) -> dict:
     if start < 0:
         raise InputError("no JSON object found: write fio's output with --output-format=json", file=file)
     try:
-        data = json.loads(text[start:])
+        data = parse_bounded(json.loads, text[start:], InputError, file=file)
     except json.JSONDecodeError as exc:
         line = text[:start].count("\n") + exc.lineno
         raise InputError(f"not valid JSON ({exc.msg}); is the file cut short?", file=file, line=line) from None
@@ -95,7 +100,10 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
         name = job.get("jobname", key)
         if job.get("error", 0):
             raise InputError(f"fio job {name!r} failed with error {job['error']}", file=file, key=f"{key}.error")
-        opts = {**glob, **(job.get("job options") or {})}
+        job_opts = job.get("job options") or {}
+        if not isinstance(job_opts, dict):
+            raise InputError("expected an object", file=file, key=f"{key}.job options")
+        opts = {**glob, **job_opts}
         rw = str(opts.get("rw", opts.get("readwrite", "read")))
         base_rw = rw.split(":")[0]
         pattern = _RW.get(base_rw)
@@ -130,15 +138,17 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
             try:
                 io_bytes = d.get("io_bytes", 0)
                 bw = float(d["bw_bytes"]) if "bw_bytes" in d else float(d["bw"]) * 1024  # old fio: KiB/s
-            except (KeyError, TypeError, ValueError):
-                raise InputError("expected 'bw_bytes' (or 'bw' in KiB/s) as a number", file=file,
+                if not math.isfinite(bw) or bw < 0:
+                    raise ValueError(bw)
+            except (KeyError, TypeError, ValueError, OverflowError):
+                raise InputError("expected 'bw_bytes' (or 'bw' in KiB/s) as a finite number >= 0", file=file,
                                  key=f"{key}.{direction}.bw_bytes") from None
             if not io_bytes:
                 continue
             lat = d.get("lat_ns")
             latency = None
-            if isinstance(lat, dict) and isinstance(lat.get("mean"), (int, float)) and lat.get("N", 1):
-                latency = float(lat["mean"]) * 1e-9
+            if isinstance(lat, dict) and finite_number(lat.get("mean")) is not None and lat.get("N", 1):
+                latency = finite_number(lat["mean"]) * 1e-9
             out.append({"params": {**params, "test": f"{pattern}_{direction}"},
                         "bytes_per_s": bw, "latency_s": latency, "job": name,
                         "clone_of": (name, job.get("groupid"), direction), "clones": params.get("numjobs", 1)})

@@ -20,11 +20,11 @@ Edge layer: every problem is an :class:`~pinchpoint.errors.InputError` naming th
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, shown
+from ..input_text import finite_number, parse_bounded
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ def _get(data, path: str, file, *, required=True):
 
 
 def _number(value, key, file, *, positive=False, allow_zero=True):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"expected a number, got {value!r}", file=file, key=key)
+    if finite_number(value) is None:
+        raise InputError(f"expected a finite number, got {shown(value)}", file=file, key=key)
     if value < 0 or (positive and value == 0 and not allow_zero):
         raise InputError(f"expected a {'positive' if positive else 'non-negative'} number, got {value!r}",
                          file=file, key=key)
@@ -103,7 +103,7 @@ def _number(value, key, file, *, positive=False, allow_zero=True):
 def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
     """Parse the text of an iperf3 JSON report."""
     try:
-        data = json.loads(text)
+        data = parse_bounded(json.loads, text, InputError, file=file)
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON ({exc.msg} at line {exc.lineno}): write iperf3's report with -J",
                          file=file) from None

@@ -42,7 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UnitError
+from ..errors import InputError, UnitError, shown
 
 #: The machine-file versions we read: 0.8.1 up to (not including) 0.9.
 MIN_VERSION = (0, 8, 1)
@@ -69,8 +69,10 @@ def load_machine(text: str, *, file: str | None = None) -> dict:
     """
     import yaml
 
+    from ..yaml_safe import load_yaml
+
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text, file=file)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -85,7 +87,7 @@ def load_machine(text: str, *, file: str | None = None) -> dict:
     version = parse_version(raw)
     lo, hi = ".".join(map(str, MIN_VERSION)), ".".join(map(str, MAX_VERSION))
     if version is None or not MIN_VERSION <= version < MAX_VERSION:
-        raise InputError(f"machine-file version {raw!r} is not supported: pinchpoint reads kerncraft "
+        raise InputError(f"machine-file version {shown(raw)} is not supported: pinchpoint reads kerncraft "
                          f"machine files from {lo} up to (not including) {hi}; update the file with "
                          "kerncraft's CHANGES_SINCE notes (0.8.1 replaced 'non-overlap upstream "
                          "throughput' by 'upstream throughput')", file=file, key="kerncraft version")
@@ -134,17 +136,29 @@ def _unknown(value) -> bool:
     return isinstance(value, str) and value.strip().startswith(UNKNOWN)
 
 
+#: Largest counts we believe (the biggest shared-memory machines have a few hundred sockets and
+#: cores per socket); a larger one is a typo or an attack: 10,000,000 sockets took 3.9 GB.
+_MAX_COUNT = {"sockets": 1024, "cores per socket": 4096, "threads per core": 64}
+
+
 def _int(data, key, file, *, where=None, default=None) -> int | None:
     value = data.get(key, default)
     path = f"{where}.{key}" if where else key
-    if value is None or _unknown(value):
+    if value is None:
+        if key in data:  # "sockets: null" is not "no sockets given"
+            raise InputError("expected a whole number >= 1, found null", file=file, key=path)
+        return None
+    if _unknown(value):
         return None
     if isinstance(value, float) and value.is_integer():  # "cores per group: 1.0"
         value = int(value)
     if isinstance(value, str) and re.match(r"^\s*[0-9]+\s*B\s*$", value):  # "cl_size: 64 B"
         value = int(value.strip()[:-1])
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"expected a whole number >= 1, found {value!r}", file=file, key=path)
+        raise InputError(f"expected a whole number >= 1, found {shown(value)}", file=file, key=path)
+    limit = _MAX_COUNT.get(key)
+    if limit is not None and value > limit:
+        raise InputError(f"{value} is beyond any real machine (at most {limit})", file=file, key=path)
     return value
 
 
@@ -282,7 +296,14 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
 
 def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float, float] | None:
     """(read, write, read+write) bytes per iteration of a benchmark kernel, or None."""
-    info = ((machine.get("benchmarks") or {}).get("kernels") or {}).get(kernel)
+    bench = machine.get("benchmarks") or {}
+    if not isinstance(bench, dict):
+        raise InputError(f"expected a table, found {shown(bench)}", file=file, key="benchmarks")
+    kernels = bench.get("kernels") or {}
+    if not isinstance(kernels, dict):
+        raise InputError(f"expected a table, found {shown(kernels)}", file=file,
+                         key="benchmarks.kernels")
+    info = kernels.get(kernel)
     if not isinstance(info, dict):
         return None
     out = []

@@ -21,10 +21,11 @@ parameters (several files, or one file holding several runs) are repetitions of 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from typing import Iterable
 
-from ..errors import InputError, MeasurementError
+from ..errors import InputError, MeasurementError, shown
 
 KERNEL = "likwid_bench"
 _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
@@ -33,8 +34,11 @@ _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
 def _number(text: str, file, line: int, key: str) -> float:
     m = re.match(r"^([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)", text)
     if not m:
-        raise InputError(f"expected a number after '{key}:', found {text!r}", file=file, key=key, line=line)
-    return float(m.group(1))
+        raise InputError(f"expected a number after '{key}:', found {shown(text)}", file=file, key=key, line=line)
+    value = float(m.group(1))
+    if not math.isfinite(value):  # "1e400": int() of it would raise OverflowError
+        raise InputError(f"{shown(m.group(1))} is not a finite number", file=file, key=key, line=line)
+    return value
 
 
 def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
@@ -75,7 +79,7 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
             continue
         if cur is None:
             continue
-        m = re.match(r"^\s*Using\s+([0-9]+)\s+threads?\s*$", raw)
+        m = re.match(r"^\s*Using\s+([0-9]{1,9})\s+threads?\s*$", raw)  # no 5,000-digit counts
         if m:
             cur["threads"] = int(m.group(1))
             continue

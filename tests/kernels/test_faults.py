@@ -264,3 +264,60 @@ def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
     assert leftovers(tmp) == []
     cache = binaries["maps"].parent
     assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# ---- SIGTERM (issue 19): the same clean-up as SIGINT -----------------------------------------------
+
+def _group_gone(pgid: int, wait: float = 10.0) -> bool:
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("only,delay,group,sig", [("iobench", 1.5, False, signal.SIGTERM),
+                                                  ("iobench", 1.5, True, signal.SIGTERM),
+                                                  ("maps", 2.0, True, signal.SIGTERM),
+                                                  ("iobench", 1.5, True, signal.SIGINT)])
+def test_measure_sigterm_leaves_nothing(tmp_path, binaries, only, delay, group, sig):
+    """SIGTERM (or SIGINT) to the process, or to its whole group as a terminal or a service
+    manager sends it: exit 143 (130) with one line, no partial signature, no temporary files,
+    no child left."""
+    out_dir = tmp_path / "out"
+    tmp = tmp_path / "tmp"
+    out_dir.mkdir()
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    proc = subprocess.Popen([*cli_command(), "measure", "--full", "--only", only, "--no-progress",
+                             "-o", str(out_dir / "sig.json")], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert proc.poll() is None, "the run ended before it could be terminated"
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == (143 if sig == signal.SIGTERM else 130), err
+    assert ("terminated" if sig == signal.SIGTERM else "interrupted") in err and "Traceback" not in err
+    assert _group_gone(proc.pid), "a child process outlived pinchpoint"
+    assert leftovers(out_dir) == []
+    assert leftovers(tmp) == []
+
+
+def test_two_measure_runs_to_one_output_leave_one_valid_file(tmp_path, binaries):
+    """Issue 18: both write through a temporary file and a rename, so the survivor is whole."""
+    from pinchpoint.signature import load_signature
+
+    out = tmp_path / "sig.json"
+    cmd = [*cli_command(), "measure", "--quick", "--only", "peak", "--no-progress", "-o", str(out)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sig.json"]
+    assert "peak" in load_signature(out).kernels

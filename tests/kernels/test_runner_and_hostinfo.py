@@ -110,7 +110,9 @@ def test_compile_cache_keyed_by_flags(tmp_path, monkeypatch, compiler):
     assert a == again and os.access(a, os.X_OK)
     other = compile_kernel("peak", find_compiler(" ".join(compiler.command), ["-O2"]))
     assert other != a
-    assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == sorted([a.name, other.name])
+    # each binary beside the record of the source hash it was built from (issue 19)
+    assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == \
+        sorted([a.name, other.name, a.name + ".json", other.name + ".json"])
 
 
 def test_default_flags_cap_vectors_on_x86_only_where_accepted(compiler):
