@@ -6,9 +6,9 @@ Python process and one that only imports the third-party libraries `ceilings` ne
 networkx).  Run: python3 benchmarks/cli_speed.py [N] [--module]
 
 ``--module`` runs ``python3 -m pinchpoint.cli`` (the tree on PYTHONPATH) instead of the installed
-``pinchpoint`` script.  ``--compare DIR_A DIR_B`` times ``ceilings powermac-g5`` and ``scale`` with each of two
-directories on PYTHONPATH (each holding a ``pinchpoint`` package), the runs interleaved so that a
-busy shared machine slows both alike:
+``pinchpoint`` script.  ``--compare DIR...`` times ``ceilings powermac-g5`` and ``scale`` with each
+directory on PYTHONPATH in turn (each holding a ``pinchpoint`` package), the runs interleaved so
+that a busy shared machine slows all of them alike:
 
     python3 benchmarks/cli_speed.py 10 --compare /tmp/before-shim /tmp/after-shim
 """
@@ -83,7 +83,7 @@ if __name__ == "__main__":
     if "--compare" in sys.argv:
         i = sys.argv.index("--compare")
         for args in (("ceilings", "powermac-g5"), ("scale", MYSQL)):
-            compare(int(sys.argv[1]) if i > 1 else 10, sys.argv[i + 1:i + 3], args)
+            compare(int(sys.argv[1]) if i > 1 else 10, sys.argv[i + 1:], args)
         sys.exit(0)
     rest = [a for a in sys.argv[1:] if a != "--module"]
     main(int(rest[0]) if rest else 10, "--module" in sys.argv[1:])
