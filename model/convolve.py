@@ -86,6 +86,8 @@ import numpy as np
 
 from .errors import SignatureError, WorkloadError
 from .signature import Result, Signature
+from .signature_rates import PEAK_BYTES_PER_FLOP as _PEAK_BYTES_PER_FLOP
+from .signature_rates import curve_kernel
 from .workload import (Flops, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase,
                        Workload)
 
@@ -95,8 +97,9 @@ ESTIMATE_RULE = ("overlapped: per phase the slowest resource sets the time (PMaC
                  "assumption; out-of-order cores overlap floating point with memory traffic)")
 STATS = ("median", "best")
 
-#: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7).
-PEAK_BYTES_PER_FLOP = {"daxpy": 24 / 2, "dot": 16 / 2}
+#: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7); defined with the
+#: signature-rates policy, whose PEAK stand-in uses them too.
+PEAK_BYTES_PER_FLOP = _PEAK_BYTES_PER_FLOP
 #: PEAK loop that prices each memory op when the signature has no MAPS.
 PEAK_FOR_OP = {"load": "dot", "store": "daxpy", "copy": "daxpy", "triad": "daxpy"}
 #: PEAK loop that prices each flop kind.
@@ -321,13 +324,8 @@ class SignatureRates:
 
     # -- memory
     def _curve_kernel(self, op: str, pattern: str) -> str | None:
-        """The kernel whose points form the memory curve: MAPS, else imported likwid-bench."""
-        sig = self.signature
-        if "maps" in sig.kernels:
-            return "maps"
-        if "likwid_bench" in sig.kernels and sig.points("likwid_bench", op=op, pattern=pattern):
-            return "likwid_bench"
-        return None
+        """The kernel whose points form the memory curve (:func:`signature_rates.curve_kernel`)."""
+        return curve_kernel(self.signature, op, pattern)
 
     def maps_thread_counts(self, op: str, pattern: str) -> list[int]:
         """Thread counts at which the signature measured the memory curve of ``op``/``pattern``."""

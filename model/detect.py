@@ -448,12 +448,11 @@ def _nvlinks(facts, comps, links, flows, gpu_ids, rates) -> None:
 def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[float, str]:
     """The memory bandwidth a signature measured [B/s] and a source text for the profile.
 
-    The highest of: the best STREAM figure over the ops at the largest working set (STREAM
-    counts 16 or 24 bytes per element, no write-allocate traffic, so the figure is what a
-    program gets rather than what the DRAM moves; our STREAM runs one thread); the MAPS
-    stride-1 load figure at the largest working set with the most threads; the best
-    likwid-bench figure at the largest working set with the most threads.  A single thread
-    rarely saturates a modern memory system, so the multi-threaded figures usually win.
+    The memory bandwidth by :func:`pinchpoint.signature_rates.memory_bandwidth` (the policy every
+    caller shares): the highest of the signature's memory sources (STREAM, MAPS stride-1,
+    likwid-bench, Memperf, Xbench), each at its largest working set with the most threads (a
+    single thread rarely saturates a modern memory system, so the multi-threaded figures usually
+    win); PEAK DOT x 8 B/flop only without any of them.
 
     Each figure is the best of its repetitions, as STREAM ("Best Rate MB/s", McCalpin) and
     likwid-bench report bandwidth: interference on a shared machine only slows a transfer, so
@@ -466,40 +465,21 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
     InputError
         If the signature has none of these points.
     """
-    def best(points, what):
-        if not points:
-            return None
-        largest = max(p["working_set_bytes"] for p in points)
-        top = [p for p in points if p["working_set_bytes"] == largest]
-        if "threads" in top[0].params:
-            most = max(p.get("threads", 1) for p in top)
-            top = [p for p in top if p.get("threads", 1) == most]
-        chosen = max(top, key=lambda p: p.result.max)
-        r = chosen.result
-        label = ", ".join(f"{k}={v}" for k, v in chosen.params.items()
-                          if k in ("op", "threads", "working_set_bytes"))
-        host = signature.host.get("name") or signature.host.get("cpu_model")
-        return r.max, (f"measured: {what} best of {len(r.repetitions)} repetitions ({label}; median "
-                       f"{r.median / 1e9:.4g} GB/s, spread max/min {r.spread:.3g}) on {host}, "
-                       f"{signature.created}" + (f" ({file})" if file else ""))
+    from .signature_rates import memory_bandwidth
 
-    kernels = signature.kernels
-    candidates = []
-    if "stream" in kernels:
-        candidates.append(([p for p in kernels["stream"].points if "working_set_bytes" in p.params
-                            and p.result.unit == "B/s"], "STREAM"))
-    if "maps" in kernels:
-        candidates.append(([p for p in kernels["maps"].points if p.get("pattern") == "stride1"
-                            and p.get("op") == "load" and "working_set_bytes" in p.params
-                            and p.result.unit == "B/s"], "MAPS stride-1 load"))
-    if "likwid_bench" in kernels:
-        candidates.append(([p for p in kernels["likwid_bench"].points if "working_set_bytes" in p.params
-                            and p.result.unit == "B/s"], "likwid-bench"))
-    found = [got for points, what in candidates if (got := best(points, what))]
-    if found:
-        return max(found, key=lambda g: g[0])
-    raise InputError("the signature has no STREAM, MAPS stride-1 load or likwid-bench bandwidth "
-                     "points to take the memory bandwidth from", file=file, key="kernels")
+    got = memory_bandwidth(signature, "best")
+    if got is None:
+        raise InputError("the signature has no STREAM, MAPS stride-1, likwid-bench, Memperf or Xbench "
+                         "bandwidth points (nor PEAK DOT) to take the memory bandwidth from", file=file,
+                         key="kernels")
+    r = got.point.result
+    label = ", ".join(f"{k}={v}" for k, v in got.point.params.items()
+                      if k in ("op", "threads", "working_set_bytes", "loop_length"))
+    host = signature.host.get("name") or signature.host.get("cpu_model")
+    what = got.label + (" x 8 B/flop" if got.peak_loop else "")
+    return got.bytes_per_s, (f"measured: {what} best of {len(r.repetitions)} repetitions ({label + '; ' if label else ''}median "
+                             f"{r.median / 1e9:.4g} GB/s, spread max/min {r.spread:.3g}) on {host}, "
+                             f"{signature.created}" + (f" ({file})" if file else ""))
 
 
 def detect(root: Path | str | None = Path("/"), hwloc_xml: str | None = None, *,

@@ -3,10 +3,8 @@
 
 Two plans: ``quick`` (the whole suite in well under a minute on a 2-core machine: fewer sizes,
 5 repetitions of at least 5 ms) and ``full`` (every size step, 11 repetitions of at least
-50 ms, MAPS's each the fastest of 10 calls of 5 ms, all thread and process counts).  Sizes follow the host: the MAPS sweep runs from 4 KiB
-to 4x the last-level cache (PMaC MAPS, Snavely et al. SC2002), STREAM arrays are at least 4x
-the last-level cache each (McCalpin's rule), PEAK uses the loop lengths of the PMaC PEAK table
-(Chen and Ebbers, IBM Redpaper, Table 5).
+50 ms, MAPS's each the fastest of 10 calls of 5 ms, all thread and process counts).  Each
+kernel's jobs and sizes come from its entry in :mod:`pinchpoint.kernel_plans`.
 """
 
 from __future__ import annotations
@@ -18,45 +16,16 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .errors import CompileError, InputError, MeasurementError
-from .hostinfo import available_memory_bytes, host_info, last_level_cache_bytes
-from .kernel_runner import (KERNELS, compile_kernel, find_compiler, mpi_available,
-                            mpi_launcher, run_kernel, source_sha256)
+from .hostinfo import host_info, last_level_cache_bytes
+from .kernel_plans import FULL_MAPS_TRIALS, KERNEL_PLANS, Job, PlanContext, bookkeeping_keys, kernel_names
+# re-exported: measure's names from before the kernel registry
+from .kernel_plans import PROCESS_RESERVE_BYTES, THREAD_RESERVE_BYTES  # noqa: F401
+from .kernel_plans import address_space_limit, maps_sizes, random_sizes  # noqa: F401
+from .kernel_runner import compile_kernel, find_compiler, mpi_available, mpi_launcher, run_kernel, source_sha256
 from .signature import KernelRun, Point, Result, Signature
 
 MODES = ("quick", "full")
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
-
-#: Parameters a kernel prints that describe how it measured, not what: kept out of points.
-_BOOKKEEPING = ("inner_iterations", "round_trips", "rounds", "bytes_per_repetition", "trials")
-#: maps calls per repetition in full mode (the repetition is the fastest; host.run records it).
-FULL_MAPS_TRIALS = 10
-#: Address space [B] a kernel thread reserves beyond its data: glibc gives each thread a malloc
-#: arena that reserves 64 MiB on 64-bit Linux (mallopt(3), M_ARENA_MAX: up to 8 per core) and
-#: a stack of 8 MiB (the default ``ulimit -s``).  RLIMIT_AS counts reservations, not use, so
-#: a limit that ignores them refuses a 16-thread kernel the memory a 1-thread one gets.
-THREAD_RESERVE_BYTES = 128 * MiB
-#: Address space [B] of a kernel process beyond its data and threads (code, libc, buffers).
-PROCESS_RESERVE_BYTES = GiB
-
-
-def address_space_limit(data_bytes: int, threads: int = 1) -> int:
-    """RLIMIT_AS [B] for a kernel that allocates ``data_bytes`` [B] in ``threads`` threads:
-    data + 1 GiB + 128 MiB per thread (THREAD_RESERVE_BYTES)."""
-    return int(data_bytes) + PROCESS_RESERVE_BYTES + max(1, int(threads)) * THREAD_RESERVE_BYTES
-
-
-@dataclass(frozen=True)
-class Job:
-    """One kernel invocation of a plan."""
-
-    kernel: str
-    args: tuple[str, ...]
-    label: str
-    timeout_s: float
-    memory_bytes: int | None = None
-    mpi_ranks: int = 0          # > 0: start under mpirun with this many ranks
-    optional: bool = False      # a failure is recorded, not fatal (the MPI variants)
-    cpus: tuple[int, ...] | None = None  # the process's CPU affinity mask (--cpus)
 
 
 @dataclass(frozen=True)
@@ -74,16 +43,17 @@ def parse_only(text: str | None) -> tuple[str, ...]:
     InputError
         For an unknown name or an empty list.
     """
+    known = kernel_names()
     if text is None:
-        return KERNELS
+        return known
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names:
         raise InputError("empty kernel list", key="--only")
     for n in names:
-        if n not in KERNELS:
-            raise InputError(f"unknown kernel {n!r} (choose from {', '.join(KERNELS)})",
+        if n not in known:
+            raise InputError(f"unknown kernel {n!r} (choose from {', '.join(known)})",
                              key="--only")
-    return tuple(k for k in KERNELS if k in names)
+    return tuple(k for k in known if k in names)
 
 
 def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
@@ -177,41 +147,6 @@ def pinning(cpus: tuple[int, ...] | None, pin: bool = True) -> tuple[str | None,
     return None, f"threads unpinned inside the mask {_cpu_text(cpus)} (not consecutive)"
 
 
-def _size_list(sizes) -> str:
-    return ",".join(str(int(s)) for s in sizes)
-
-
-def maps_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
-    """Working sets [B] from 4 KiB to at least 4x the last-level cache: powers of 4 (quick)
-    or powers of 2 with the midpoints 1.5 x 2^k (full).  With ``memory_bytes`` (available
-    memory [B]) the top is capped at a quarter of it, so a small machine is not pushed into
-    swapping."""
-    top = 4 * llc_bytes
-    if memory_bytes:
-        top = max(4 * KiB, min(top, memory_bytes // 4))
-    sizes, s = [], 4 * KiB
-    step = 4 if mode == "quick" else 2
-    while s < top:
-        sizes.append(s)
-        if mode == "full" and s * 3 // 2 < top:
-            sizes.append(s * 3 // 2)
-        s *= step
-    sizes.append(top)
-    return sorted(set(sizes))
-
-
-def random_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
-    """Working sets [B] of the random and gather sweeps: every power of 2 from 4 KiB to the
-    top of the stride-1 sweep (and, in full mode, its 1.5 x 2^k midpoints).  Random access
-    falls off a cliff at each cache size (a factor of 3-10 per level), so a working set
-    between two points must not be interpolated across a cliff: with points an octave apart
-    the error is at most one octave's ramp (quick mode used to sample every 16x)."""
-    full = maps_sizes(llc_bytes, "full", memory_bytes)
-    if mode == "full":
-        return full
-    return [s for s in full if s & (s - 1) == 0 or s == full[-1]]
-
-
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
               cpus: int | None = None, io_dir: str | None = None,
               mpi: bool | None = None, memory_bytes: int | None = None,
@@ -245,10 +180,11 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     """
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})", key="mode")
-    kernels = tuple(only) if only is not None else KERNELS
+    known = kernel_names()
+    kernels = tuple(only) if only is not None else known
     for k in kernels:
-        if k not in KERNELS:
-            raise InputError(f"unknown kernel {k!r} (choose from {', '.join(KERNELS)})",
+        if k not in known:
+            raise InputError(f"unknown kernel {k!r} (choose from {', '.join(known)})",
                              key="--only")
     llc = llc_bytes or last_level_cache_bytes(host_info().get("caches", [])) or 32 * MiB
     if cpu_list:
@@ -262,87 +198,22 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     common = ["--reps", str(reps) if reps else ("5" if quick else "11"),
               "--min-time", "0.005" if quick else "0.05"]
     bound = 20.0 if quick else 600.0
-    jobs: list[Job] = []
-
-    def add(kernel, args, label, memory=None, bound_s=bound, **extra):
-        jobs.append(Job(kernel, tuple(common + ["--max-seconds", str(bound_s)] + args), label,
-                        timeout_s=2 * bound_s + 30, memory_bytes=memory, cpus=cpu_list, **extra))
-
-    if "maps" in kernels:
-        avail = memory_bytes or available_memory_bytes()
-        custom_sizes = bool(sizes)
-        sizes = sizes or maps_sizes(llc, mode, avail)
-        mem = address_space_limit(sizes[-1])
-        # full mode: a repetition is the best of 10 calls of 5 ms (maps --trials), as long as
-        # one 50 ms call and steadier on a machine shared with other tenants
-        trials = [] if quick else ["--min-time", "0.005", "--trials", str(FULL_MAPS_TRIALS)]
-        for op in ("load", "store", "copy", "triad", "update"):
-            add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", *pin_args,
-                         "--sizes", _size_list(sizes)] + trials, f"maps {op} stride1", mem)
-        rsizes = sizes if custom_sizes else random_sizes(llc, mode, avail)
-        add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
-                     "--threads", "1", *pin_args, "--sizes", _size_list(sorted(set(rsizes)))]
-            + trials, "maps random", mem)
-        # independent random loads and stores (a gather / scatter: many misses in flight)
-        add("maps", ["--ops", "load,store", "--patterns", "gather",
-                     "--threads", "1", *pin_args, "--sizes", _size_list(sorted(set(rsizes)))]
-            + trials, "maps gather", mem)
-        if cpus > 1:
-            threads = [cpus] if quick else list(range(2, cpus + 1))
-            tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick and not custom_sizes else sizes
-            add("maps", ["--ops", "load,store" if quick else "load,store,copy,triad,update",
-                         "--patterns", "stride1",
-                         "--threads", _size_list(threads), *pin_args,
-                         "--sizes", _size_list(tsizes)] + trials, "maps threads",
-                address_space_limit(sizes[-1], max(threads)))
-    if "stream" in kernels:
-        n = max(4 * llc // 8, 2 * MiB)
-        avail = memory_bytes or available_memory_bytes()
-        if avail:
-            n = max(1024, min(n, avail // 4 // 24))
-        add("stream", ["--elements", str(n)], "stream", address_space_limit(3 * 8 * n))
-    if "peak" in kernels:
-        add("peak", [], "peak", address_space_limit(GiB))
-        # short dependency chains back to back: how many an out-of-order core overlaps
-        add("peak", ["--ops", "add_chains", "--lengths",
-                     "4,16,64,256,1024,4096" if quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
-            "peak chains", address_space_limit(GiB))
-    if "ping" in kernels:
-        sizes = "1,64,4096,65536,1048576" if quick else "1,8,64,512,4096,32768,262144,1048576,4194304"
-        add("ping", ["--sizes", sizes], "ping")
-    if "effbw" in kernels:
-        procs = [2] if quick or cpus < 3 else list(range(2, cpus + 1))
-        add("effbw", ["--procs", _size_list(procs),
-                      "--sizes", "8,1024,65536,1048576" if quick else "8,128,1024,8192,65536,1048576"],
-            "effbw")
-    if "iobench" in kernels:
-        args = ["--file-bytes", "16M" if quick else "64M",
-                "--buffer-bytes", "4K,256K" if quick else "4K,64K,1M"]
-        if io_dir:
-            args += ["--dir", io_dir]
-        jobs.append(Job("iobench", tuple(["--reps", str(reps) if reps else ("3" if quick else "5"),
-                                          "--max-seconds", str(bound)] + args), "iobench", 2 * bound + 30,
-                        cpus=cpu_list))
-    if "netstream" in kernels:
-        add("netstream", ["--sizes", "1024,65536,1048576" if quick else "128,1024,8192,65536,1048576",
-                          "--sockbufs", "0,262144" if quick else "0,65536,262144,4194304"],
-            "netstream")
+    ctx = PlanContext(mode, llc, cpus, cpu_list, pin_args, memory_bytes, sizes, reps, io_dir, common, bound)
     if mpi is None:
         mpi = mpi_available()
-    if mpi and "ping" in kernels:
-        add("ping_mpi", ["--sizes", "1,64,4096,65536,1048576" if quick else
-                         "1,8,64,512,4096,32768,262144,1048576,4194304"], "ping mpi",
-            mpi_ranks=2, optional=True)
-    if mpi and "effbw" in kernels:
-        add("effbw_mpi", ["--sizes", "8,1024,65536,1048576"], "effbw mpi",
-            mpi_ranks=max(2, cpus if not quick else 2), optional=True)
+    for entry in KERNEL_PLANS.values():
+        selected = (entry.name in kernels if entry.variant_of is None
+                    else mpi and entry.variant_of in kernels)
+        if selected:
+            entry.plan(ctx)
+    jobs = ctx.jobs
     names = tuple(dict.fromkeys(kernels + tuple(j.kernel for j in jobs)))
     return Plan(mode, tuple(jobs), names)
 
 
 def point_from_record(rec: dict) -> Point:
     """Turn one kernel output line into a :class:`Point` (bookkeeping keys dropped)."""
-    params = {k: v for k, v in rec["params"].items() if k not in _BOOKKEEPING}
+    params = {k: v for k, v in rec["params"].items() if k not in bookkeeping_keys()}
     return Point(params, Result.from_repetitions(rec["unit"], rec["repetitions"]))
 
 

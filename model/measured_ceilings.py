@@ -4,11 +4,12 @@ A profile gives each link a theoretical capacity (width x clock ...); a signatur
 the machine really sustains.  :func:`measured_ceilings` puts the two side by side where a
 signature figure stands for a link or a flow:
 
-- memory links (kind "memory", or any link with a memory component at one end): the best
-  sustained memory bandwidth of the signature: STREAM (McCalpin 1995; any op), MAPS stride-1 at
-  its largest working set (the DRAM plateau; any op, any thread count), the published G5
-  Memperf/Xbench memory figures, or, for a signature with none of those (the POWER4 tables of
-  seed 004), PEAK DOT at its longest loop x 8 B/flop (16 B per 2 flop);
+- memory links (kind "memory", or any link with a memory component at one end): the sustained
+  memory bandwidth of the signature by the one policy of :mod:`pinchpoint.signature_rates`: the
+  highest of STREAM (McCalpin 1995), MAPS stride-1, likwid-bench and the published G5
+  Memperf/Xbench memory figures, each at its largest working set (the DRAM plateau) and most
+  threads, or, for a signature with none of those (the POWER4 tables of seed 004), PEAK DOT at
+  its longest loop x 8 B/flop (16 B per 2 flop);
 - the "mem-copy" flow (payload copied by a CPU, two passes through memory): STREAM copy or MAPS
   copy at the DRAM plateau, halved, since both count the read and the written byte while the
   flow ceiling counts the payload once;
@@ -33,17 +34,11 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .signature import Signature
+from .signature_rates import memory_bandwidth
 
 NEAR = 0.8
 #: Above this fraction of a ceiling a figure contradicts it (rounding stays within a few per cent).
 ABOVE = 1.05
-
-#: (kernel, point filter) pairs that measure memory bandwidth, as (kernel, filter, plateau?).
-_MEMORY_FIGURES = (("stream", {}, False), ("maps", {"pattern": "stride1"}, True),
-                   ("memperf", {"level": "memory"}, False), ("xbench_memory", {}, False),
-                   # imported likwid-bench runs (import likwid / kerncraft): MAPS's shape
-                   ("likwid_bench", {"pattern": "stride1"}, True))
-
 
 @dataclass(frozen=True)
 class MeasuredCeiling:
@@ -74,59 +69,34 @@ def _value(result, stat: str) -> float:
     return result.max if stat == "best" else result.median
 
 
-def _plateau(sig: Signature, kernel: str, flt: dict, stat: str, op: str | None = None):
-    """Best figure of ``kernel`` at its largest working set: (B/s, description) or None."""
-    pts = [p for p in sig.points(kernel, **flt) if p.result.unit == "B/s"
-           and (op is None or p.params.get("op") == op)]
-    if not pts:
-        return None
-    top = max(p.params.get("working_set_bytes", 0) for p in pts)
-    pts = [p for p in pts if p.params.get("working_set_bytes", 0) == top]
-    best = max(pts, key=lambda p: _value(p.result, stat))
-    desc = " ".join(f"{k}={v}" for k, v in best.params.items() if k in
-                    ("op", "pattern", "threads", "working_set_bytes"))
-    return _value(best.result, stat), f"{kernel} {desc}".strip()
+def _describe(figure) -> str:
+    """How a figure is named in a measured ceiling's source: the kernel and the point's params."""
+    if figure.peak_loop is not None:
+        return f"peak {figure.peak_loop} loop_length={figure.point['loop_length']} x 8 B/flop"
+    params = figure.point.params
+    if figure.kernel in ("maps", "likwid_bench"):
+        return (f"{figure.kernel} " + " ".join(f"{k}={v}" for k, v in params.items() if k in
+                                               ("op", "pattern", "threads", "working_set_bytes"))).strip()
+    return f"{figure.kernel} " + " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def memory_figure(sig: Signature, stat: str = "median"):
-    """The signature's best sustained memory bandwidth: (B/s, source) or None."""
-    found = []
-    for kernel, flt, plateau in _MEMORY_FIGURES:
-        if kernel not in sig.kernels:
-            continue
-        if plateau:
-            got = _plateau(sig, kernel, flt, stat)
-        else:
-            pts = [p for p in sig.points(kernel, **flt) if p.result.unit == "B/s"]
-            got = None
-            if pts:
-                best = max(pts, key=lambda p: _value(p.result, stat))
-                got = (_value(best.result, stat),
-                       f"{kernel} " + " ".join(f"{k}={v}" for k, v in best.params.items()))
-        if got:
-            found.append(got)
-    if not found and "peak" in sig.kernels and sig.points("peak", op="dot"):
-        from .convolve import bandwidth_from_peak
-        pts = [p for p in sig.points("peak", op="dot") if "loop_length" in p.params]
-        if pts:
-            longest = max(pts, key=lambda p: p["loop_length"])
-            found.append((bandwidth_from_peak(_value(longest.result, stat), "dot"),
-                          f"peak dot loop_length={longest['loop_length']} x 8 B/flop"))
-    return max(found, key=lambda t: t[0]) if found else None
+    """The signature's sustained memory bandwidth by :func:`pinchpoint.signature_rates.memory_bandwidth`:
+    (B/s, source) or None."""
+    got = memory_bandwidth(sig, stat)
+    return None if got is None else (got.bytes_per_s, _describe(got))
 
 
 def copy_figure(sig: Signature, stat: str = "median"):
-    """Payload copy rate [B/s] (half of STREAM/MAPS copy's counted bytes): (B/s, source)."""
-    if "stream" in sig.kernels:
-        pts = sig.points("stream", op="copy")
-        if pts:
-            best = max(pts, key=lambda p: _value(p.result, stat))
-            return _value(best.result, stat) / 2, "stream copy / 2"
-    if "maps" in sig.kernels:
-        got = _plateau(sig, "maps", {"pattern": "stride1"}, stat, op="copy")
-        if got:
-            return got[0] / 2, got[1] + " / 2"
-    return None
+    """Payload copy rate [B/s]: the signature's copy bandwidth (STREAM or MAPS copy, by
+    :func:`pinchpoint.signature_rates.memory_bandwidth`) halved, since both count the read and
+    the written byte: (B/s, source) or None."""
+    got = memory_bandwidth(sig, stat, op="copy")
+    if got is None:
+        return None
+    if got.kernel == "stream":
+        return got.bytes_per_s / 2, "stream copy / 2"
+    return got.bytes_per_s / 2, _describe(got) + " / 2"
 
 
 def loopback_figure(sig: Signature, stat: str = "median"):

@@ -33,7 +33,33 @@ COMMAND_MODULES = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Command -> the module that registers it, so that a run builds only its own module's parsers
+#: (all of them for --help or an unknown command).  tests/cli/test_lazy_parser.py checks this
+#: against what the modules register.
+COMMANDS = {
+    "profiles": "pinchpoint.cli.profile_cmds", "ceilings": "pinchpoint.cli.profile_cmds",
+    "explain": "pinchpoint.cli.profile_cmds", "solve": "pinchpoint.cli.profile_cmds",
+    "measure": "pinchpoint.cli.measure_cmds", "signatures": "pinchpoint.cli.measure_cmds",
+    "signature": "pinchpoint.cli.measure_cmds",
+    "sweep": "pinchpoint.cli.planning_cmds", "uncertainty": "pinchpoint.cli.planning_cmds",
+    "compare": "pinchpoint.cli.planning_cmds", "scale": "pinchpoint.cli.planning_cmds",
+    "detect": "pinchpoint.cli.detect_cmds", "import": "pinchpoint.cli.detect_cmds",
+    "predict": "pinchpoint.cli.predict_cmds", "workloads": "pinchpoint.cli.predict_cmds",
+    "classify": "pinchpoint.cli.predict_cmds",
+    "diagnose": "pinchpoint.cli.diagnose_cmds",
+    "report": "pinchpoint.cli.report_cmds",
+    "trace": "pinchpoint.cli.trace_cmds",
+}
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand an argument list names: its first word that is not an option (the
+    top-level options -h, --version, -q and -v take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with a known ``command``, only the parsers of the module that registers it."""
     parser = argparse.ArgumentParser(
         prog="pinchpoint",
         description="Analytical performance modelling and bottleneck prediction.",
@@ -42,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verbosity(parser, 0)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    for name in [COMMANDS[command]] if command in COMMANDS else COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
     for leaf in _leaf_parsers(sub):  # -q/-v also after the subcommand, like iperf3 and likwid
         _add_verbosity(leaf, argparse.SUPPRESS)
@@ -113,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # the fast path: no subcommand modules imported
         print(f"pinchpoint {__version__}")
         return 0
-    args = build_parser().parse_args(argv)
+    args = build_parser(command_of(argv)).parse_args(argv)
     from .output import set_verbosity
 
     set_verbosity(getattr(args, "verbosity", 0))

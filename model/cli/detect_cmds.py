@@ -37,6 +37,21 @@ def add_parser(sub) -> None:
                          description="Turn other tools' files into pinchpoint profiles and signatures.")
     isub = imp.add_subparsers(dest="format", metavar="FORMAT")
     isub.required = True
+    from ..importers.registry import IMPORTERS
+
+    custom = {"kerncraft": _add_import_kerncraft, "nccl": _add_import_nccl}
+    for entry in IMPORTERS.values():  # the registry's order
+        if entry.cli == "custom" and entry.name in custom:
+            custom[entry.name](isub)
+        elif entry.cli == "signature":
+            g = isub.add_parser(entry.name, help=entry.help)
+            g.add_argument("file", metavar="FILE", nargs="+", help=entry.file_help)
+            output_path(g, "-o", "--output", suffixes=(".json",), required=True, metavar="SIG.json",
+                        help="write the signature here (atomically)")
+            g.set_defaults(run=run_import_signature)
+
+
+def _add_import_kerncraft(isub) -> None:
     k = isub.add_parser("kerncraft", help="a kerncraft machine file (YAML) -> profile (+ signature)")
     k.add_argument("file", metavar="FILE", help="kerncraft machine file (YAML; '-': stdin)")
     output_path(k, "-o", "--output", suffixes=(".toml",), required=True, metavar="PROFILE.toml",
@@ -44,16 +59,9 @@ def add_parser(sub) -> None:
     output_path(k, "--signature", suffixes=(".json",), metavar="SIG.json",
                 help="also write its likwid-bench measurements as a signature")
     k.set_defaults(run=run_import_kerncraft)
-    li = isub.add_parser("likwid", help="likwid-bench text output -> signature")
-    li.add_argument("file", metavar="FILE", nargs="+", help="likwid-bench output files (text; '-': stdin)")
-    output_path(li, "-o", "--output", suffixes=(".json",), required=True, metavar="SIG.json",
-                help="write the signature here (atomically)")
-    li.set_defaults(run=run_import_likwid)
-    f = isub.add_parser("fio", help="fio --output-format=json -> signature (IO-BENCH points)")
-    f.add_argument("file", metavar="FILE", nargs="+", help="fio --output-format=json files ('-': stdin)")
-    output_path(f, "-o", "--output", suffixes=(".json",), required=True, metavar="SIG.json",
-                help="write the signature here (atomically)")
-    f.set_defaults(run=run_import_fio)
+
+
+def _add_import_nccl(isub) -> None:
     n = isub.add_parser("nccl", help="NCCL topology XML (NCCL_TOPO_DUMP_FILE) -> profile (+ NCCL's path bandwidths)")
     n.add_argument("file", metavar="FILE", help="NCCL topology XML file ('-': stdin)")
     output_path(n, "-o", "--output", suffixes=(".toml",), required=True, metavar="PROFILE.toml",
@@ -314,23 +322,15 @@ def run_import_nccl(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_points(args: argparse.Namespace, module: str) -> int:
-    """likwid-bench text or fio JSON files -> one signature file."""
-    import importlib
+def run_import_signature(args: argparse.Namespace) -> int:
+    """Files of a registered signature format (likwid-bench text, fio JSON ...) -> one signature file."""
+    from ..importers.registry import IMPORTERS
 
-    importer = importlib.import_module(f"pinchpoint.importers.{module}")
+    convert = IMPORTERS[args.format].converter()
     _check_folder(args.output, "-o")
     texts = [(_read_text(f, "FILE"), _display_name(f)) for f in args.file]
-    sig = importer.to_signature(texts)
+    sig = convert(texts)
     _write_signature(sig, args.output)
     n = sum(len(k.points) for k in sig.kernels.values())
     print(f"wrote {args.output}: {n} points")
     return 0
-
-
-def run_import_likwid(args: argparse.Namespace) -> int:
-    return _import_points(args, "likwid")
-
-
-def run_import_fio(args: argparse.Namespace) -> int:
-    return _import_points(args, "fio")

@@ -20,6 +20,7 @@ FLAGS = {
     "streams": "--streams", "protocol": "--protocol", "side": "--side", "flow": "--flow",
     "clock_hz": "--clock", "cores": "--cores", "mmrbc_bytes": "--mmrbc", "mss_bytes": "--mss",
     "mathis_c": "--mathis-c", "outstanding_reads": "--outstanding-reads", "read_latency_s": "--read-latency", "adv_win_scale": "--adv-win-scale", "medium": "--medium",
+    "loss_model": "--loss-model",
 }
 
 
@@ -57,6 +58,8 @@ def add_parser(sub) -> None:
     g.add_argument("--adv-win-scale", type=int, default=None, metavar="N",
                    help="net.ipv4.tcp_adv_win_scale (default 1: the window is half the buffer)")
     g.add_argument("--loss", type=float, metavar="P", help="packet loss probability, 0 < P < 1")
+    g.add_argument("--loss-model", metavar="NAME",
+                   help="the TCP loss model (pinchpoint.diagnose.LOSS_MODELS; default mathis: Mathis, PFTK above 1 %%)")
     g.add_argument("--mathis-c", type=float, metavar="C", help="Mathis constant (1.22; 0.87 with delayed ACKs)")
     g = p.add_argument_group("the host")
     g.add_argument("--profile", help="machine profile (bundled name or .toml path) for host path ceilings")
@@ -149,6 +152,7 @@ def gather(args: argparse.Namespace) -> dict:
     put("adv_win_scale", a("adv_win_scale"))
     put("loss", a("loss"))
     put("mathis_c", a("mathis_c"))
+    put("loss_model", a("loss_model"))
     put("clock_hz", units.parse(a("clock"), "frequency", key="--clock") if a("clock") else None)
     put("cores", a("cores"))
     put("mmrbc_bytes", _size(a("mmrbc"), "--mmrbc"))

@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
     g.add_argument("--mmrbc", metavar="SIZE", help="PCI-X MMRBC (burst): 512, 1024, 2048 or 4096")
     # diagnose flags the report does not expose, at diagnose's defaults
     p.set_defaults(run=run_report, medium="ethernet", ipv6=False, no_timestamps=False, vlan=False,
-                   adv_win_scale=None, mathis_c=None)
+                   adv_win_scale=None, mathis_c=None, loss_model=None)
 
 
 def _verdict(args, profile):

@@ -1,0 +1,55 @@
+"""Diagnose a measured throughput: every ceiling that could apply, the binding one, a verdict.
+
+Orchestration (layer 3).  Given a measured figure (payload bytes per second, as iperf reports
+it) and what is known about the path and the host, :func:`diagnose` runs the limit providers of
+:data:`~.steps.LIMIT_STEPS` in order, each adding the ceilings it can:
+
+- ``line``: the raw line rate (the figure can never exceed it);
+- ``framing``: the goodput the line carries after Ethernet / ATM / FDDI / DDP overhead
+  (:mod:`pinchpoint.framing`);
+- ``window``: N x window / RTT, the window given directly or derived from a Linux socket buffer
+  (:mod:`pinchpoint.tcp`);
+- ``loss``: by the loss model named in the inputs (:mod:`.loss_models`; default Mathis et al.,
+  PFTK above 1 % loss, where timeouts dominate);
+- ``target``: a sender's rate limit (iperf3 -b);
+- ``host_path``: the host path of a profile flow, one ceiling per link at its EFFECTIVE capacity
+  (kinds ``pci-x``, ``pcie``, ``hypertransport``, ``memory``, ``fsb`` ...), with the raw capacity
+  beside it (:mod:`pinchpoint.ceilings`);
+- ``cpu``: cycles per byte and per packet at the current clock and the cores in use
+  (:mod:`pinchpoint.hostcpu`).
+
+The binding ceiling is the lowest; efficiency = measured / binding; the verdict is
+``at-ceiling`` (efficiency >= 0.9), ``below-ceiling`` (0.5 .. 0.9: likely causes listed),
+``far-below-all`` (< 0.5: software, or something not modelled) or ``above-ceiling`` (the figure is
+more than 5 % above a bound it cannot exceed: an input is wrong, and the verdict says which and by
+how much).  A rule-of-thumb estimate (the CPU ceiling without measured costs) that the figure
+clearly exceeds is refuted by it and set aside, not taken as binding.  Advice carries concrete
+values; where inputs are missing, hypotheses list what would explain the figure (the window at
+plausible RTTs, the loss rate by Mathis) instead of guessing.
+
+The approach follows the legacy NDT (web100) heuristics, one ceiling per cause with advice,
+and RFC 6349's framing and BDP reasoning (formulas.md section 6).
+
+Modules: :mod:`.inputs` (the inputs and their validation), :mod:`.results` (Limit, Hypothesis,
+Verdict), :mod:`.resolve` (line rate, MTU, window, host profile), :mod:`.steps` with
+:mod:`.limits_network` and :mod:`.limits_host` (the limit providers), :mod:`.loss_models` (the
+TCP loss model registry), :mod:`.hypotheses`, :mod:`.advice` (the prose), :mod:`.chain`
+(:func:`diagnose`).
+"""
+
+from .advice import JUMBO_MIN_LINE, LIMITED_BY
+from .chain import ABOVE_CEILING, AT_CEILING, FAR_BELOW, diagnose
+from .hypotheses import KNOWN_WINDOWS, PLAUSIBLE_RTTS
+from .inputs import DEFAULT_C, DEFAULT_MTU, MEDIA, MMRBC_VALUES, DiagnoseInputs
+from .limits_host import HOST_KINDS
+from .limits_network import rough_window_ceiling
+from .loss_models import LOSS_MODELS, LossCeiling, LossModel, register_loss_model
+from .results import Hypothesis, Limit, Verdict
+from .steps import LIMIT_STEPS, LimitStep, Run
+
+__all__ = [
+    "ABOVE_CEILING", "AT_CEILING", "DEFAULT_C", "DEFAULT_MTU", "FAR_BELOW", "HOST_KINDS", "JUMBO_MIN_LINE",
+    "KNOWN_WINDOWS", "LIMITED_BY", "LIMIT_STEPS", "LOSS_MODELS", "MEDIA", "MMRBC_VALUES", "PLAUSIBLE_RTTS",
+    "DiagnoseInputs", "Hypothesis", "Limit", "LimitStep", "LossCeiling", "LossModel", "Run", "Verdict",
+    "diagnose", "register_loss_model", "rough_window_ceiling",
+]

@@ -1,0 +1,209 @@
+"""Advice prose: causes, advice with concrete values, and which inputs must be wrong.
+
+Follows the legacy NDT (web100) heuristics: one cause per binding ceiling, with the setting to
+change and the value to change it to (sysctl names, setpci, ethtool), seeded by the cases in
+formulas.md.
+"""
+
+from __future__ import annotations
+
+from .. import framing, tcp
+from .resolve import window as _window
+from .wording import at_least as _at_least
+from .wording import net as _net
+from .wording import size as _size
+from .wording import time as _time
+
+#: What limits the figure, by the binding ceiling's kind (other kinds: "hardware (<kind>)").
+LIMITED_BY = {"target": "the sender's rate limit (iperf3 -b)", "line": "the line",
+              "framing": "the line (protocol overhead)", "window": "the TCP window",
+              "loss": "packet loss", "cpu": "the host CPU"}
+
+
+def wrong_inputs(inputs, exceeded, measured, mtu, profile) -> list[str]:
+    """For each bound the figure exceeds, the inputs that must be wrong and by how much.
+
+    The TCP bounds scale exactly: W / RTT is 1 / RTT and linear in W; Mathis' bound is 1 / RTT
+    and 1 / sqrt(p) (PFTK, used above 1 % loss, nearly so).
+    """
+    out = []
+    n = inputs.streams
+    for x in exceeded:
+        over = measured / x.ceiling_bytes_per_s
+        head = f"the figure {_net(measured)} is {over:.0%} of the {x.name} bound ({_net(x.ceiling_bytes_per_s)})"
+        if x.kind == "loss":
+            out.append(f"{head}: the loss rate must be at most {inputs.loss / over ** 2:.2g} (given "
+                       f"{inputs.loss:g}), or the RTT at most {_time(inputs.rtt_s / over)} (given "
+                       f"{_time(inputs.rtt_s)}), or the streams more than {n}")
+        elif x.kind == "window":
+            w, wtext = _window(inputs)
+            what = ("the socket buffer (rcvbuf) must be at least "
+                    f"{_size(inputs.buffer_bytes * over)} (given {_size(inputs.buffer_bytes)})"
+                    if inputs.window_bytes is None and inputs.buffer_bytes is not None
+                    else f"the window must be at least {_size(w * over)} (given {wtext})")
+            out.append(f"{head}: {what}, or the RTT at most {_time(inputs.rtt_s / over)} (given "
+                       f"{_time(inputs.rtt_s)}), or the streams more than {n}")
+        elif x.kind == "framing":
+            out.append(f"{head}: the MTU must be larger than {mtu:g} B, the headers smaller, or the line "
+                       f"rate higher than given ({inputs.medium})")
+        elif x.kind == "target":
+            out.append(f"{head}: the sender's target rate (iperf3 -b) must be at least {over:.2f}x higher")
+        elif x.kind == "cpu":
+            out.append(f"{head}: the profile's CPU clock, cores or cycles per byte and per packet must be "
+                       f"{over:.2f}x more favourable, or the figure is not from this host")
+        else:
+            where = f"link {x.link} of profile {profile.name}" if x.link and profile is not None else x.name
+            out.append(f"{head}: {where} must be at least {over:.2f}x faster than its parameters say, or the "
+                       f"figure was not measured on flow {inputs.flow!r} of this machine")
+    return out
+
+
+def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, profile, throttle, cpu_nominal,
+            hyps):
+    """(causes, advice) for a verdict that is not above-ceiling."""
+    causes: list[str] = []
+    advice: list[str] = []
+    kind = binding.kind
+    n = inputs.streams
+    others = [x for x in limits if x.kind not in ("window", "loss", "line")]
+    path = min(others, key=lambda x: x.ceiling_bytes_per_s) if others else None
+
+    if verdict == "at-ceiling":
+        causes.append(f"the figure is {efficiency:.0%} of the {binding.name} ceiling ({_net(binding.ceiling_bytes_per_s)})")
+    elif verdict == "below-ceiling":
+        causes.append(f"the figure is {efficiency:.0%} of the lowest ceiling ({binding.name}, "
+                      f"{_net(binding.ceiling_bytes_per_s)}): close, but something else costs the rest")
+    else:
+        causes.append(f"the figure is only {efficiency:.0%} of the lowest modelled ceiling ({binding.name}, "
+                      f"{_net(binding.ceiling_bytes_per_s)}): no modelled ceiling explains it")
+
+    window, _ = _window(inputs)
+    target = line if line is not None else (path.ceiling_bytes_per_s if path else None)
+    need = tcp.bdp(target, inputs.rtt_s) / n if target is not None and inputs.rtt_s is not None else None
+    if kind == "window" and inputs.rtt_s is not None and need is not None and window is not None and need <= window:
+        advice.append(f"the window ({_size(window)}{' per stream' if n > 1 else ''}) already covers the "
+                      f"bandwidth-delay product of {_net(target)} at {_time(inputs.rtt_s)} ({_size(need)}): "
+                      "a larger tcp_rmem will not help")
+    elif kind == "window" and inputs.rtt_s is not None and need is not None:
+        buf = tcp.buffer_for_window(need, inputs.adv_win_scale)
+        advice.append(f"raise net.ipv4.tcp_rmem max to at least {_at_least(need)} for {_net(target)} at "
+                      f"{_time(inputs.rtt_s)}{' per stream' if n > 1 else ''} (the bandwidth-delay product); "
+                      f"Linux advertises {1 - 2.0 ** -inputs.adv_win_scale:g} of the buffer "
+                      f"(tcp_adv_win_scale {inputs.adv_win_scale}), so set it to {_at_least(buf, 3)} to be sure, "
+                      f"and net.ipv4.tcp_wmem max on the sender likewise (net.core.rmem_max/wmem_max for "
+                      f"applications that set SO_RCVBUF)")
+        if path is not None:
+            advice.append(f"with the window out of the way the next ceiling is {path.name} at "
+                          f"{_net(path.ceiling_bytes_per_s)}")
+    elif kind == "loss":
+        advice.append(f"packet loss p = {inputs.loss:g} caps TCP at {_net(binding.ceiling_bytes_per_s)}: find the "
+                      "loss (ip -s link and ethtool -S for errors and drops, nstat TcpRetransSegs, a lossy hop "
+                      "with mtr) or use a congestion control less sensitive to random loss (CUBIC, BBR)")
+    elif kind == "framing" and verdict == "at-ceiling":
+        if inputs.medium == "ethernet" and mtu < 9000 and _jumbo_capable(line):
+            jumbo = framing.ethernet_goodput(line, 9000.0, inputs.protocol, inputs.ip_version, inputs.timestamps,
+                                             inputs.vlan)
+            advice.append(f"this is the line's goodput at MTU {mtu:g}: only jumbo frames (MTU 9000 end to end: "
+                          f"{_net(jumbo)}) or a faster line raise it")
+        else:
+            advice.append("this is the line's goodput: only a faster line raises it")
+    elif kind in ("framing", "line") and verdict == "below-ceiling":
+        advice.append(f"the line could carry {_net(binding.ceiling_bytes_per_s)}: look at the hosts (CPU per core, "
+                      "NIC driver and its buffers: ethtool -g ring sizes, interrupt coalescing; seed 003 names the "
+                      "driver code and the number of allocated buffers) and at TCP (give --rtt with --window or "
+                      "--loss to check them)")
+    elif kind == "target":
+        advice.append("the sender was rate-limited: rerun without the limit (iperf3 -b 0, or a rate above the "
+                      "line's) to measure the path")
+    elif kind == "cpu":
+        jumbo = "jumbo frames (fewer packets) and " if _jumbo_capable(line) else ""
+        advice.append("the host CPU binds: spread the work over more cores (parallel streams, RSS and IRQ "
+                      f"affinity), use {jumbo}offloads (TSO, GRO, checksum)")
+    elif kind == "pcie" and verdict != "far-below-all":
+        advice.append("the PCIe link binds: check the negotiated speed and width (lspci -vv: LnkSta against "
+                      "LnkCap) and MaxPayload / MaxReadReq")
+    elif kind in ("memory", "hypertransport", "fsb") and verdict != "far-below-all":
+        advice.append(f"hardware-bound at the {kind} link: only fewer passes over it (zero-copy, sendfile) help")
+    elif kind == "pci-x" and verdict != "far-below-all" and _burst(profile, binding) >= 4096:
+        advice.append(f"hardware-bound at the PCI-X bus ({_net(binding.raw_bytes_per_s or 0)} raw): beyond it "
+                      "only a PCIe NIC helps")
+
+    if throttle:
+        advice.append(f"{throttle}: turn power saving off (cpuspeed service, or cpupower frequency-set -g "
+                      f"performance), which raises the CPU ceiling to {_net(cpu_nominal)} (seed 002)")
+
+    # MMRBC: whenever the path crosses a PCI-X link with a burst below 4096 bytes.
+    if profile is not None:
+        advised = set()
+        for x in limits:
+            if x.kind == "pci-x" and x.link and x.raw_bytes_per_s is not None and x.link not in advised \
+                    and profile.links[x.link].values()["burst"] < 4096:
+                advised.add(x.link)
+                better = profile.with_link_param(x.link, "burst", 4096.0).links[x.link]
+                ratio = better.effective_capacity / profile.links[x.link].effective_capacity
+                advice.append(f"set MMRBC to 4096 on the NIC (e.g. setpci -d 8086:1048 e6.b=2e for the Intel "
+                              f"PRO/10GbE, seed 000; Intel note CS-025829): the effective PCI-X ceiling rises "
+                              f"from {_net(x.ceiling_bytes_per_s)} to {_net(x.ceiling_bytes_per_s * ratio)}")
+
+    if verdict == "below-ceiling":
+        causes += _likely_causes(inputs, hyps)
+    if verdict != "at-ceiling":
+        extra = _loss_advice(inputs, hyps, measured)
+        if extra:
+            advice.append(extra)
+    if verdict == "far-below-all":
+        causes.append("software or something not modelled: the TCP/IP stack and driver settings, interrupt "
+                      "handling, the application's buffer sizes, or a device the model does not include")
+        causes += _likely_causes(inputs, hyps)
+        advice.append("compare UDP with TCP and netperf with iperf on the same hosts, watch per-core CPU "
+                      "(mpstat -P ALL), and check the socket (ss -ti: cwnd, rcv_space, retransmits)")
+    if inputs.protocol == "tcp" and inputs.rtt_s is None and verdict != "at-ceiling":
+        advice.append("measure the RTT (ping) and give it with --rtt: the window and loss ceilings need it")
+    return causes, advice
+
+
+#: Jumbo frames are a Gigabit-Ethernet-and-faster extension: IEEE 802.3 caps the payload at
+#: 1500 B, and 10 and 100 Mbit/s NICs and switches do not carry larger frames (Alteon's 1998
+#: jumbo frames proposal was for Gigabit Ethernet; RFC 4638 needs the path to accept them).
+JUMBO_MIN_LINE = 1e9 / 8
+
+
+def _jumbo_capable(line) -> bool:
+    return line is None or line >= JUMBO_MIN_LINE * (1 - 1e-9)
+
+
+def _burst(profile, limit) -> float:
+    if profile is None or limit.link is None:
+        return 4096.0
+    return profile.links[limit.link].values().get("burst", 4096.0)
+
+
+def _loss_advice(inputs, hyps, measured) -> str | None:
+    if inputs.protocol != "tcp" or inputs.loss is not None or inputs.rtt_s is None:
+        return None
+    h = [x for x in hyps if x.kind == "loss" and x.fits]
+    if not h:
+        return None
+    return (f"check for packet loss (iperf3's retransmits, nstat TcpRetransSegs, ip -s link, ethtool -S): "
+            f"a loss rate of {h[0].loss:.2g} at {_time(inputs.rtt_s)} would explain {_net(measured)} (Mathis); "
+            "give it with --loss; and ask whether the circuit is policed or shaped below its line rate")
+
+
+def _likely_causes(inputs, hyps) -> list[str]:
+    out = []
+    if inputs.protocol == "tcp":
+        fitting_w = [h for h in hyps if h.kind == "window" and h.fits]
+        if fitting_w:
+            out += [f"the TCP window: {h.text}" for h in fitting_w]
+        elif inputs.window_bytes is None and inputs.buffer_bytes is None and inputs.rtt_s is not None:
+            w = [h for h in hyps if h.kind == "window"]
+            if w:
+                out.append(f"the TCP window (not given): {w[0].text} would explain it")
+        loss = [h for h in hyps if h.kind == "loss" and h.fits]
+        if loss and inputs.rtt_s is not None:
+            out.append(f"packet loss (not given): {loss[0].text} would explain it")
+        elif loss:
+            out.append("packet loss (not given): see the hypotheses for the rate that would explain it")
+    if inputs.protocol == "udp" and inputs.side == "sender":
+        out.append("a UDP sender's figure: the receiver may get less")
+    return out

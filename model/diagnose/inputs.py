@@ -1,0 +1,148 @@
+"""What is known about one measurement (:class:`DiagnoseInputs`) and the rules it must satisfy.
+
+Data object (layer 2) with its validation: every rule raises :class:`~pinchpoint.errors.InputError`
+naming the field (``key``) and, where the inputs came from a file, the file (``origin``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .. import framing, tcp
+from ..errors import InputError
+
+#: Mathis' C used unless told otherwise: the library's sqrt(3/2) (formulas.md section 4 rounds it
+#: to 1.22).
+DEFAULT_C = tcp.C_MATHIS
+#: Media whose framing we model.
+MEDIA = ("ethernet", "atm", "fddi", "appletalk")
+DEFAULT_MTU = {"ethernet": 1500.0, "atm": 9180.0, "fddi": framing.FDDI_MTU, "appletalk": 1500.0}
+#: PCI-X MMRBC values the configuration register can hold [B].
+MMRBC_VALUES = (512.0, 1024.0, 2048.0, 4096.0)
+
+@dataclass(frozen=True)
+class DiagnoseInputs:
+    """What is known about one measurement.  SI units: bytes, seconds, bytes per second, hertz.
+
+    ``measured_bytes_per_s`` is payload (goodput), as iperf reports it.  ``window_bytes`` is a
+    TCP window; ``buffer_bytes`` a socket buffer (``buffer_requested``: the value passed to
+    setsockopt, which Linux doubles), turned into a window with ``adv_win_scale``.
+    ``origin`` names where the inputs came from (an iperf3 file) for error messages.
+    """
+
+    measured_bytes_per_s: float
+    protocol: str = "tcp"
+    side: str | None = None
+    line_bytes_per_s: float | None = None
+    medium: str = "ethernet"
+    mtu_bytes: float | None = None
+    ip_version: int = 4
+    timestamps: bool = True
+    vlan: bool = False
+    rtt_s: float | None = None
+    window_bytes: float | None = None
+    buffer_bytes: float | None = None
+    buffer_requested: bool = False
+    adv_win_scale: int = 1
+    loss: float | None = None
+    mathis_c: float = DEFAULT_C
+    mss_bytes: float | None = None
+    streams: int = 1
+    profile: Any = None  # a pinchpoint.profile.Profile
+    flow: str | None = None
+    clock_hz: float | None = None
+    cores: int | None = None
+    mmrbc_bytes: float | None = None
+    outstanding_reads: int | None = None  # PCI-X split reads the NIC keeps in flight
+    read_latency_s: float | None = None  # memory read latency seen from the bus
+    retransmits: int | None = None
+    sent_bytes_per_s: float | None = None
+    received_bytes_per_s: float | None = None
+    duration_s: float | None = None
+    target_bytes_per_s: float | None = None  # a sender rate limit (iperf3 -b)
+    origin: str | None = None
+    loss_model: str = "mathis"  # a name in pinchpoint.diagnose.LOSS_MODELS
+
+    def _error(self, key: str, message: str) -> InputError:
+        return InputError(message, file=self.origin, key=key)
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` naming the field and what was expected."""
+        def positive(name, value, what):
+            if value is None:
+                return
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise self._error(name, f"expected a finite {what}, got {value!r}")
+            if value <= 0:
+                raise self._error(name, f"{what} must be greater than zero, got {value!r}")
+
+        positive("measured_bytes_per_s", self.measured_bytes_per_s, "measured rate")
+        if self.measured_bytes_per_s is None:
+            raise self._error("measured_bytes_per_s", "missing: the measured rate to judge")
+        if self.protocol not in ("tcp", "udp"):
+            raise self._error("protocol", f"expected 'tcp' or 'udp', got {self.protocol!r}")
+        if self.side not in (None, "sender", "receiver"):
+            raise self._error("side", f"expected 'sender' or 'receiver', got {self.side!r}")
+        if self.medium not in MEDIA:
+            raise self._error("medium", f"expected one of {', '.join(MEDIA)}, got {self.medium!r}")
+        if self.ip_version not in (4, 6):
+            raise self._error("ip_version", f"expected 4 or 6, got {self.ip_version!r}")
+        positive("line_bytes_per_s", self.line_bytes_per_s, "line rate")
+        positive("rtt_s", self.rtt_s, "round-trip time")
+        positive("window_bytes", self.window_bytes, "window")
+        positive("buffer_bytes", self.buffer_bytes, "buffer")
+        positive("mss_bytes", self.mss_bytes, "MSS")
+        positive("clock_hz", self.clock_hz, "clock")
+        positive("mathis_c", self.mathis_c, "Mathis constant C")
+        positive("sent_bytes_per_s", self.sent_bytes_per_s, "sender rate")
+        positive("received_bytes_per_s", self.received_bytes_per_s, "receiver rate")
+        positive("duration_s", self.duration_s, "duration")
+        positive("target_bytes_per_s", self.target_bytes_per_s, "target rate")
+        positive("read_latency_s", self.read_latency_s, "read latency")
+        if self.outstanding_reads is not None and (not isinstance(self.outstanding_reads, int)
+                                                   or self.outstanding_reads < 1):
+            raise self._error("outstanding_reads", f"expected a whole number >= 1, got {self.outstanding_reads!r}")
+        if self.window_bytes is not None and self.buffer_bytes is not None:
+            raise self._error("window_bytes", "give a window or a buffer, not both")
+        if self.loss is not None:
+            if isinstance(self.loss, bool) or not isinstance(self.loss, (int, float)) \
+                    or not math.isfinite(self.loss) or not 0 < self.loss < 1:
+                raise self._error("loss", f"a loss probability must be between 0 and 1 (exclusive), "
+                                          f"got {self.loss!r}")
+        from .loss_models import LOSS_MODELS
+
+        if self.loss_model not in LOSS_MODELS:
+            raise self._error("loss_model", f"expected one of {', '.join(LOSS_MODELS)}, got {self.loss_model!r}")
+        if not isinstance(self.streams, int) or isinstance(self.streams, bool) or self.streams < 1:
+            raise self._error("streams", f"expected a whole number of streams >= 1, got {self.streams!r}")
+        if self.cores is not None and (not isinstance(self.cores, int) or self.cores < 1):
+            raise self._error("cores", f"expected a whole number of cores >= 1, got {self.cores!r}")
+        if not isinstance(self.adv_win_scale, int) or not 1 <= self.adv_win_scale <= 14:
+            raise self._error("adv_win_scale", f"expected a whole number 1..14, got {self.adv_win_scale!r}")
+        if self.mtu_bytes is not None:
+            positive("mtu_bytes", self.mtu_bytes, "MTU")
+            least = framing.transport_headers(self.protocol, self.ip_version, self.timestamps) + 1
+            if self.mtu_bytes < max(68.0, least):
+                raise self._error("mtu_bytes", f"an MTU of {self.mtu_bytes:g} B leaves no room for the "
+                                               f"{least - 1:g} B of headers (at least 68 B)")
+            if self.mtu_bytes > 65536:
+                raise self._error("mtu_bytes", f"an MTU of {self.mtu_bytes:g} B is larger than any link's "
+                                               "(65536 B, Linux loopback)")
+        if self.mmrbc_bytes is not None and float(self.mmrbc_bytes) not in MMRBC_VALUES:
+            raise self._error("mmrbc_bytes", f"MMRBC must be one of 512, 1024, 2048, 4096 bytes, "
+                                             f"got {self.mmrbc_bytes!r}")
+        if (self.flow is None) != (self.profile is None):
+            if self.profile is None:
+                raise self._error("flow", "a flow needs a profile")
+            names = ", ".join(self.profile.flows) or "none"
+            raise self._error("flow", f"a profile needs a flow to say which host path the data takes "
+                                      f"(flows: {names})")
+        if self.profile is not None:
+            if self.flow not in self.profile.flows:
+                raise self._error("flow", f"no flow {self.flow!r} in profile {self.profile.name!r} "
+                                          f"(flows: {', '.join(self.profile.flows) or 'none'})")
+        if self.mmrbc_bytes is not None and self.profile is None:
+            raise self._error("mmrbc_bytes", "MMRBC applies to a PCI-X link of a profile: give a profile and flow")
+

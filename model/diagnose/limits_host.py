@@ -1,0 +1,140 @@
+"""Limit providers on the host side: every link of a profile flow's path, PCI-X split reads, the CPU.
+
+The host path gives one ceiling per link at its EFFECTIVE capacity (kinds ``pci-x``, ``pcie``,
+``hypertransport``, ``memory``, ``fsb`` ...) with the raw capacity beside it
+(:mod:`pinchpoint.ceilings`); the CPU gives cycles per byte and per packet at the current clock
+and the cores in use (:mod:`pinchpoint.hostcpu`).
+"""
+
+from __future__ import annotations
+
+from .. import framing, hostcpu
+from ..units import format_quantity, format_rate
+from .resolve import flow_ceiling as _flow_ceiling
+from .results import Limit
+from .wording import net as _net
+from .wording import time as _time
+
+HOST_KINDS = ("pci", "pci-x", "pcie", "hypertransport", "fsb", "memory", "disk", "link")
+
+
+def host_path_limits(run) -> list[Limit]:
+    """One limit per link of the profile flow's path (none without a profile)."""
+    if run.profile is None:
+        return []
+    return _host_limits(run.inputs, run.profile, run.mtu)
+
+
+def cpu_limit(run) -> list[Limit]:
+    """The host CPU's ceiling; records a throttled clock and the ceiling at the nominal clock on ``run``."""
+    cpu, run.throttle, run.cpu_nominal = _cpu_limit(run.inputs, run.profile, run.payload)
+    return [] if cpu is None else [cpu]
+
+
+def _host_limits(inputs, profile, mtu) -> list[Limit]:
+    flow = inputs.flow
+    c = _flow_ceiling(profile, flow)
+    share = framing.bus_bytes_per_payload(mtu, inputs.protocol, inputs.ip_version, inputs.timestamps)
+    usage: dict[str, float] = {}
+    for rid, u in c.usage.items():
+        lid = rid.split(":", 1)[0]
+        usage[lid] = max(usage.get(lid, 0.0), u)
+    out = []
+    for lid, u in usage.items():
+        link = profile.links[lid]
+        if link.definition.network or u <= 0:
+            continue
+        eff_cap, raw_cap = link.effective_capacity, link.capacity
+        value = eff_cap / u / share
+        raw = raw_cap / u / share
+        parts = [f"{link.formula} = {format_rate(raw_cap, 'memory')}"]
+        if link.definition.efficiency is not None:
+            vals = ", ".join(f"{p.name} = {link.params[p.name].text}" for p in link.definition.params
+                             if p.name in link.params and p.name in link.definition.efficiency_formula)
+            parts.append(f"x {link.definition.efficiency_formula} ({vals}) = x {link.efficiency:.4f}")
+        if abs(u - 1) > 1e-9:
+            parts.append(f"/ {u:g} passes")
+        parts.append(f"/ {share:.4f} bus bytes per payload byte = {_net(value)} payload")
+        note = (f"raw {_net(raw)}, effective {_net(value)}; flow {flow}: {link.description or ' <-> '.join(link.between)}")
+        if link.kind == "pci-x":
+            note += f"; MMRBC (burst) {link.params['burst'].text}"
+        out.append(Limit(f"{lid} ({link.kind}) on flow {flow}", link.kind, value, " ".join(parts), note,
+                         raw_bytes_per_s=raw, link=lid))
+    out += _split_read_limits(inputs, profile, usage, share)
+    flow_eff = (c.effective_bytes_per_s or c.ceiling_bytes_per_s) / share
+    if out and flow_eff < min(x.ceiling_bytes_per_s for x in out) * (1 - 1e-6):
+        lid = (c.effective_binding or c.binding)[0]
+        out.append(Limit(f"host path {flow}", profile.links[lid].kind, flow_eff,
+                         f"{c.formula} (effective capacities) / {share:.4f} = {_net(flow_eff)}",
+                         f"binding: {', '.join(c.effective_binding)}", raw_bytes_per_s=c.ceiling_bytes_per_s / share,
+                         link=lid))
+    return out
+
+
+def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
+    """PCI-X DMA reads (memory -> NIC) bounded by outstanding split reads and memory latency.
+
+    X <= N x MMRBC / (T_latency + MMRBC / B_peak) (formulas.md 2; :func:`protocols.split_read_bound`).
+    Needs the number of outstanding reads and the latency (given, or the profile memory's ``latency``).
+    """
+    from .. import protocols
+
+    flow = profile.flow(inputs.flow)
+    if profile.components[flow.source].kind != "memory" or inputs.outstanding_reads is None:
+        return []
+    latency = inputs.read_latency_s
+    if latency is None:
+        latency = profile.components[flow.source].get("latency")
+    if latency is None:
+        return []
+    out = []
+    n = inputs.outstanding_reads
+    for lid, u in usage.items():
+        link = profile.links[lid]
+        if link.kind != "pci-x":
+            continue
+        burst = link.values()["burst"]
+        bound = protocols.split_read_bound(n, burst, latency, link.capacity)
+        value = bound / u / share
+        formula = (f"N x MMRBC / (latency + MMRBC / peak) = {n} x {burst:g} B / ({_time(latency)} + {burst:g} B / "
+                   f"{format_rate(link.capacity, 'memory')}) / {share:.4f} = {_net(value)}")
+        out.append(Limit(f"{lid} split reads ({n} outstanding, MMRBC {burst:g} B)", "pci-x", value, formula,
+                         "DMA reads from memory: each outstanding read returns MMRBC bytes a latency later "
+                         "(PCI-X 2.0 addendum; Intel CS-025829)", link=lid))
+    return out
+
+
+def _cpu_limit(inputs, profile, payload) -> tuple[Limit | None, str | None, float | None]:
+    """The CPU ceiling; returns (limit, throttling note, ceiling at the nominal clock)."""
+    cpus = profile.cpus() if profile is not None else []
+    if not cpus and inputs.clock_hz is None:
+        return None, None, None
+    nominal = cpus[0].get("clock") if cpus else None
+    current = inputs.clock_hz or (cpus[0].get("current_clock") if cpus else None) or nominal
+    total_cores = inputs.cores or (int(sum(c.get("cores", 1) for c in cpus)) if cpus else 1)
+    used = hostcpu.cores_in_use(inputs.streams, total_cores)
+    cpb = cpus[0].get("cycles_per_byte") if cpus else None
+    cpp = cpus[0].get("cycles_per_packet") if cpus else None
+    rule = cpb is None and cpp is None
+    if rule:
+        cpb, cpp = 0.0, hostcpu.RULE_OF_THUMB_CYCLES_PER_PACKET
+    cpb, cpp = cpb or 0.0, cpp or 0.0
+
+    def at(clock):
+        return hostcpu.cpu_ceiling(clock, used, payload, cpb, cpp)
+
+    value = at(current)
+    formula = (f"clock x cores / (cycles per byte + cycles per packet / payload) = "
+               f"{format_quantity(current, 'frequency')} x {used} / ({cpb:g} + {cpp:g} / {payload:g} B) = {_net(value)}")
+    note = (f"cores in use: min(streams {inputs.streams}, cores {total_cores}) = {used}")
+    if rule:
+        note = ("rule of thumb (Foong et al., ISPASS 2003): 1 Hz per bit/s at MTU 1500, taken as "
+                f"{cpp:g} cycles per packet, so jumbo frames scale it; an estimate, not a bound. " + note)
+    throttle, nominal_value = None, None
+    if nominal and current < nominal * (1 - 1e-6):
+        nominal_value = at(nominal)
+        throttle = (f"the CPU runs at {format_quantity(current, 'frequency')} of its nominal "
+                    f"{format_quantity(nominal, 'frequency')}")
+        note += f"; {throttle}: at the nominal clock the ceiling is {_net(nominal_value)}"
+    name = "host CPU" + (" (rule of thumb)" if rule else "")
+    return Limit(name, "cpu", value, formula, note, estimate=rule), throttle, nominal_value

@@ -1,0 +1,93 @@
+"""What diagnose works out before any ceiling: the line rate, the MTU, the window, the host profile.
+
+Each value comes with where it came from ("given", "profile g5, link eth", "default"), which the
+verdict reports.
+"""
+
+from __future__ import annotations
+
+from .. import framing, tcp
+from ..errors import InputError
+from .inputs import DEFAULT_MTU, DiagnoseInputs
+from .wording import size as _size
+
+
+def resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
+    """The raw line rate [B/s] and where it came from: given, or the flow's first network link."""
+    if inputs.line_bytes_per_s is not None:
+        return inputs.line_bytes_per_s, "given"
+    if profile is not None:
+        for lid in flow_links(profile, inputs.flow):
+            link = profile.links[lid]
+            if link.definition.network:
+                return link.capacity, f"profile {profile.name}, link {lid}"
+    return None, ""
+
+
+def flow_links(profile, flow: str) -> list[str]:
+    """The links a flow crosses (routing does not depend on MMRBC or other efficiency params)."""
+    c = flow_ceiling(profile, flow)
+    return list(dict.fromkeys(r.split(":", 1)[0] for r in c.usage))
+
+
+_CEILING_CACHE: dict = {}
+
+
+def flow_ceiling(profile, flow: str):
+    """pinchpoint.ceilings.flow_ceiling, memoised on the (frozen) profile's links for one process."""
+    from ..ceilings import flow_ceiling as compute
+
+    key = (id(profile), flow)
+    hit = _CEILING_CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    c = compute(profile, flow)
+    if len(_CEILING_CACHE) > 64:
+        _CEILING_CACHE.clear()
+    _CEILING_CACHE[key] = (profile, c)
+    return c
+
+
+def resolve_mtu(inputs: DiagnoseInputs, profile) -> tuple[float, str]:
+    """The MTU [B] and where it came from: given, MSS + headers, the profile's NIC, or the medium's default."""
+    if inputs.mtu_bytes is not None:
+        return inputs.mtu_bytes, "given"
+    if inputs.mss_bytes is not None and inputs.medium == "ethernet":
+        headers = framing.transport_headers(inputs.protocol, inputs.ip_version, inputs.timestamps)
+        return inputs.mss_bytes + headers, "MSS + headers"
+    if profile is not None:
+        for c in profile.components.values():
+            if c.kind == "nic" and c.get("mtu"):
+                return c.get("mtu"), f"profile {profile.name}, {c.id}.mtu"
+    return DEFAULT_MTU[inputs.medium], "default"
+
+
+def window(inputs) -> tuple[float | None, str]:
+    """The TCP window [B] and how it is written: given, or derived from a socket buffer."""
+    if inputs.window_bytes is not None:
+        return inputs.window_bytes, _size(inputs.window_bytes)
+    if inputs.buffer_bytes is not None:
+        w = tcp.window_from_buffer(inputs.buffer_bytes, inputs.adv_win_scale, inputs.buffer_requested)
+        share = 1 - 2.0 ** (-inputs.adv_win_scale)
+        if inputs.buffer_requested:
+            text = (f"({_size(inputs.buffer_bytes)} requested, doubled by Linux to "
+                    f"{_size(2 * inputs.buffer_bytes)}, x {share:g} for tcp_adv_win_scale {inputs.adv_win_scale})")
+        else:
+            text = f"({_size(inputs.buffer_bytes)} buffer x {share:g} for tcp_adv_win_scale {inputs.adv_win_scale})"
+        return w, text
+    return None, ""
+
+
+def host_profile(inputs):
+    """The profile with the given MMRBC set on every PCI-X link the flow crosses."""
+    profile = inputs.profile
+    if profile is None or inputs.mmrbc_bytes is None:
+        return profile
+    pcix = [lid for lid in flow_links(profile, inputs.flow) if profile.links[lid].kind == "pci-x"]
+    if not pcix:
+        raise InputError(f"flow {inputs.flow!r} of profile {profile.name!r} crosses no pci-x link "
+                         "(MMRBC is a PCI-X setting)", file=inputs.origin, key="mmrbc_bytes")
+    for lid in pcix:
+        profile = profile.with_link_param(lid, "burst", float(inputs.mmrbc_bytes))
+    return profile
+

@@ -1,0 +1,49 @@
+"""How diagnose writes numbers in prose: rates in bit/s, sizes in the prefix they were likely
+written in, times with their unit."""
+
+from __future__ import annotations
+
+import math
+
+from ..units import format_quantity, format_rate
+
+
+def net(x: float) -> str:
+    """A rate [B/s] as network people write it (bit/s)."""
+    return format_rate(x, "network")
+
+
+def size(x: float) -> str:
+    """A size in the prefix it was most likely written in: '4 MiB', '64 KiB', '100 MB', '87380 B'."""
+    options = []
+    for factor, unit in ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"),
+                         (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if x >= factor and abs(x / factor - round(x / factor, 1)) < 1e-9:
+            options.append(f"{x / factor:g} {unit}")
+    if options:
+        return min(options, key=len)
+    return f"{x:.0f} B" if x < 1e6 else format_quantity(x, "size", 3)
+
+
+def at_least(x: float, digits: int = 2) -> str:
+    """A size rounded up to ``digits`` significant figures, decimal prefix: 55.6 MB -> '56 MB'."""
+    if x <= 0:
+        return "0 B"
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return format_quantity(math.ceil(x / step - 1e-9) * step, "size", digits + 1)
+
+
+def time(x: float) -> str:
+    """A duration [s] with its unit."""
+    return format_quantity(x, "time")
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    """Round half up to ``digits`` significant figures, in decimal (0.0445 -> 0.045, not 0.044)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if x == 0:
+        return 0.0
+    exp = math.floor(math.log10(abs(x))) - digits + 1
+    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(exp), rounding=ROUND_HALF_UP))
+
