@@ -137,9 +137,11 @@ def test_ping_bandwidth_rises_with_message_size(quick_signature):
         assert len(curve) >= 3, transport
         small, large = curve[0][1].median, curve[-1][1].median
         assert large > 10 * small, (transport, small, large)
-        # up to 64 KiB the per-message overhead dominates: strictly rising
+        # up to 64 KiB the per-message overhead dominates: rising (within 10 % between
+        # neighbours: at 4 KiB and 64 KiB a pipe is near its copy bandwidth, and a shared
+        # machine's noise is that large)
         rising = [r.median for size, r in curve if size <= 65536]
-        assert rising == sorted(rising), (transport, rising)
+        assert all(b >= 0.9 * a for a, b in zip(rising, rising[1:])), (transport, rising)
 
 
 def test_iobench_runs_every_test(quick_signature):
