@@ -51,11 +51,18 @@ def test_l2_plateau_close_to_likwid(binaries, host_caches, op):
     if (reason := machine_busy()):
         pytest.skip(reason)
     kb = host_caches[2] // 4 // 1000
+
+    def our_best() -> float:
+        out = run_kernel(binaries["maps"], ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
+                                            "--reps", "6", "--min-time", "0.1"],
+                         kernel="maps", timeout=120)
+        return max(out.points[0]["repetitions"])
+
+    # ours before and after theirs: a burst of other load on a shared machine then hits
+    # neither side alone (best against best, as likwid's own max)
+    ours = our_best()
     first, t1, it1 = likwid_run(f"{op}_avx", kb)
     theirs = [first] + [likwid_run(f"{op}_avx", kb, max(10, int(it1 * 0.1 / t1)))[0]
                         for _ in range(3)]
-    out = run_kernel(binaries["maps"], ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
-                                        "--reps", "6", "--min-time", "0.1"],
-                     kernel="maps", timeout=120)
-    ours = max(out.points[0]["repetitions"])
+    ours = max(ours, our_best())
     assert 0.8 < ours / max(theirs) < 1.25, (op, ours, theirs)
