@@ -170,6 +170,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from pinchpoint.convolve import convolve
+    from pinchpoint.paths import atomic_write
     from pinchpoint.signature import load_signature
     from pinchpoint.workload import loads_workload
 
@@ -185,7 +186,8 @@ def main(argv=None) -> int:
     texts = workloads(one)
     if args.workloads_dir:
         for name, text in texts.items():
-            Path(args.workloads_dir, f"hpcc-{name}.toml").write_text(text)
+            with atomic_write(Path(args.workloads_dir, f"hpcc-{name}.toml")) as fh:
+                fh.write(text)
     rows = []
     print(f"hpcc N = {args.n}; signature {sig.name}; statistic {args.stat}")
     print(f"{'test':20s} {'hpcc':>12s} {'predicted':>12s} {'unit':8s} {'error %':>8s} binding")
@@ -205,7 +207,8 @@ def main(argv=None) -> int:
         rows.append({"test": name, "hpcc": measured, "predicted": predicted, "unit": unit,
                      "error_pct": err, "binding": pred.binding, "extrapolated": pred.extrapolated})
     if args.json:
-        Path(args.json).write_text(json.dumps({"n": args.n, "rows": rows, "hpcc": one}, indent=1))
+        with atomic_write(args.json) as fh:
+            json.dump({"n": args.n, "rows": rows, "hpcc": one}, fh, indent=1)
     return 0
 
 

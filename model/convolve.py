@@ -323,13 +323,9 @@ class SignatureRates:
         return min(max(x, lo), hi)
 
     # -- memory
-    def _curve_kernel(self, op: str, pattern: str) -> str | None:
-        """The kernel whose points form the memory curve (:func:`signature_rates.curve_kernel`)."""
-        return curve_kernel(self.signature, op, pattern)
-
     def maps_thread_counts(self, op: str, pattern: str) -> list[int]:
         """Thread counts at which the signature measured the memory curve of ``op``/``pattern``."""
-        kernel = self._curve_kernel(op, pattern)
+        kernel = curve_kernel(self.signature, op, pattern)
         if kernel is None:
             return []
         return sorted({int(p.params.get("threads", 1))
@@ -345,9 +341,9 @@ class SignatureRates:
         sig = self.signature
         # likwid-bench points (``import likwid``, ``import kerncraft --signature``) have MAPS's
         # shape: op, pattern, threads, working_set_bytes -> counted B/s.
-        curve_kernel = self._curve_kernel(op, pattern)
-        if curve_kernel:
-            pts = [p for p in sig.points(curve_kernel, op=op, pattern=pattern)
+        source = curve_kernel(self.signature, op, pattern)
+        if source:
+            pts = [p for p in sig.points(source, op=op, pattern=pattern)
                    if "working_set_bytes" in p.params
                    and int(p.params.get("threads", 1)) == threads]
             pts = self._narrow(pts, {"threads": threads})
@@ -359,10 +355,10 @@ class SignatureRates:
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
-            desc = (f"MAPS {op} {pattern}" if curve_kernel == "maps"
+            desc = (f"MAPS {op} {pattern}" if source == "maps"
                     else f"likwid-bench {op} {pattern}")
             desc += f" x{threads} threads" if threads != 1 else ""
-            if curve_kernel != "maps":
+            if source != "maps":
                 self._note(f"memory {op}: no MAPS in signature {sig.name!r}; priced with its "
                            f"{desc} points")
         elif pattern == "stride1" and threads == 1 and "peak" in sig.kernels and \

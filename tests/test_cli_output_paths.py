@@ -14,18 +14,10 @@ import pytest
 
 from pinchpoint.cli import build_parser, main
 from tests.conftest import run_cli
+from tests.fuzz.engine import parser_leaves as _leaves
 
 #: Destinations that always name a file the command writes.
 _OUTPUT_DESTS = {"output", "csv", "plot"}
-
-
-def _leaves(parser, prefix=()):
-    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not subs:
-        yield prefix, parser
-    for action in subs:
-        for name, sub in action.choices.items():
-            yield from _leaves(sub, prefix + (name,))
 
 
 def _dummy(action) -> list[str]:

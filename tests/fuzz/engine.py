@@ -418,7 +418,8 @@ _VALUES = ["powermac-g5", "toy", "nic-rx", "pcix", "pcix.clock=66MHz..133MHz:3",
            str(FIXTURES / "iperf3" / "loopback-tcp-iperf3.12.json")]
 
 
-def _leaves(parser, prefix=()):
+def parser_leaves(parser, prefix=()):
+    """(subcommand words, parser) for every leaf command of an argparse parser."""
     import argparse
 
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -426,7 +427,7 @@ def _leaves(parser, prefix=()):
         yield prefix, parser
     for action in subs:
         for name, sub in action.choices.items():
-            yield from _leaves(sub, prefix + (name,))
+            yield from parser_leaves(sub, prefix + (name,))
 
 
 def cli_argv(rng: random.Random, commands) -> list[str]:
@@ -456,7 +457,7 @@ def cli_argv(rng: random.Random, commands) -> list[str]:
 def fuzz_cli(cases: int, seed: int, *, limit_s: float = 10.0) -> Tally:
     from pinchpoint.cli import build_parser, main
 
-    commands = [(p, sub) for p, sub in _leaves(build_parser()) if p[:1] not in {c[:1] for c in _SKIP_COMMANDS}]
+    commands = [(p, sub) for p, sub in parser_leaves(build_parser()) if p[:1] not in {c[:1] for c in _SKIP_COMMANDS}]
     rng = random.Random(f"cli:{seed}")
     tally = Tally()
     for i in range(cases):
