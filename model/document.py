@@ -47,13 +47,18 @@ class Reader:
         The file the document came from (None: inputs given in code, or on a command line).
     error : type of LocatedError
         What a refusal raises: the format's own error type.
+    json : bool
+        A JSON document: messages say "object" where TOML ones say "table".
     """
 
-    __slots__ = ("file", "error_type")
+    __slots__ = ("file", "error_type", "table_word")
 
-    def __init__(self, file: str | None = None, error: type[LocatedError] = LocatedError):
+    def __init__(self, file: str | None = None, error: type[LocatedError] = LocatedError, *,
+                 json: bool = False):
         self.file = None if file is None else str(file)
         self.error_type = error
+        #: what a mapping is called in this format's messages
+        self.table_word = "an object" if json else "a table"
 
     # --- errors -----------------------------------------------------------------------------
 
@@ -81,7 +86,7 @@ class Reader:
               required: Iterable[str] = ()) -> Mapping:
         """``value`` as a table (a JSON object), its keys among ``allowed``, ``required`` present."""
         if not isinstance(value, Mapping):
-            raise self.error(key, f"expected a table, got {shown(value)}")
+            raise self.error(key, f"must be {self.table_word}, got {shown(value)}")
         if allowed is not None:
             self.check_keys(value, allowed, key)
         for name in required:
@@ -89,11 +94,10 @@ class Reader:
                 raise self.error(key_path(key, name), "missing")
         return value
 
-    def list(self, value, key: str | None, *, non_empty: bool = False, what: str = "a list") -> list:
+    def list(self, value, key: str | None, *, non_empty: bool = False) -> list:
         """``value`` as a list (a TOML array, a JSON array)."""
         if not isinstance(value, list) or (non_empty and not value):
-            raise self.error(key, f"expected {'a non-empty ' + what[2:] if non_empty else what}, "
-                                  f"got {shown(value)}")
+            raise self.error(key, f"must be a {'non-empty ' if non_empty else ''}list, got {shown(value)}")
         return value
 
     # --- scalars ----------------------------------------------------------------------------
@@ -101,9 +105,9 @@ class Reader:
     def text(self, value, key: str | None, *, non_empty: bool = False) -> str:
         """``value`` as a string."""
         if not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {shown(value)}")
+            raise self.error(key, f"{shown(value)} is not a string")
         if non_empty and not value.strip():
-            raise self.error(key, "expected a non-empty string")
+            raise self.error(key, "must be a non-empty string")
         return value
 
     def text_field(self, table: Mapping, name: str, key: str | None, required: bool = False) -> str | None:
