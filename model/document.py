@@ -69,8 +69,7 @@ class Reader:
     def adopt(self, exc: LocatedError, key: str | None = None) -> LocatedError:
         """``exc`` (raised by a helper, e.g. a :class:`UnitError` from ``units.parse``) as this
         format's error, located in this file at ``exc``'s key or else ``key``."""
-        located = exc.located(file=self.file, key_prefix=None if exc.key else key)
-        return self.error_type(located.message, file=located.file, key=located.key, line=located.line)
+        return exc.located(file=self.file, key_prefix=None if exc.key else key, kind=self.error_type)
 
     # --- tables and lists -------------------------------------------------------------------
 

@@ -112,7 +112,7 @@ def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
         try:
             bounds.append(units.parse(value, spec.dimension, key=where))
         except UnitError as exc:
-            raise InputError(exc.message, key=where) from None
+            raise exc.located(kind=InputError) from None
     lo, hi = bounds
     try:
         n = int(m["n"])

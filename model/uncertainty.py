@@ -71,7 +71,7 @@ def parse_uncertain(text: str, profile: Profile, *, key: str = "--uncertain") ->
     try:
         _, spread = spreadmod.parse_spread(value.strip(), spec.dimension, key=where)
     except UnitError as exc:
-        raise InputError(exc.message, key=where) from None
+        raise exc.located(kind=InputError) from None
     if spread[0] == "uniform" and spec.positive and spread[1] <= 0:
         raise InputError(f"{value.strip()!r} must stay greater than zero", key=where)
     return Uncertain(link_id, param, spread, value.strip(), key)
