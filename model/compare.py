@@ -85,7 +85,7 @@ def compare(profiles: list[Profile], flows: list[str] | None = None) -> Comparis
         for f in flows:
             if f not in known:
                 raise InputError(f"no profile has a flow {f!r} (flows: {', '.join(sorted(known)) or 'none'})",
-                                 key="--flow")
+                                 key="flow")
         names = list(dict.fromkeys(flows))
     else:
         names = list(dict.fromkeys(f for p in profiles for f in p.flows))

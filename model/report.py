@@ -267,7 +267,7 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
         flow = verdict.inputs.get("flow")
     if flow is not None and flow not in profile.flows:
         raise InputError(f"no flow {flow!r} in profile {profile.name!r} "
-                         f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
+                         f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
     ceilings = all_ceilings(profile)

@@ -76,7 +76,7 @@ def check_param(profile: Profile, link_id: str, param: str, key: str):
     return link.definition.param(param)
 
 
-def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
+def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
     """Parse ``LINK.PARAM=LO..HI:N[:log]`` into an :class:`Axis` (values in SI units).
 
     ``LO`` and ``HI`` carry units ("66MHz", "32 bit"); a bare number only for dimensionless
@@ -313,16 +313,16 @@ def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> S
 
     axes = tuple(axes)
     if not axes:
-        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="--vary")
+        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="vary")
     names = [a.name for a in axes]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise InputError(f"{sorted(dup)[0]} is varied twice", key="--vary")
+        raise InputError(f"{sorted(dup)[0]} is varied twice", key="vary")
     profile.flow(flow)  # ProfileError naming the flows if there is none
     shape = tuple(a.values.size for a in axes)
     if math.prod(shape) > MAX_POINTS:
         raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
-                         f"{MAX_POINTS:,}; use fewer points per --vary", key="--vary")
+                         f"{MAX_POINTS:,}; use fewer points per --vary", key="vary")
     terms = build_terms(profile, flow, names)
     args = []
     for i, a in enumerate(axes):  # broadcastable views, no meshgrid copies

@@ -266,19 +266,19 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     from .param_values import valid_values
 
     if target_bytes_per_s <= 0 or not math.isfinite(target_bytes_per_s):
-        raise InputError(f"the target must be a positive rate, got {target_bytes_per_s!r}", key="--target")
+        raise InputError(f"the target must be a positive rate, got {target_bytes_per_s!r}", key="target")
     link_id, _, param = vary.partition(".")
     if not param:
-        raise InputError(f"expected LINK.PARAM (e.g. pcix.clock), got {vary!r}", key="--vary")
+        raise InputError(f"expected LINK.PARAM (e.g. pcix.clock), got {vary!r}", key="vary")
     link = profile.link(link_id)
     if param not in link.params:
         raise InputError(f"link {link_id!r} ({link.kind}) has no parameter {param!r} "
-                         f"(it has: {', '.join(link.params)})", key="--vary")
+                         f"(it has: {', '.join(link.params)})", key="vary")
     before = flow_ceiling(profile, flow_name)
     passes = [u for r, u in before.usage.items() if r.split(":", 1)[0] == link_id]
     if not passes:
         raise InputError(f"flow {flow_name!r} does not cross link {link_id!r} "
-                         f"(its path: {' -> '.join(before.path)})", key="--vary")
+                         f"(its path: {' -> '.join(before.path)})", key="vary")
     # The link's equation, with its parallel siblings: capacities add (ceilings.parallel_groups).
     from .ceilings import parallel_groups
 
@@ -294,7 +294,7 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     raw = sum(link_expression(x) for x in group)
     slope = float(sympy.diff(effective, sym).subs(values))
     if slope == 0:
-        raise InputError(f"{vary} does not change the capacity of link {link_id!r}", key="--vary")
+        raise InputError(f"{vary} does not change the capacity of link {link_id!r}", key="vary")
     increasing = slope > 0
     spec = link.definition.param(param)
     current = values[sym]

@@ -572,6 +572,6 @@ def load_workload(name_or_path) -> Workload:
         table = bundled_workloads()
         if text_name not in table:
             raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
-                                f"(bundled: {', '.join(table) or 'none'})", key="--workload")
+                                f"(bundled: {', '.join(table) or 'none'})", key="workload")
         path = table[text_name]
     return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=path.stem)
