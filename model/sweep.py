@@ -29,6 +29,7 @@ import numpy as np
 from . import units
 from .errors import InputError, UnitError
 from .profile import Profile
+from .resource_ids import link_of
 
 #: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
 #: the machine's memory (issue 18).
@@ -192,7 +193,7 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
     fixed = {s: v for s, v in values.items() if s.name not in set(free)}
     resources, links, raw, eff, raw_exprs = [], [], [], [], []
     for rid, u in sorted(c.usage.items()):
-        link = profile.links[rid.split(":", 1)[0]]
+        link = profile.links[link_of(rid)]
         passes = sympy.nsimplify(u)
         for effective, out in ((False, raw), (True, eff)):
             expr = (link_expression(link, effective=effective) / passes).subs(fixed)
