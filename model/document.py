@@ -85,7 +85,7 @@ class Reader:
               required: Iterable[str] = ()) -> Mapping:
         """``value`` as a table (a JSON object), its keys among ``allowed``, ``required`` present."""
         if not isinstance(value, Mapping):
-            raise self.error(key, f"must be {self.table_word}, got {shown(value)}")
+            raise self.error(key, f"expected {self.table_word}, got {shown(value)}")
         if allowed is not None:
             self.check_keys(value, allowed, key)
         for name in required:

@@ -31,7 +31,7 @@ def test_key_paths():
 
 
 @pytest.mark.parametrize("call, key, words", [
-    (lambda d: d.table([1], "phases[0]"), "phases[0]", "must be a table"),
+    (lambda d: d.table([1], "phases[0]"), "phases[0]", "expected a table, got [1]"),
     (lambda d: d.table({"x": 1}, "t", ("a", "b")), "t.x", "unknown key 'x' (allowed: a, b)"),
     (lambda d: d.table({}, "t", ("a",), ("a",)), "t.a", "missing"),
     (lambda d: d.list("x", "l", non_empty=True), "l", "must be a non-empty list"),
@@ -68,7 +68,7 @@ def test_getters_return_checked_si_values(doc):
 
 
 def test_json_documents_say_object():
-    with pytest.raises(SignatureError, match="must be an object"):
+    with pytest.raises(SignatureError, match="expected an object"):
         Reader("s.json", SignatureError, json=True).table(1, "host")
 
 
