@@ -133,7 +133,7 @@ class Reader:
         if not _is_real(value):
             raise self.error(key, f"{shown(value)} is not a number{about}")
         if not _finite(value):
-            raise self.error(key, f"{shown(value)} is not finite{about}")
+            raise self.error(key, f"{shown(value)} is not a finite number{about}")
         if positive and value <= 0:
             raise self.error(key, f"{what} must be greater than zero, got {value!r}" if what
                              else f"{value!r} must be greater than zero")

@@ -40,7 +40,7 @@ def test_key_paths():
     (lambda d: d.text_field({}, "kind", "c", required=True), "c.kind", "missing (expected a string)"),
     (lambda d: d.number("2", "n"), "n", "'2' is not a number"),
     (lambda d: d.number(True, "n"), "n", "True is not a number"),
-    (lambda d: d.number(10 ** 400, "n"), "n", "is not finite"),
+    (lambda d: d.number(10 ** 400, "n"), "n", "is not a finite number"),
     (lambda d: d.number(-1, "n", minimum=0), "n", "-1 is negative"),
     (lambda d: d.number(0, "rtt", what="round-trip time", positive=True), "rtt",
      "round-trip time must be greater than zero, got 0"),
