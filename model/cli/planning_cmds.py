@@ -157,13 +157,16 @@ def run_sweep(args: argparse.Namespace) -> int:
 # --- uncertainty ---------------------------------------------------------------------------------
 
 def run_uncertainty(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from .. import units
     from ..profile_io import load_profile
     from ..uncertainty import monte_carlo, parse_uncertain
     from .output import print_json, table
 
     profile = load_profile(args.profile)
-    extra = [parse_uncertain(u, profile) for u in args.uncertain]
+    # the model names its parameter ("uncertain"); output says where a spread came from: the flag
+    extra = [dataclasses.replace(parse_uncertain(u, profile), origin="--uncertain") for u in args.uncertain]
     r = monte_carlo(profile, args.flow, extra, samples=args.samples, seed=args.seed)
     if args.json:
         print_json(r.to_dict())
