@@ -29,6 +29,7 @@ from . import graph as graphmod
 from . import lp_exact
 from .errors import ProfileError
 from .profile import Flow, Profile
+from .resource_ids import direction_of, link_of
 
 _EPS = 1e-9
 
@@ -406,17 +407,13 @@ def _qualified(profile: Profile, link_id: str) -> str:
                   link.formula)
 
 
-def _link_of(rid: str) -> str:
-    return rid.split(":", 1)[0]
-
-
 def _parallel_key(profile: Profile, rid: str):
     """Resources with the same key are parallel: links between the same two components, the
     same direction (or both half duplex).  Their capacities add."""
-    link = profile.links[_link_of(rid)]
+    link = profile.links[link_of(rid)]
     if len(link.between) != 2:
         return rid
-    direction = rid.split(":", 1)[1] if ":" in rid else None
+    direction = direction_of(rid)
     return (frozenset(link.between), direction, link.duplex)
 
 
@@ -438,7 +435,7 @@ def flow_formula(profile: Profile, usage: dict[str, float]) -> str:
     """The ceiling as text: min over the resources a flow uses of capacity / passes."""
     terms = []
     for rids, u in parallel_groups(profile, usage):
-        exprs = [_qualified(profile, _link_of(r)) for r in rids]
+        exprs = [_qualified(profile, link_of(r)) for r in rids]
         expr = exprs[0] if len(exprs) == 1 else " + ".join(f"({e})" for e in exprs)
         if abs(u - 1) >= 1e-9:
             term = f"({expr})/{u:.6g}"
@@ -556,7 +553,7 @@ def _solve_flow(g, flow: Flow) -> _Solution:
 
 
 def _links(rids: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(_link_of(r) for r in rids))
+    return tuple(dict.fromkeys(link_of(r) for r in rids))
 
 
 def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | None:
@@ -591,7 +588,7 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
         path=raw.path, usage=raw.usage, method=raw.method, formula=flow_formula(profile, raw.usage),
         effective_bytes_per_s=eff.value, effective_binding=binding,
         next_ceiling_bytes_per_s=nxt.value if nxt else None,
-        next_binding=_links(r for r in nxt.binding_resources if _link_of(r) not in binding) if nxt else (),
+        next_binding=_links(r for r in nxt.binding_resources if link_of(r) not in binding) if nxt else (),
         duals=_group_duals(profile, raw.duals, raw.binding_resources), description=flow.description,
         raw_binding=raw_binding,
     )

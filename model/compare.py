@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from .ceilings import Ceiling, all_ceilings
 from .errors import InputError
 from .profile import Profile
+from .resource_ids import link_of, uses_network
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def compare(profiles: list[Profile], flows: list[str] | None = None) -> Comparis
         for f in flows:
             if f not in known:
                 raise InputError(f"no profile has a flow {f!r} (flows: {', '.join(sorted(known)) or 'none'})",
-                                 key="--flow")
+                                 key="flow")
         names = list(dict.fromkeys(flows))
     else:
         names = list(dict.fromkeys(f for p in profiles for f in p.flows))
@@ -93,6 +94,6 @@ def compare(profiles: list[Profile], flows: list[str] | None = None) -> Comparis
     for label, p in zip(labels, profiles):
         mine = [f for f in names if f in p.flows]
         for c in all_ceilings(p, mine):
-            network = any(p.links[r.split(":", 1)[0]].definition.network for r in c.usage)
+            network = uses_network(p, c.usage)
             cells.append(Cell(label, c.name, c, network))
     return Comparison(tuple(labels), tuple(p.description for p in profiles), tuple(names), tuple(cells))

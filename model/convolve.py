@@ -839,8 +839,7 @@ def convolve(signature: Signature, workload: Workload, *, profile=None, stat: st
         try:
             t, d = _phase_times(ph, rates, f"phases[{i}]")
         except WorkloadError as exc:
-            raise WorkloadError(exc.message, file=exc.file or workload.file, key=exc.key,
-                                line=exc.line) from None
+            raise exc.located(file=workload.file) from None
         lo, hi = overlap_range(t.values())
         low += lo
         high += hi

@@ -49,12 +49,15 @@ class LocatedError(PinchpointError):
         text = ": ".join(where + [self.message])
         return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + " [...]"
 
-    def located(self, *, file: str | None = None, key_prefix: str | None = None) -> "LocatedError":
-        """Return a copy with a file and/or a key prefix filled in (used when re-raising)."""
+    def located(self, *, file: str | None = None, key_prefix: str | None = None, line: int | None = None,
+                kind: "type[LocatedError] | None" = None) -> "LocatedError":
+        """A copy with the file, a key prefix and the line filled in where this error lacks them,
+        as ``kind`` where given (a :class:`UnitError` met inside a profile re-raised as the
+        profile's :class:`ProfileError`).  Used wherever an error is re-raised with more context."""
         key = self.key
         if key_prefix:
             key = f"{key_prefix}.{key}" if key else key_prefix
-        return type(self)(self.message, file=self.file or file, key=key, line=self.line)
+        return (kind or type(self))(self.message, file=self.file or file, key=key, line=self.line or line)
 
 
 class ProfileError(LocatedError, ValueError):

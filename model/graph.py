@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .profile import Profile
+from .resource_ids import resource_id
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,6 @@ class Resource:
     link: str
     direction: tuple[str, str] | None  # None: shared by both directions
     capacity: float  # [B/s]
-
-
-def resource_id(link_id: str, direction: tuple[str, str] | None) -> str:
-    return link_id if direction is None else f"{link_id}:{direction[0]}>{direction[1]}"
 
 
 def resources(profile: Profile, *, effective: bool = False) -> dict[str, Resource]:

@@ -48,11 +48,11 @@ def parse_only(text: str | None) -> tuple[str, ...]:
         return known
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names:
-        raise InputError("empty kernel list", key="--only")
+        raise InputError("empty kernel list", key="only")
     for n in names:
         if n not in known:
             raise InputError(f"unknown kernel {n!r} (choose from {', '.join(known)})",
-                             key="--only")
+                             key="only")
     return tuple(k for k in known if k in names)
 
 
@@ -87,23 +87,23 @@ def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
         n = int(s)
         if not 1 <= n <= len(avail):
             raise InputError(f"{n} CPUs asked for, {len(avail)} available "
-                             f"({_cpu_text(avail)})", key="--cpus")
+                             f"({_cpu_text(avail)})", key="cpus")
         return tuple(avail[:n])
     ids: set[int] = set()
     for part in filter(None, (p.strip() for p in s.split(","))):
         lo, sep, hi = part.partition("-")
         if not (lo.isdigit() and (not sep or hi.isdigit())):
-            raise InputError(f"{text!r} is not a CPU count (4) or list (0-3, 0,2,4, 2,)", key="--cpus")
+            raise InputError(f"{text!r} is not a CPU count (4) or list (0-3, 0,2,4, 2,)", key="cpus")
         a, b = int(lo), int(hi) if sep else int(lo)
         if b < a:
-            raise InputError(f"CPU range {part!r} runs backwards", key="--cpus")
+            raise InputError(f"CPU range {part!r} runs backwards", key="cpus")
         ids.update(range(a, b + 1))
     if not ids:
-        raise InputError(f"{text!r} names no CPU", key="--cpus")
+        raise InputError(f"{text!r} names no CPU", key="cpus")
     missing = sorted(ids - set(avail))
     if missing:
         raise InputError(f"CPU {_cpu_text(missing)} not available to this process "
-                         f"(available: {_cpu_text(avail)})", key="--cpus")
+                         f"(available: {_cpu_text(avail)})", key="cpus")
     return tuple(sorted(ids))
 
 
@@ -121,14 +121,14 @@ def parse_sizes(text: str | None) -> list[int] | None:
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         try:
-            size = units.parse(part, "size", key="--sizes")
+            size = units.parse(part, "size", key="sizes")
         except UnitError as exc:
-            raise InputError(exc.message, key="--sizes") from None
+            raise exc.located(kind=InputError) from None
         if size < 1024:
-            raise InputError(f"working set {part!r} is below 1 KiB", key="--sizes")
+            raise InputError(f"working set {part!r} is below 1 KiB", key="sizes")
         out.append(int(size))
     if not out:
-        raise InputError(f"{text!r} names no working set", key="--sizes")
+        raise InputError(f"{text!r} names no working set", key="sizes")
     return sorted(set(out))
 
 
@@ -185,13 +185,13 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     for k in kernels:
         if k not in known:
             raise InputError(f"unknown kernel {k!r} (choose from {', '.join(known)})",
-                             key="--only")
+                             key="only")
     llc = llc_bytes or last_level_cache_bytes(host_info().get("caches", [])) or 32 * MiB
     if cpu_list:
         cpus = len(cpu_list)
     cpus = cpus or os.cpu_count() or 1
     if reps is not None and not 1 <= reps <= 1000:
-        raise InputError(f"repetitions must be 1 .. 1000, got {reps}", key="--reps")
+        raise InputError(f"repetitions must be 1 .. 1000, got {reps}", key="reps")
     pin_arg, _ = pinning(cpu_list, pin)
     pin_args = ["--pin", pin_arg] if pin_arg is not None else []
     quick = mode == "quick"

@@ -217,7 +217,7 @@ def flow_ceilings_for(profile, flow: str, signature: Signature | None = None,
 
     if flow not in profile.flows:
         raise InputError(f"profile {profile.name!r} has no flow {flow!r} "
-                         f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
+                         f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     c = flow_ceiling(profile, flow)
     out = [(f"{flow} [{','.join(c.binding)}]", c.ceiling_bytes_per_s)]
     if c.effective_bytes_per_s and abs(c.effective_bytes_per_s - c.ceiling_bytes_per_s) > \

@@ -39,7 +39,7 @@ def noisy_points(signature, limit: float = NOISE_LIMIT) -> tuple[NoisyPoint, ...
     ``signature`` None only checks the limit."""
     if not limit > 1:
         from .errors import InputError
-        raise InputError(f"the noise limit is a max/min ratio above 1, got {limit!r}", key="--noise-limit")
+        raise InputError(f"the noise limit is a max/min ratio above 1, got {limit!r}", key="noise_limit")
     if signature is None:
         return ()
     out = []

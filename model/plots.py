@@ -9,7 +9,7 @@ from .errors import InputError, SignatureError
 from .hostinfo import data_cache_sizes
 
 
-def pyplot(key: str = "--plot"):
+def pyplot(key: str = "plot"):
     """matplotlib.pyplot, with the Agg backend only where nothing could show a window.
 
     Agg is chosen on Linux without an X or Wayland display, unless the user chose a backend

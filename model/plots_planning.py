@@ -17,7 +17,7 @@ from .plots import pyplot
 
 
 def _pyplot():
-    return pyplot(key="--plot")
+    return pyplot(key="plot")
 
 
 def _save(fig, path) -> Path:
@@ -25,7 +25,7 @@ def _save(fig, path) -> Path:
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower() or "png"
     if fmt not in ("png", "svg", "pdf"):
-        raise InputError(f"the plot file must end in .png, .svg or .pdf, got {path.name!r}", key="--plot")
+        raise InputError(f"the plot file must end in .png, .svg or .pdf, got {path.name!r}", key="plot")
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format=fmt, bbox_inches="tight", dpi=120)
     plt.close(fig)
@@ -167,7 +167,7 @@ def plot_predictions(predictions, path) -> Path:
     the overlapped time and a thinner one to the serial time, labelled with the binding resource."""
     plt = _pyplot()
     if not predictions:
-        raise InputError("no predictions to plot", key="--plot")
+        raise InputError("no predictions to plot", key="plot")
     k, unit = _time_scale([p.high_s for p in predictions])
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(predictions) + 2), 4.5))
     xs = np.arange(len(predictions))

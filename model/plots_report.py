@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .plots import pyplot
+from .resource_ids import convention, link_of
 
 #: Colours: the binding element, other elements, the measured figure.
 BINDING = "#d62728"
@@ -293,7 +294,7 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
         flow = ceiling.name
     pos = graph_positions(profile, flow)
     binding = set(ceiling.binding) if ceiling is not None else set()
-    used = {r.split(":", 1)[0] for r in ceiling.usage} if ceiling is not None else set()
+    used = {link_of(r) for r in ceiling.usage} if ceiling is not None else set()
     n_layers = len({round(float(x), 6) for x, _ in pos.values()})
     ax = _axes(ax, (max(8, 2.4 * n_layers), 5))
     seen: dict[frozenset, int] = {}
@@ -320,12 +321,12 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
                 ys += [pos[m][1], hy]
             ax.plot(xs, ys, solid_capstyle="round", **style)
             (x0, y0), (x1, y1) = (hx, hy), (hx, hy)
-        convention = "network" if link.definition.network else "memory"
-        text = format_rate(link.capacity, convention)
+        conv = convention(link.definition.network)
+        text = format_rate(link.capacity, conv)
         if link.duplex == "full":
             text += " each way"
         if effective and link.definition.efficiency and abs(link.effective_capacity - link.capacity) > 1e-9 * link.capacity:
-            text += f"\n(effective {format_rate(link.effective_capacity, convention)})"
+            text += f"\n(effective {format_rate(link.effective_capacity, conv)})"
         label = f"{link.id}\n{text}"
         ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 8 + 34 * k), textcoords="offset points",
                     ha="center", va="bottom", fontsize=8,

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 from . import linkkinds, units
 from . import spread as _spread
+from .document import Reader
 from .errors import ProfileError, UnitError, shown
 from .linkkinds import Param
 
@@ -286,42 +287,14 @@ class Profile:
 
 # --- building from a document -------------------------------------------------------------
 
-class _Ctx:
-    """Where we are in the document, for error messages."""
-
-    def __init__(self, file: str | None):
-        self.file = file
-
-    def error(self, key: str, message: str) -> ProfileError:
-        return ProfileError(message, file=self.file, key=key)
-
-
-def _check_keys(ctx: _Ctx, table: Mapping, allowed: set[str], key: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        where = f"{key}.{unknown[0]}" if key else unknown[0]
-        raise ctx.error(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
-
-
-def _text(ctx: _Ctx, table: Mapping, name: str, key: str, required: bool = False) -> str | None:
-    if name not in table:
-        if required:
-            raise ctx.error(f"{key}.{name}" if key else name, "missing (expected a string)")
-        return None
-    value = table[name]
-    if not isinstance(value, str):
-        raise ctx.error(f"{key}.{name}" if key else name, f"expected a string, got {value!r}")
-    return value
-
-
-def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None) -> Value:
+def _value(ctx: Reader, raw, param: Param, key: str, inherited_source: str | None) -> Value:
     """Parse one parameter: "133 MHz", 2, or {value = "133 MHz", source = "..."}."""
     source = inherited_source
     if isinstance(raw, dict):
-        _check_keys(ctx, raw, {"value", "source"}, key)
+        ctx.check_keys(raw, {"value", "source"}, key)
         if "value" not in raw:
             raise ctx.error(key, "a table value needs 'value' (and may have 'source')")
-        source = _text(ctx, raw, "source", key) or inherited_source
+        source = ctx.text_field(raw, "source", key) or inherited_source
         raw = raw["value"]
     spread = None
     try:
@@ -330,7 +303,7 @@ def _value(ctx: _Ctx, raw, param: Param, key: str, inherited_source: str | None)
         else:
             si = units.parse(raw, param.dimension, file=ctx.file, key=key)
     except UnitError as exc:
-        raise ProfileError(exc.message, file=ctx.file, key=key) from None
+        raise ctx.adopt(exc, key) from None
     why = param.problem(si)
     if why:
         raise ctx.error(key, f"{shown(raw)} {why} ({param.doc})")
@@ -360,8 +333,8 @@ def _caches(ctx, raw, key, source) -> tuple[Cache, ...]:
         ckey = f"{key}[{i}]"
         if not isinstance(entry, dict):
             raise ctx.error(ckey, "expected a table")
-        _check_keys(ctx, entry, {"level", "size", "line", "associativity", "shared_by", "type", "source"}, ckey)
-        csource = _text(ctx, entry, "source", ckey) or source
+        ctx.check_keys(entry, {"level", "size", "line", "associativity", "shared_by", "type", "source"}, ckey)
+        csource = ctx.text_field(entry, "source", ckey) or source
         level = entry.get("level")
         if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 5:
             raise ctx.error(f"{ckey}.level", f"expected a whole number 1..5, got {level!r}")
@@ -387,12 +360,12 @@ def _component(ctx, cid, table, source) -> Component:
     key = f"components.{cid}"
     if not isinstance(table, dict):
         raise ctx.error(key, "expected a table")
-    kind = _text(ctx, table, "kind", key, required=True)
+    kind = ctx.text_field(table, "kind", key, required=True)
     if kind not in COMPONENT_PARAMS:
         raise ctx.error(f"{key}.kind", f"unknown component kind {kind!r} (expected one of: {', '.join(COMPONENT_PARAMS)})")
     specs = COMPONENT_PARAMS[kind]
-    _check_keys(ctx, table, _COMPONENT_TEXT | {p.name for p in specs}, key)
-    csource = _text(ctx, table, "source", key) or source
+    ctx.check_keys(table, _COMPONENT_TEXT | {p.name for p in specs}, key)
+    csource = ctx.text_field(table, "source", key) or source
     unknown = table.get("unknown", [])
     if not isinstance(unknown, list) or not all(isinstance(u, str) for u in unknown):
         raise ctx.error(f"{key}.unknown", "expected a list of parameter names")
@@ -401,21 +374,21 @@ def _component(ctx, cid, table, source) -> Component:
     caches = _caches(ctx, table["caches"], f"{key}.caches", csource) if "caches" in table else ()
     if caches and kind != "cpu":
         raise ctx.error(f"{key}.caches", f"only cpu components have caches, this one is a {kind}")
-    return Component(cid, kind, params, _text(ctx, table, "model", key) or _text(ctx, table, "type", key),
-                     _text(ctx, table, "description", key), caches, tuple(unknown), csource)
+    return Component(cid, kind, params, ctx.text_field(table, "model", key) or ctx.text_field(table, "type", key),
+                     ctx.text_field(table, "description", key), caches, tuple(unknown), csource)
 
 
 def _link(ctx, lid, table, components, source) -> Link:
     key = f"links.{lid}"
     if not isinstance(table, dict):
         raise ctx.error(key, "expected a table")
-    kname = _text(ctx, table, "kind", key, required=True)
+    kname = ctx.text_field(table, "kind", key, required=True)
     if kname not in linkkinds.KINDS:
         raise ctx.error(f"{key}.kind", f"unknown link kind {kname!r} (expected one of: {', '.join(linkkinds.KINDS)})")
     definition = linkkinds.kind(kname)
     text_keys = linkkinds.TEXT_KEYS.get(kname, frozenset())
     allowed = _LINK_TEXT | text_keys | {p.name for p in definition.params}
-    _check_keys(ctx, table, allowed, key)
+    ctx.check_keys(table, allowed, key)
     if "generation" in table and "generation" not in text_keys:
         raise ctx.error(f"{key}.generation", "only pcie and cxl links have a generation")
     between = table.get("between")
@@ -428,7 +401,7 @@ def _link(ctx, lid, table, components, source) -> Link:
             raise ctx.error(f"{key}.between", f"no component {end!r} (components: {', '.join(components)})")
     if len(set(between)) != len(between):
         raise ctx.error(f"{key}.between", "a link joins different components (a name appears twice)")
-    lsource = _text(ctx, table, "source", key) or source
+    lsource = ctx.text_field(table, "source", key) or source
     table = dict(table)
     if kname in ("pcie", "cxl"):
         table = _pcie_defaults(ctx, table, key, kname)
@@ -442,7 +415,7 @@ def _link(ctx, lid, table, components, source) -> Link:
                 raise ctx.error(f"{key}.{name}", f"missing: {hint}")
         if kname == "cxl" and params["flit_payload"].si > params["flit_size"].si:
             raise ctx.error(f"{key}.flit_payload", "a flit carries at most its own size")
-    link = Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
+    link = Link(lid, kname, tuple(between), params, ctx.text_field(table, "description", key), lsource)
     for what, value in (("capacity", link.capacity), ("effective capacity", link.effective_capacity)):
         # each parameter is in range, but their product may still overflow or underflow
         if not (math.isfinite(value) and value > 0):
@@ -459,8 +432,8 @@ def _pcie_defaults(ctx, table, key, kname="pcie"):
     gen = table.get("generation")
     gen_source = None
     if isinstance(gen, dict):  # { value = 5, source = "..." }
-        _check_keys(ctx, gen, {"value", "source"}, f"{key}.generation")
-        gen_source = _text(ctx, gen, "source", f"{key}.generation")
+        ctx.check_keys(gen, {"value", "source"}, f"{key}.generation")
+        gen_source = ctx.text_field(gen, "source", f"{key}.generation")
         gen = gen.get("value")
     allowed = (5, 6) if kname == "cxl" else tuple(linkkinds.PCIE_GENERATIONS)
     if gen is not None:
@@ -508,7 +481,7 @@ def _flow(ctx, name, table, components, links) -> Flow:
     key = f"flows.{name}"
     if not isinstance(table, dict):
         raise ctx.error(key, "expected a table")
-    _check_keys(ctx, table, {"source", "sink", "legs", "passes", "description"}, key)
+    ctx.check_keys(table, {"source", "sink", "legs", "passes", "description"}, key)
     if "legs" in table:
         if "source" in table or "sink" in table:
             raise ctx.error(key, "give either source and sink, or legs, not both")
@@ -537,14 +510,14 @@ def _flow(ctx, name, table, components, links) -> Flow:
         if isinstance(n, bool) or not isinstance(n, (int, float)) or not n > 0:
             raise ctx.error(f"{key}.passes.{lid}", f"expected a number of passes > 0, got {n!r}")
         clean[lid] = float(n)
-    return Flow(name, legs, clean, _text(ctx, table, "description", key))
+    return Flow(name, legs, clean, ctx.text_field(table, "description", key))
 
 
 def _scenario(ctx, name, table, flows) -> Scenario:
     key = f"scenarios.{name}"
     if not isinstance(table, dict):
         raise ctx.error(key, "expected a table")
-    _check_keys(ctx, table, {"flows", "weights", "description"}, key)
+    ctx.check_keys(table, {"flows", "weights", "description"}, key)
     names = table.get("flows")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise ctx.error(f"{key}.flows", "expected a non-empty list of flow names")
@@ -555,7 +528,7 @@ def _scenario(ctx, name, table, flows) -> Scenario:
     if (not isinstance(weights, list) or len(weights) != len(names)
             or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0 for w in weights)):
         raise ctx.error(f"{key}.weights", f"expected {len(names)} positive numbers")
-    return Scenario(name, tuple(names), tuple(float(w) for w in weights), _text(ctx, table, "description", key))
+    return Scenario(name, tuple(names), tuple(float(w) for w in weights), ctx.text_field(table, "description", key))
 
 
 def _table(ctx, doc, name) -> dict:
@@ -573,14 +546,14 @@ def _check_id(ctx, key, ident):
 def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
                           default_name: str | None = None) -> Profile:
     """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
-    ctx = _Ctx(file)
-    _check_keys(ctx, doc, {"schema", "name", "description", "source", "extends",
+    ctx = Reader(file, ProfileError)
+    ctx.check_keys(doc, {"schema", "name", "description", "source", "extends",
                            "components", "links", "flows", "scenarios"}, "")
     schema = doc.get("schema")
     if schema != SCHEMA_VERSION:
         raise ctx.error("schema", f"expected schema = {SCHEMA_VERSION}, got {schema!r}")
-    name = _text(ctx, doc, "name", "") or default_name or "unnamed"
-    source = _text(ctx, doc, "source", "")
+    name = ctx.text_field(doc, "name", "") or default_name or "unnamed"
+    source = ctx.text_field(doc, "source", "")
     comps_raw = _table(ctx, doc, "components")
     if not comps_raw:
         raise ctx.error("components", "a profile needs at least one component")
@@ -595,11 +568,11 @@ def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
     flows = {n: _flow(ctx, n, t, components, links) for n, t in _table(ctx, doc, "flows").items()}
     _check_paths(ctx, components, links, flows)
     scenarios = {n: _scenario(ctx, n, t, flows) for n, t in _table(ctx, doc, "scenarios").items()}
-    return Profile(name, _text(ctx, doc, "description", "") or "", components, links, flows, scenarios,
+    return Profile(name, ctx.text_field(doc, "description", "") or "", components, links, flows, scenarios,
                    source, file, doc)
 
 
-def _check_paths(ctx: _Ctx, components, links, flows) -> None:
+def _check_paths(ctx: Reader, components, links, flows) -> None:
     """Every leg of every flow must connect: links carry traffic both ways (see duplex)."""
     adjacent: dict[str, set[str]] = {c: set() for c in components}
     for link in links.values():

@@ -175,7 +175,7 @@ def load_profile(name_or_path: str | Path) -> Profile:
         return profile_from_document(doc, file=str(path), default_name=path.stem)
     except ProfileError as exc:
         if exc.line is None and exc.file == str(path):
-            raise ProfileError(exc.message, file=exc.file, key=exc.key, line=key_line(path, exc.key)) from None
+            raise exc.located(line=key_line(path, exc.key)) from None
         raise
 
 

@@ -65,18 +65,18 @@ def saturation_population(total_demand, max_demand, think_time=0.0):
 def _check(demands, kinds, think_time, clients):
     d = np.asarray(demands, dtype=float)
     if d.ndim != 1 or d.size == 0:
-        raise InputError("give at least one service demand", key="--demands")
+        raise InputError("give at least one service demand", key="demands")
     if not np.all(np.isfinite(d)) or np.any(d < 0):
-        raise InputError(f"service demands must be finite and >= 0, got {list(d)}", key="--demands")
+        raise InputError(f"service demands must be finite and >= 0, got {list(d)}", key="demands")
     kinds = tuple(kinds) if kinds is not None else (QUEUE,) * d.size
     if len(kinds) != d.size or any(k not in (QUEUE, DELAY) for k in kinds):
-        raise InputError(f"each station is 'queue' or 'delay' ({d.size} of them), got {kinds}", key="--demands")
+        raise InputError(f"each station is 'queue' or 'delay' ({d.size} of them), got {kinds}", key="demands")
     if not any(k == QUEUE and x > 0 for k, x in zip(kinds, d)):
-        raise InputError("at least one queueing station needs a demand > 0", key="--demands")
+        raise InputError("at least one queueing station needs a demand > 0", key="demands")
     if not (math.isfinite(think_time) and think_time >= 0):
-        raise InputError(f"the think time must be >= 0, got {think_time!r}", key="--think")
+        raise InputError(f"the think time must be >= 0, got {think_time!r}", key="think")
     if isinstance(clients, bool) or int(clients) != clients or clients < 1:
-        raise InputError(f"the number of clients must be a whole number >= 1, got {clients!r}", key="--clients")
+        raise InputError(f"the number of clients must be a whole number >= 1, got {clients!r}", key="clients")
     return d, kinds
 
 

@@ -83,12 +83,13 @@ def _figure(fig_id: str, svg_text: str, caption: str) -> str:
 # --- sections --------------------------------------------------------------------------------
 
 def _ceiling_section(profile, ceilings, flow) -> str:
-    from .reporting import is_network, link_rows
+    from .reporting import link_rows
+    from .resource_ids import uses_network
     from .symbolic import explain
 
     rows = []
     for c in ceilings:
-        net = is_network(profile, c.usage)
+        net = uses_network(profile, c.usage)
         nxt = f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-"
         substituted = explain(profile, c.name).substituted if c.name in profile.flows else ""
         rows.append(([c.name, _rate(c.ceiling_bytes_per_s, net), _rate(c.effective_bytes_per_s, net),
@@ -155,13 +156,13 @@ def _verdict_section(verdict) -> str:
 
 
 def _no_verdict_section(profile, ceilings, flow) -> str:
-    from .reporting import is_network
+    from .resource_ids import uses_network
 
     by_name = {c.name: c for c in ceilings}
     focus = by_name.get(flow) or (ceilings[0] if ceilings else None)
     items = []
     if focus is not None:
-        net = is_network(profile, focus.usage)
+        net = uses_network(profile, focus.usage)
         items.append(f"flow {focus.name}: the ceiling is {_rate(focus.ceiling_bytes_per_s, net)}, set by "
                      f"{', '.join(focus.binding)}")
         if focus.growth:
@@ -205,9 +206,9 @@ def _signature_section(profile, signature, name, ceilings) -> str:
                                                     "signature comes from another machine than the profile "
                                                     "describes, or the profile understates the hardware.") + "</p>")
     lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.kind in MEMORY_KINDS]
-    from .reporting import is_network
+    from .resource_ids import uses_network
 
-    lines += [(f"flow {c.name}", c.ceiling_bytes_per_s) for c in ceilings if not is_network(profile, c.usage)]
+    lines += [(f"flow {c.name}", c.ceiling_bytes_per_s) for c in ceilings if not uses_network(profile, c.usage)]
     if "maps" in signature.kernels and any("working_set_bytes" in p.params and p.get("threads", 1) == 1
                                            for p in signature.points("maps")):
         ax = plots_report.staircase(signature, lines)
@@ -261,13 +262,13 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
     """
     from . import plots_report
     from .ceilings import all_ceilings
-    from .reporting import is_network
+    from .resource_ids import uses_network
 
     if flow is None and verdict is not None:
         flow = verdict.inputs.get("flow")
     if flow is not None and flow not in profile.flows:
         raise InputError(f"no flow {flow!r} in profile {profile.name!r} "
-                         f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
+                         f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
     ceilings = all_ceilings(profile)
@@ -291,8 +292,8 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
         ladder_caption = ("One bar per ceiling on the measured figure (payload rate); red: the binding one; "
                           "black diamond and dashed line: the measured figure.")
     elif ceilings:
-        net = any(is_network(profile, c.usage) for c in ceilings)
-        labels = {c.name: _rate(c.ceiling_bytes_per_s, is_network(profile, c.usage)) for c in ceilings}
+        net = any(uses_network(profile, c.usage) for c in ceilings)
+        labels = {c.name: _rate(c.ceiling_bytes_per_s, uses_network(profile, c.usage)) for c in ceilings}
         ladder_ax = plots_report.ceiling_ladder(ceilings, binding=focus.name if focus else None, network=net,
                                                 title="theoretical ceiling of every flow", value_labels=labels)
         ladder_caption = f"One bar per flow's ceiling; red: the flow in focus ({flow})."

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from .ceilings import Ceiling
 from .profile import Profile
+from .resource_ids import convention, uses_network
 from .units import format_rate
-
-
-def is_network(profile: Profile, rids) -> bool:
-    """Network figures print in bit/s, memory and bus figures in B/s."""
-    return any(profile.links[r.split(":", 1)[0]].definition.network for r in rids)
 
 
 def rate(value: float | None, network: bool) -> str:
     if value is None:
         return "-"
-    return format_rate(value, "network" if network else "memory")
+    return format_rate(value, convention(network))
 
 
 def both(value: float) -> str:
@@ -38,7 +34,7 @@ def link_rows(profile: Profile, binding: set[str]) -> list[list[str]]:
 def flow_rows(profile: Profile, ceilings: list[Ceiling]) -> list[list[str]]:
     rows = []
     for c in ceilings:
-        net = is_network(profile, c.usage)
+        net = uses_network(profile, c.usage)
         nxt = (f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-")
         rows.append([c.name, rate(c.ceiling_bytes_per_s, net), rate(c.effective_bytes_per_s, net),
                      ", ".join(c.binding), nxt, " -> ".join(c.path)])

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .document import Reader, key_path
 from .errors import SignatureError
 from .input_text import parse_bounded, read_text
 from .paths import atomic_write, data_root
@@ -40,6 +41,10 @@ PATTERNS = ("stride1", "random", "gather")
 _TOP_KEYS = ("schema", "host", "compiler", "created", "kernels")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")
+
+
+def _reader(file) -> Reader:
+    return Reader(file, SignatureError, json=True)
 
 
 def _is_number(x) -> bool:
@@ -117,30 +122,16 @@ class Result:
 
     @classmethod
     def from_dict(cls, d, *, file=None, key="result") -> "Result":
-        if not isinstance(d, Mapping):
-            raise SignatureError("must be an object", file=file, key=key)
-        for k in _RESULT_KEYS:
-            if k not in d:
-                raise SignatureError("missing", file=file, key=f"{key}.{k}")
-        for k in d:
-            if k not in _RESULT_KEYS:
-                raise SignatureError("unknown key", file=file, key=f"{key}.{k}")
-        if not isinstance(d["repetitions"], list):
-            raise SignatureError("must be a list", file=file, key=f"{key}.repetitions")
-        for name in ("min", "median", "max"):
-            if not _is_number(d[name]):
-                raise SignatureError(f"{d[name]!r} is not a number", file=file,
-                                     key=f"{key}.{name}")
-        for i, r in enumerate(d["repetitions"]):
-            if not _is_number(r):
-                raise SignatureError(f"{r!r} is not a number", file=file,
-                                     key=f"{key}.repetitions[{i}]")
+        doc = _reader(file)
+        doc.table(d, key, _RESULT_KEYS, _RESULT_KEYS)
+        reps = doc.list(d["repetitions"], key_path(key, "repetitions"))
+        stats = [doc.number(d[name], key_path(key, name)) for name in ("min", "median", "max")]
+        reps = tuple(doc.number(r, key_path(key_path(key, "repetitions"), i)) for i, r in enumerate(reps))
         try:
-            return cls(d["unit"], float(d["min"]), float(d["median"]), float(d["max"]),
-                       tuple(d["repetitions"]))
-        except SignatureError as exc:
-            raise SignatureError(exc.message, file=file,
-                                 key=exc.key.replace("result", key, 1) if exc.key else key)
+            return cls(d["unit"], *stats, reps)
+        except SignatureError as exc:  # validate() names keys under "result": put them under ``key``
+            raise doc.adopt(SignatureError(exc.message, key=exc.key.replace("result", key, 1)
+                                           if exc.key else key)) from None
 
 
 def _check_param(name, value, file, key):
@@ -184,10 +175,7 @@ class Point:
 
     @classmethod
     def from_dict(cls, d, *, file=None, key="point") -> "Point":
-        if not isinstance(d, Mapping):
-            raise SignatureError("must be an object", file=file, key=key)
-        if "result" not in d:
-            raise SignatureError("missing", file=file, key=f"{key}.result")
+        _reader(file).table(d, key, required=("result",))
         params = {k: v for k, v in d.items() if k != "result"}
         for name, value in params.items():
             if not isinstance(name, str) or not name:
@@ -215,22 +203,14 @@ class KernelRun:
 
     @classmethod
     def from_dict(cls, d, *, file=None, key="kernel") -> "KernelRun":
-        if not isinstance(d, Mapping):
-            raise SignatureError("must be an object", file=file, key=key)
-        for k in d:
-            if k not in ("source_sha256", "points"):
-                raise SignatureError("unknown key", file=file, key=f"{key}.{k}")
-        for k in ("source_sha256", "points"):
-            if k not in d:
-                raise SignatureError("missing", file=file, key=f"{key}.{k}")
+        doc = _reader(file)
+        doc.table(d, key, ("source_sha256", "points"), ("source_sha256", "points"))
         sha = d["source_sha256"]
         if sha is not None and (not isinstance(sha, str) or not _SHA256.match(sha)):
-            raise SignatureError(f"{sha!r} is not 64 lowercase hex digits or null", file=file,
-                                 key=f"{key}.source_sha256")
-        if not isinstance(d["points"], list):
-            raise SignatureError("must be a list", file=file, key=f"{key}.points")
-        points = tuple(Point.from_dict(p, file=file, key=f"{key}.points[{i}]")
-                       for i, p in enumerate(d["points"]))
+            raise doc.error(key_path(key, "source_sha256"), f"{sha!r} is not 64 lowercase hex digits or null")
+        points_key = key_path(key, "points")
+        points = tuple(Point.from_dict(p, file=file, key=key_path(points_key, i))
+                       for i, p in enumerate(doc.list(d["points"], points_key)))
         return cls(sha, points)
 
 
@@ -299,35 +279,24 @@ class Signature:
 
     @classmethod
     def from_dict(cls, d, *, file=None) -> "Signature":
+        doc = _reader(file)
         if not isinstance(d, Mapping):
-            raise SignatureError("the top level must be an object", file=file)
+            raise doc.error(None, "the top level must be an object")
         if "schema" in d and (d["schema"] != SCHEMA_VERSION or isinstance(d["schema"], bool)):
-            raise SignatureError(f"unsupported schema {d['schema']!r} (this pinchpoint reads "
-                                 f"{SCHEMA_VERSION})", file=file, key="schema")
-        for k in d:
-            # "pinchpoint": the block `signature show --json` puts first (which tool printed it)
-            if k not in _TOP_KEYS and k != "pinchpoint":
-                raise SignatureError("unknown key", file=file, key=str(k))
-        for k in _TOP_KEYS:
-            if k not in d:
-                raise SignatureError("missing", file=file, key=k)
-        if d["schema"] != SCHEMA_VERSION or isinstance(d["schema"], bool):
-            raise SignatureError(f"unsupported schema {d['schema']!r} (this pinchpoint reads "
-                                 f"{SCHEMA_VERSION})", file=file, key="schema")
-        if not isinstance(d["host"], Mapping):
-            raise SignatureError("must be an object", file=file, key="host")
-        if not isinstance(d["host"].get("cpu_model"), str):
-            raise SignatureError("missing or not a string", file=file, key="host.cpu_model")
-        if not isinstance(d["compiler"], Mapping):
-            raise SignatureError("must be an object", file=file, key="compiler")
+            raise doc.error("schema", f"unsupported schema {d['schema']!r} (this pinchpoint reads {SCHEMA_VERSION})")
+        # "pinchpoint": the block `signature show --json` puts first (which tool printed it)
+        doc.table(d, None, _TOP_KEYS + ("pinchpoint",), _TOP_KEYS)
+        host = doc.table(d["host"], "host")
+        if "cpu_model" not in host:
+            raise doc.error("host.cpu_model", "missing or not a string")
+        doc.text(host["cpu_model"], "host.cpu_model")
+        doc.table(d["compiler"], "compiler")
         if not isinstance(d["created"], str) or not d["created"]:
-            raise SignatureError("must be a non-empty date string", file=file, key="created")
-        if not isinstance(d["kernels"], Mapping):
-            raise SignatureError("must be an object", file=file, key="kernels")
+            raise doc.error("created", "must be a non-empty date string")
         kernels = {}
-        for name, run in d["kernels"].items():
+        for name, run in doc.table(d["kernels"], "kernels").items():
             if not isinstance(name, str) or not re.match(r"^[a-z][a-z0-9_]*$", name):
-                raise SignatureError(f"{name!r} is not a kernel name", file=file, key="kernels")
+                raise doc.error("kernels", f"{name!r} is not a kernel name")
             kernels[name] = KernelRun.from_dict(run, file=file, key=f"kernels.{name}")
         return cls(dict(d["host"]), dict(d["compiler"]), d["created"], kernels, d["schema"])
 

@@ -29,6 +29,7 @@ import numpy as np
 from . import units
 from .errors import InputError, UnitError
 from .profile import Profile
+from .resource_ids import link_of
 
 #: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
 #: the machine's memory (issue 18).
@@ -76,7 +77,7 @@ def check_param(profile: Profile, link_id: str, param: str, key: str):
     return link.definition.param(param)
 
 
-def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
+def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
     """Parse ``LINK.PARAM=LO..HI:N[:log]`` into an :class:`Axis` (values in SI units).
 
     ``LO`` and ``HI`` carry units ("66MHz", "32 bit"); a bare number only for dimensionless
@@ -112,7 +113,7 @@ def parse_vary(text: str, profile: Profile, *, key: str = "--vary") -> Axis:
         try:
             bounds.append(units.parse(value, spec.dimension, key=where))
         except UnitError as exc:
-            raise InputError(exc.message, key=where) from None
+            raise exc.located(kind=InputError) from None
     lo, hi = bounds
     try:
         n = int(m["n"])
@@ -192,7 +193,7 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
     fixed = {s: v for s, v in values.items() if s.name not in set(free)}
     resources, links, raw, eff, raw_exprs = [], [], [], [], []
     for rid, u in sorted(c.usage.items()):
-        link = profile.links[rid.split(":", 1)[0]]
+        link = profile.links[link_of(rid)]
         passes = sympy.nsimplify(u)
         for effective, out in ((False, raw), (True, eff)):
             expr = (link_expression(link, effective=effective) / passes).subs(fixed)
@@ -313,16 +314,16 @@ def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> S
 
     axes = tuple(axes)
     if not axes:
-        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="--vary")
+        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="vary")
     names = [a.name for a in axes]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise InputError(f"{sorted(dup)[0]} is varied twice", key="--vary")
+        raise InputError(f"{sorted(dup)[0]} is varied twice", key="vary")
     profile.flow(flow)  # ProfileError naming the flows if there is none
     shape = tuple(a.values.size for a in axes)
     if math.prod(shape) > MAX_POINTS:
         raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
-                         f"{MAX_POINTS:,}; use fewer points per --vary", key="--vary")
+                         f"{MAX_POINTS:,}; use fewer points per --vary", key="vary")
     terms = build_terms(profile, flow, names)
     args = []
     for i, a in enumerate(axes):  # broadcastable views, no meshgrid copies

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from . import units
 from .errors import InputError, ProfileError
 from .profile import Link, Profile
+from .resource_ids import link_of, uses_network
 
 
 def symbol(link_id: str, param: str):
@@ -50,7 +51,7 @@ def flow_expression(profile: Profile, usage: dict[str, float], *, effective: boo
 
     terms = []
     for rids, u in parallel_groups(profile, usage):
-        total = sum(link_expression(profile.links[r.split(":", 1)[0]], effective=effective) for r in rids)
+        total = sum(link_expression(profile.links[link_of(r)], effective=effective) for r in rids)
         terms.append(total / sympy.nsimplify(u))
     return sympy.Min(*terms) if len(terms) > 1 else terms[0]
 
@@ -152,11 +153,11 @@ def explain_flow(profile: Profile, flow_name: str) -> Explanation:
     parts = []
     for rids, u in parallel_groups(profile, c.usage):  # parallel links: one term, capacities added
         rid = " + ".join(rids)
-        parts.append((rid, sum(profile.links[r.split(":", 1)[0]].capacity for r in rids), u))
+        parts.append((rid, sum(profile.links[link_of(r)].capacity for r in rids), u))
     substituted = "min(" + ", ".join(
         f"{units.format_rate(cap / u)}" + (f" [{rid} / {u:g}]" if u != 1 else f" [{rid}]")
         for rid, cap, u in parts) + ")"
-    network = any(profile.links[r.split(":", 1)[0]].definition.network for r in c.usage)
+    network = uses_network(profile, c.usage)
     return Explanation(
         target=flow_name, kind="flow", description=c.description or "",
         formula=c.formula, substituted=substituted, result_bytes_per_s=value, network=network,
@@ -266,26 +267,26 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     from .param_values import valid_values
 
     if target_bytes_per_s <= 0 or not math.isfinite(target_bytes_per_s):
-        raise InputError(f"the target must be a positive rate, got {target_bytes_per_s!r}", key="--target")
+        raise InputError(f"the target must be a positive rate, got {target_bytes_per_s!r}", key="target")
     link_id, _, param = vary.partition(".")
     if not param:
-        raise InputError(f"expected LINK.PARAM (e.g. pcix.clock), got {vary!r}", key="--vary")
+        raise InputError(f"expected LINK.PARAM (e.g. pcix.clock), got {vary!r}", key="vary")
     link = profile.link(link_id)
     if param not in link.params:
         raise InputError(f"link {link_id!r} ({link.kind}) has no parameter {param!r} "
-                         f"(it has: {', '.join(link.params)})", key="--vary")
+                         f"(it has: {', '.join(link.params)})", key="vary")
     before = flow_ceiling(profile, flow_name)
-    passes = [u for r, u in before.usage.items() if r.split(":", 1)[0] == link_id]
+    passes = [u for r, u in before.usage.items() if link_of(r) == link_id]
     if not passes:
         raise InputError(f"flow {flow_name!r} does not cross link {link_id!r} "
-                         f"(its path: {' -> '.join(before.path)})", key="--vary")
+                         f"(its path: {' -> '.join(before.path)})", key="vary")
     # The link's equation, with its parallel siblings: capacities add (ceilings.parallel_groups).
     from .ceilings import parallel_groups
 
     rids, u = next((g, n) for g, n in parallel_groups(profile, before.usage)
-                   if any(r.split(":", 1)[0] == link_id for r in g))
+                   if any(link_of(r) == link_id for r in g))
     u = sympy.nsimplify(u)
-    group = [profile.links[r.split(":", 1)[0]] for r in dict.fromkeys(rids)]
+    group = [profile.links[link_of(r)] for r in dict.fromkeys(rids)]
     group = list({x.id: x for x in group}.values())
     sym = symbol(link_id, param)
     values = profile_values(profile)
@@ -294,7 +295,7 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     raw = sum(link_expression(x) for x in group)
     slope = float(sympy.diff(effective, sym).subs(values))
     if slope == 0:
-        raise InputError(f"{vary} does not change the capacity of link {link_id!r}", key="--vary")
+        raise InputError(f"{vary} does not change the capacity of link {link_id!r}", key="vary")
     increasing = slope > 0
     spec = link.definition.param(param)
     current = values[sym]
@@ -338,4 +339,4 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
     return Solved(flow_name, link_id, param, target_bytes_per_s, float(value), spec.dimension,
                   str(equation), reachable, after.effective_bytes_per_s, after.binding, note,
                   raw_value_si=raw_roots[0] if raw_roots else None,
-                  network=any(profile.links[r.split(":", 1)[0]].definition.network for r in before.usage))
+                  network=uses_network(profile, before.usage))

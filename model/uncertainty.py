@@ -56,7 +56,7 @@ def profile_spreads(profile: Profile) -> list[Uncertain]:
     return out
 
 
-def parse_uncertain(text: str, profile: Profile, *, key: str = "--uncertain") -> Uncertain:
+def parse_uncertain(text: str, profile: Profile, *, key: str = "uncertain") -> Uncertain:
     """Parse ``LINK.PARAM=SPREAD`` (e.g. ``mem.clock=200 MHz +- 5 %``)."""
     from . import spread as spreadmod
     from .errors import UnitError
@@ -71,7 +71,7 @@ def parse_uncertain(text: str, profile: Profile, *, key: str = "--uncertain") ->
     try:
         _, spread = spreadmod.parse_spread(value.strip(), spec.dimension, key=where)
     except UnitError as exc:
-        raise InputError(exc.message, key=where) from None
+        raise exc.located(kind=InputError) from None
     if spread[0] == "uniform" and spec.positive and spread[1] <= 0:
         raise InputError(f"{value.strip()!r} must stay greater than zero", key=where)
     return Uncertain(link_id, param, spread, value.strip(), key)
@@ -161,7 +161,7 @@ def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Unce
     from .sweep import build_terms, evaluate_terms
 
     if samples < 2:
-        raise InputError(f"need at least 2 samples, got {samples}", key="--samples")
+        raise InputError(f"need at least 2 samples, got {samples}", key="samples")
     profile.flow(flow)
     merged = {u.name: u for u in profile_spreads(profile)}
     for u in extra:
@@ -170,7 +170,7 @@ def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Unce
     if not inputs:
         raise InputError(f"profile {profile.name!r} has no value with a spread: write one as "
                          "'6.4 GB/s +- 10 %' or '0.7 us .. 1.0 us', or pass --uncertain LINK.PARAM=SPREAD",
-                         key="--uncertain")
+                         key="uncertain")
     rng = np.random.default_rng(seed)
     terms = build_terms(profile, flow, [u.name for u in inputs])
     args = [draw(u, samples, rng, positive=profile.links[u.link].definition.param(u.param).positive)

@@ -264,12 +264,12 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     fixed = dict(fixed or {})
     for k, v in fixed.items():
         if k not in PARAMS:
-            raise InputError(f"no USL parameter {k!r} (parameters: {', '.join(PARAMS)})", key="--fix")
+            raise InputError(f"no USL parameter {k!r} (parameters: {', '.join(PARAMS)})", key="fix")
         ok = v > 0 if k == "gamma" else 0 <= v <= 1
         if not (math.isfinite(v) and ok):
-            raise InputError(f"{k} = {v!r} is out of bounds ({'> 0' if k == 'gamma' else 'in [0, 1]'})", key="--fix")
+            raise InputError(f"{k} = {v!r} is out of bounds ({'> 0' if k == 'gamma' else 'in [0, 1]'})", key="fix")
     if "beta" in fixed:
-        raise InputError("beta cannot be fixed: the fit exists to estimate it", key="--fix")
+        raise InputError("beta cannot be fixed: the fit exists to estimate it", key="fix")
     n, x = _check_data(clients, throughput, series)
     k_full = len([p for p in PARAMS if p not in fixed])
     amdahl_fixed = {**fixed, "beta": 0.0}
@@ -319,7 +319,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     else:
         rel = DEFAULT_NOISE if noise is None else float(noise)
         if not (math.isfinite(rel) and rel > 0):
-            raise InputError(f"the relative noise must be > 0, got {noise!r}", key="--noise")
+            raise InputError(f"the relative noise must be > 0, got {noise!r}", key="noise")
         r0 = (usl(n, p0["gamma"], p0["alpha"], 0.0) - x) / (rel * x)
         chi2 = float(np.sum(r0 ** 2))
         df = max(n.size - k0, 1)

@@ -95,7 +95,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import UnitError, WorkloadError, shown
+from .document import Reader
+from .errors import WorkloadError
 from .input_text import parse_bounded, read_text
 from .paths import data_root, exists
 
@@ -323,106 +324,51 @@ class Workload:
 
 # ---- validation helpers --------------------------------------------------------------------------
 
-class _Ctx:
-    def __init__(self, file):
-        self.file = file
-
-    def err(self, key, message):
-        return WorkloadError(message, file=self.file, key=key)
-
-    def table(self, d, key, allowed, required=()):
-        if not isinstance(d, Mapping):
-            raise self.err(key, "must be a table")
-        for k in d:
-            if k not in allowed:
-                raise self.err(f"{key}.{k}" if key else k,
-                               f"unknown key (allowed: {', '.join(allowed)})")
-        for k in required:
-            if k not in d:
-                raise self.err(f"{key}.{k}" if key else k, "missing")
-        return d
-
-    def count(self, value, key, *, integer=False):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.err(key, f"{value!r} is not a number (give a count such as 1000 or 1e6)")
-        try:
-            finite = math.isfinite(value)
-        except OverflowError:  # an integer beyond any float
-            finite = False
-        if not finite:
-            raise self.err(key, f"{shown(value)} is not finite")
-        if value < 0:
-            raise self.err(key, f"{value!r} is negative (counts must be >= 0)")
-        if integer and value != int(value):
-            raise self.err(key, f"{value!r} is not a whole number")
-        return float(value)
-
-    def quantity(self, value, dimension, key, *, positive=False):
-        if isinstance(value, bool) or not isinstance(value, str):
-            example = '"4 KiB"' if dimension == "size" else '"1 ms"'
-            raise self.err(key, f"{value!r} must be a string with a unit, e.g. {example}")
-        from . import units
-        try:
-            v = units.parse(value, dimension, file=self.file, key=key)
-        except UnitError as exc:
-            raise WorkloadError(exc.message, file=self.file, key=key) from None
-        if not math.isfinite(v) or v < 0:
-            raise self.err(key, f"{value!r} is negative (must be >= 0)")
-        if positive and v <= 0:
-            raise self.err(key, f"{value!r} must be greater than zero")
-        return v
-
-    def choice(self, value, choices, key):
-        if value not in choices:
-            raise self.err(key, f"{value!r} is not one of {', '.join(choices)}")
-        return value
-
-    def string(self, value, key):
-        if not isinstance(value, str):
-            raise self.err(key, f"{value!r} must be a string")
-        return value
+def _count(ctx: Reader, value, key, *, integer=False) -> float:
+    """A count (>= 0) such as 1000 or 1e6."""
+    return ctx.number(value, key, minimum=0, integer=integer, hint="give a count such as 1000 or 1e6")
 
 
-def _memory(ctx: _Ctx, d, key) -> MemoryOps:
+def _memory(ctx: Reader, d, key) -> MemoryOps:
     ctx.table(d, key, ("ops", "bytes_per_op", "bytes", "working_set", "hit_rates", "pattern",
                        "op", "in_place"))
     if "bytes" in d and ("ops" in d or "bytes_per_op" in d):
-        raise ctx.err(key, "give either bytes or ops (with bytes_per_op), not both")
+        raise ctx.error(key, "give either bytes or ops (with bytes_per_op), not both")
     if "bytes" in d:
         total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
     elif "ops" in d:
         per = ctx.quantity(d.get("bytes_per_op", "8 B"), "size", f"{key}.bytes_per_op",
                            positive=True)
-        total = ctx.count(d["ops"], f"{key}.ops") * per
+        total = _count(ctx, d["ops"], f"{key}.ops") * per
     else:
-        raise ctx.err(f"{key}.ops", "missing (give ops, or bytes)")
+        raise ctx.error(f"{key}.ops", "missing (give ops, or bytes)")
     pattern = ctx.choice(d.get("pattern", "stride1"), PATTERNS, f"{key}.pattern")
     op = ctx.choice(d.get("op", "load"), MEMORY_OPS, f"{key}.op")
     if ("working_set" in d) == ("hit_rates" in d):
-        raise ctx.err(key, "give exactly one of working_set or hit_rates")
+        raise ctx.error(key, "give exactly one of working_set or hit_rates")
     ws, rates = None, ()
     if "working_set" in d:
         ws = ctx.quantity(d["working_set"], "size", f"{key}.working_set", positive=True)
     else:
         hr = ctx.table(d["hit_rates"], f"{key}.hit_rates", LEVEL_NAMES)
         if not hr:
-            raise ctx.err(f"{key}.hit_rates", "is empty")
+            raise ctx.error(f"{key}.hit_rates", "is empty")
         pairs = []
         for level in LEVEL_NAMES:
             if level in hr:
-                f = ctx.count(hr[level], f"{key}.hit_rates.{level}")
+                f = _count(ctx, hr[level], f"{key}.hit_rates.{level}")
                 if f > 1:
-                    raise ctx.err(f"{key}.hit_rates.{level}", f"{f!r} is more than 1")
+                    raise ctx.error(f"{key}.hit_rates.{level}", f"{f!r} is more than 1")
                 pairs.append((level, f))
         total_f = sum(f for _, f in pairs)
         if abs(total_f - 1.0) > 1e-6:
-            raise ctx.err(f"{key}.hit_rates", f"fractions sum to {total_f:g}, not 1")
+            raise ctx.error(f"{key}.hit_rates", f"fractions sum to {total_f:g}, not 1")
         rates = tuple(pairs)
     in_place = d.get("in_place", False)
     if not isinstance(in_place, bool):
-        raise ctx.err(f"{key}.in_place", f"{in_place!r} must be true or false")
+        raise ctx.error(f"{key}.in_place", f"{in_place!r} must be true or false")
     if in_place and op != "store":
-        raise ctx.err(f"{key}.in_place", f"only stores can be in place (op is {op!r})")
+        raise ctx.error(f"{key}.in_place", f"only stores can be in place (op is {op!r})")
     return MemoryOps(total, pattern, op, ws, rates, in_place)
 
 
@@ -430,97 +376,97 @@ def _memory(ctx: _Ctx, d, key) -> MemoryOps:
 MAX_LOOP_DIMS, MAX_OFFSETS = 8, 1000
 
 
-def _offsets(ctx: _Ctx, d, key, dims: int, extents) -> tuple:
+def _offsets(ctx: Reader, d, key, dims: int, extents) -> tuple:
     table = ctx.table(d, key, tuple(d) if isinstance(d, dict) else ())
     arrays = []
     for name, offs in table.items():
         k = f"{key}.{name}"
         if not isinstance(offs, list) or not offs or len(offs) > MAX_OFFSETS:
-            raise ctx.err(k, f"must be a list of 1 .. {MAX_OFFSETS} offsets, each a list of "
+            raise ctx.error(k, f"must be a list of 1 .. {MAX_OFFSETS} offsets, each a list of "
                              f"{dims} integers (e.g. [[0, -1], [0, 1]])")
         parsed = []
         for j, off in enumerate(offs):
             if not (isinstance(off, list) and len(off) == dims and
                     all(isinstance(o, int) and not isinstance(o, bool) for o in off)):
-                raise ctx.err(f"{k}[{j}]", f"{off!r} is not a list of {dims} integers (one per "
+                raise ctx.error(f"{k}[{j}]", f"{off!r} is not a list of {dims} integers (one per "
                                            f"dimension of extents)")
             if any(abs(o) >= n for o, n in zip(off, extents)):
-                raise ctx.err(f"{k}[{j}]", f"{off!r} reaches past the grid {list(extents)}")
+                raise ctx.error(f"{k}[{j}]", f"{off!r} reaches past the grid {list(extents)}")
             parsed.append(tuple(off))
         arrays.append((name, tuple(parsed)))
     return tuple(arrays)
 
 
-def _loop(ctx: _Ctx, d, key) -> LoopNest:
+def _loop(ctx: Reader, d, key) -> LoopNest:
     ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores"), ("extents", "loads"))
     ext = d["extents"]
     if not (isinstance(ext, list) and 1 <= len(ext) <= MAX_LOOP_DIMS and
             all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 2 ** 40
                 for n in ext)):
-        raise ctx.err(f"{key}.extents", f"{ext!r} is not a list of 1 .. {MAX_LOOP_DIMS} "
+        raise ctx.error(f"{key}.extents", f"{ext!r} is not a list of 1 .. {MAX_LOOP_DIMS} "
                                         f"grid sizes (whole numbers >= 1), outermost first")
     element = ctx.quantity(d.get("element", "8 B"), "size", f"{key}.element", positive=True)
-    sweeps = ctx.count(d.get("sweeps", 1), f"{key}.sweeps")
+    sweeps = _count(ctx, d.get("sweeps", 1), f"{key}.sweeps")
     loads = _offsets(ctx, d["loads"], f"{key}.loads", len(ext), ext)
     if not loads:
-        raise ctx.err(f"{key}.loads", "is empty (name at least one array the loop loads)")
+        raise ctx.error(f"{key}.loads", "is empty (name at least one array the loop loads)")
     stores = _offsets(ctx, d.get("stores", {}), f"{key}.stores", len(ext), ext)
     return LoopNest(tuple(ext), element, loads, stores, sweeps)
 
 
-def _flops(ctx: _Ctx, d, key) -> Flops:
+def _flops(ctx: Reader, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length") + tuple(CHAINED))
-    vals = {k: ctx.count(d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
+    vals = {k: _count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
-        ll = ctx.count(d["loop_length"], f"{key}.loop_length", integer=True)
+        ll = _count(ctx, d["loop_length"], f"{key}.loop_length", integer=True)
         if ll < 1:
-            raise ctx.err(f"{key}.loop_length", "must be at least 1")
+            raise ctx.error(f"{key}.loop_length", "must be at least 1")
     for chained, kind in CHAINED.items():
         if vals[chained] > vals[kind]:
-            raise ctx.err(f"{key}.{chained}", f"{vals[chained]:g} is more than the {vals[kind]:g} "
+            raise ctx.error(f"{key}.{chained}", f"{vals[chained]:g} is more than the {vals[kind]:g} "
                                               f"{kind} flops it is a part of")
     chains = None
     if "chains" in d:
-        chains = int(ctx.count(d["chains"], f"{key}.chains", integer=True))
+        chains = int(_count(ctx, d["chains"], f"{key}.chains", integer=True))
         if chains < 1:
-            raise ctx.err(f"{key}.chains", "must be at least 1 (the number of partial sums)")
+            raise ctx.error(f"{key}.chains", "must be at least 1 (the number of partial sums)")
     elif vals["chained_adds"] or vals["chained_fma"]:
-        raise ctx.err(f"{key}.chains", "is missing: chained flops need the number of partial "
+        raise ctx.error(f"{key}.chains", "is missing: chained flops need the number of partial "
                                        "sums they accumulate into")
     chain_length = None
     if "chain_length" in d:
-        chain_length = ctx.count(d["chain_length"], f"{key}.chain_length", integer=True)
+        chain_length = _count(ctx, d["chain_length"], f"{key}.chain_length", integer=True)
         if chain_length < 1:
-            raise ctx.err(f"{key}.chain_length", "must be at least 1 (adds per chain)")
+            raise ctx.error(f"{key}.chain_length", "must be at least 1 (adds per chain)")
         if not vals["chained_adds"]:
-            raise ctx.err(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
+            raise ctx.error(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
     return Flops(loop_length=ll, chains=chains, chain_length=chain_length, **vals)
 
 
-def _messages(ctx: _Ctx, d, key) -> Messages:
+def _messages(ctx: Reader, d, key) -> Messages:
     ctx.table(d, key, ("count", "size", "pattern", "processes", "match"), ("count", "size"))
-    count = ctx.count(d["count"], f"{key}.count")
+    count = _count(ctx, d["count"], f"{key}.count")
     size = ctx.quantity(d["size"], "size", f"{key}.size")
     pattern = ctx.choice(d.get("pattern", "ping-pong"), MESSAGE_PATTERNS, f"{key}.pattern")
     procs = None
     if "processes" in d:
-        procs = int(ctx.count(d["processes"], f"{key}.processes", integer=True))
+        procs = int(_count(ctx, d["processes"], f"{key}.processes", integer=True))
         if procs < 2:
-            raise ctx.err(f"{key}.processes", "must be at least 2")
+            raise ctx.error(f"{key}.processes", "must be at least 2")
     match = ()
     if "match" in d:
         m = d["match"]
         if not isinstance(m, Mapping):
-            raise ctx.err(f"{key}.match", "must be a table of point parameters")
+            raise ctx.error(f"{key}.match", "must be a table of point parameters")
         for k, v in m.items():
             if not isinstance(v, (str, int, float, bool)):
-                raise ctx.err(f"{key}.match.{k}", f"{v!r} must be a string, number or boolean")
+                raise ctx.error(f"{key}.match.{k}", f"{v!r} must be a string, number or boolean")
         match = tuple(sorted(m.items()))
     return Messages(count, size, pattern, procs, match)
 
 
-def _io(ctx: _Ctx, d, key) -> IOOps:
+def _io(ctx: Reader, d, key) -> IOOps:
     ctx.table(d, key, ("bytes", "test", "buffer"), ("bytes",))
     total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
     test = ctx.choice(d.get("test", "seq_read"), IO_TESTS, f"{key}.test")
@@ -529,33 +475,33 @@ def _io(ctx: _Ctx, d, key) -> IOOps:
     return IOOps(total, test, buf)
 
 
-def _network(ctx: _Ctx, d, key) -> NetworkTraffic:
+def _network(ctx: Reader, d, key) -> NetworkTraffic:
     ctx.table(d, key, ("bytes", "flow", "memory_passes"), ("bytes",))
     total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
-    flow = ctx.string(d["flow"], f"{key}.flow") if "flow" in d else None
-    passes = ctx.count(d.get("memory_passes", 0), f"{key}.memory_passes")
+    flow = ctx.text(d["flow"], f"{key}.flow") if "flow" in d else None
+    passes = _count(ctx, d.get("memory_passes", 0), f"{key}.memory_passes")
     return NetworkTraffic(total, flow, passes)
 
 
-def _list(ctx: _Ctx, d, name, key, parse):
+def _list(ctx: Reader, d, name, key, parse):
     if name not in d:
         return ()
     items = d[name]
     if isinstance(items, Mapping):
         items = [items]
     if not isinstance(items, list):
-        raise ctx.err(f"{key}.{name}", "must be an array of tables ([[...]])")
+        raise ctx.error(f"{key}.{name}", "must be an array of tables ([[...]])")
     return tuple(parse(ctx, it, f"{key}.{name}[{i}]") for i, it in enumerate(items))
 
 
-def _phase(ctx: _Ctx, d, key, index) -> Phase:
+def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
                        "network"))
-    name = ctx.string(d.get("name", f"phase {index + 1}"), f"{key}.name")
-    repeat = ctx.count(d.get("repeat", 1), f"{key}.repeat")
-    threads = ctx.count(d.get("threads", 1), f"{key}.threads", integer=True)
+    name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
+    repeat = _count(ctx, d.get("repeat", 1), f"{key}.repeat")
+    threads = _count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
     if not 1 <= threads <= MAX_THREADS:
-        raise ctx.err(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
+        raise ctx.error(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
     loop = _loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
     return Phase(name, repeat, threads=int(threads), loop=loop,
@@ -574,21 +520,21 @@ def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
         Naming ``file`` and the key path of the first problem (unknown schema version, unknown
         key, negative count, quantity without a unit ...).
     """
-    ctx = _Ctx(file)
+    ctx = Reader(file, WorkloadError)
     ctx.table(doc, "", ("schema", "name", "description", "source", "phases"), ("schema",))
     schema = doc["schema"]
     if isinstance(schema, bool) or schema != SCHEMA_VERSION:
-        raise ctx.err("schema", f"unsupported schema {schema!r} (this pinchpoint reads "
+        raise ctx.error("schema", f"unsupported schema {schema!r} (this pinchpoint reads "
                                 f"schema {SCHEMA_VERSION})")
-    name = ctx.string(doc.get("name", default_name), "name")
+    name = ctx.text(doc.get("name", default_name), "name")
     phases = doc.get("phases")
     if phases is None:
-        raise ctx.err("phases", "missing (a workload needs at least one [[phases]] table)")
+        raise ctx.error("phases", "missing (a workload needs at least one [[phases]] table)")
     if not isinstance(phases, list) or not phases:
-        raise ctx.err("phases", "must be a non-empty array of tables ([[phases]])")
+        raise ctx.error("phases", "must be a non-empty array of tables ([[phases]])")
     parsed = tuple(_phase(ctx, p, f"phases[{i}]", i) for i, p in enumerate(phases))
-    return Workload(name, parsed, ctx.string(doc.get("description", ""), "description"),
-                    ctx.string(doc.get("source", ""), "source"), file)
+    return Workload(name, parsed, ctx.text(doc.get("description", ""), "description"),
+                    ctx.text(doc.get("source", ""), "source"), file)
 
 
 def loads_workload(text: str, *, file=None, default_name="workload") -> Workload:
@@ -626,6 +572,6 @@ def load_workload(name_or_path) -> Workload:
         table = bundled_workloads()
         if text_name not in table:
             raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
-                                f"(bundled: {', '.join(table) or 'none'})", key="--workload")
+                                f"(bundled: {', '.join(table) or 'none'})", key="workload")
         path = table[text_name]
     return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=path.stem)

@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # the fast path: no subcommand modules imported
         print(f"pinchpoint {__version__}")
         return 0
-    args = build_parser(command_of(argv)).parse_args(argv)
+    parser = build_parser(command_of(argv))
+    args = parser.parse_args(argv)
     from .output import set_verbosity
 
     set_verbosity(getattr(args, "verbosity", 0))
@@ -156,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         _say_inputs(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
+        from .flags import as_flag, flags_of, leaf_parser
+
+        # models name parameters ("flow"); the user typed a flag ("--flow")
+        exc = as_flag(exc, flags_of(leaf_parser(parser, getattr(args, "run", None))))
         print(f"pinchpoint: error: {exc}", file=sys.stderr)
         return 2
     except Terminated:

@@ -24,6 +24,85 @@ FLAGS = {
 }
 
 
+#: The flags of each group, in the order ``--help`` lists them (``report`` takes a subset).
+MEASUREMENT = ("measured", "iperf3", "protocol", "side", "streams")
+NETWORK_PATH = ("link", "medium", "mtu", "mss", "ipv6", "no_timestamps", "vlan", "rtt", "window", "rcvbuf",
+                "so_rcvbuf", "adv_win_scale", "loss", "loss_model", "mathis_c")
+HOST = ("profile", "flow", "clock", "cores", "mmrbc", "outstanding_reads", "read_latency")
+#: One of these at most: each says what the TCP window is.
+_WINDOW = ("window", "rcvbuf", "so_rcvbuf")
+
+
+def _measurement_flags() -> dict[str, tuple[str, dict]]:
+    """Parameter -> (flag, add_argument keywords): the one definition of diagnose's inputs, shared
+    by every command that judges a measurement (diagnose, report)."""
+    from .. import tcp
+    from ..diagnose.inputs import MEDIA
+
+    return {
+        "measured": ("--measured", dict(metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")),
+        "iperf3": ("--iperf3", dict(metavar="FILE", help="read the rate, RTT, MSS, buffers and retransmits from "
+                                                         "iperf3 -J output ('-': standard input) (flags given as "
+                                                         "well override it)")),
+        "protocol": ("--protocol", dict(choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")),
+        "side": ("--side", dict(choices=("sender", "receiver"), help="which end reported the figure")),
+        "streams": ("--streams", dict(type=int, metavar="N", help="parallel streams (default 1)")),
+        "link": ("--link", dict(metavar="RATE", help="raw line rate, e.g. '1 Gbit/s' (or from the profile)")),
+        "medium": ("--medium", dict(choices=MEDIA, default="ethernet",
+                                    help="framing on the line (atm: AAL5 over SONET OC-3c; appletalk: DDP on "
+                                         "Ethernet)")),
+        "mtu": ("--mtu", dict(metavar="SIZE", help="MTU (default: the profile NIC's, else 1500 on Ethernet, "
+                                                   "9180 ATM, 4352 FDDI)")),
+        "mss": ("--mss", dict(metavar="SIZE", help="TCP MSS (default MTU minus headers)")),
+        "ipv6": ("--ipv6", dict(action="store_true", help="IPv6 headers (40 B instead of 20)")),
+        "no_timestamps": ("--no-timestamps", dict(action="store_true",
+                                                  help="TCP without the 12-byte timestamps option")),
+        "vlan": ("--vlan", dict(action="store_true", help="802.1Q tagged frames (+4 B)")),
+        "rtt": ("--rtt", dict(metavar="TIME", help="round-trip time, e.g. '44.5 ms'")),
+        "window": ("--window", dict(metavar="SIZE", help="TCP window per stream, e.g. '4 MiB'")),
+        "rcvbuf": ("--rcvbuf", dict(metavar="SIZE", help="receive buffer as the kernel holds it (tcp_rmem max, "
+                                                         "getsockopt); the window is a share of it")),
+        "so_rcvbuf": ("--so-rcvbuf", dict(metavar="SIZE", help="the value passed to setsockopt(SO_RCVBUF) or "
+                                                               "iperf -w (Linux doubles it)")),
+        "adv_win_scale": ("--adv-win-scale", dict(type=int, default=None, metavar="N",
+                                                  help="net.ipv4.tcp_adv_win_scale (default 1: the window is "
+                                                       "half the buffer)")),
+        "loss": ("--loss", dict(type=float, metavar="P", help="packet loss probability, 0 < P < 1")),
+        "loss_model": ("--loss-model", dict(metavar="NAME",
+                                            help="the TCP loss model (pinchpoint.diagnose.LOSS_MODELS; default "
+                                                 "mathis: Mathis, PFTK above 1 %%)")),
+        "mathis_c": ("--mathis-c", dict(type=float, metavar="C",
+                                        help=f"Mathis constant (default sqrt(3/2) = {tcp.C_MATHIS:.4g}; "
+                                             f"sqrt(3/4) = {tcp.C_MATHIS_DELAYED_ACK:.2g} with delayed ACKs)")),
+        "profile": ("--profile", dict(help="machine profile (bundled name or .toml path) for host path ceilings")),
+        "flow": ("--flow", dict(help="the profile flow the data takes (e.g. nic-rx, nic-tx)")),
+        "clock": ("--clock", dict(metavar="FREQ", help="the CPU clock in use now (a throttled CPU), e.g. '2.0 GHz'")),
+        "cores": ("--cores", dict(type=int, metavar="N",
+                                  help="CPU cores available (default: the profile's, else 1)")),
+        "mmrbc": ("--mmrbc", dict(metavar="SIZE", help="PCI-X MMRBC (burst) in bytes: 512, 1024, 2048 or 4096")),
+        "outstanding_reads": ("--outstanding-reads", dict(type=int, metavar="N",
+                                                          help="PCI-X split reads the NIC keeps in flight (with "
+                                                               "--read-latency: the DMA-read bound)")),
+        "read_latency": ("--read-latency", dict(metavar="TIME", help="memory read latency seen from the bus, e.g. "
+                                                                     "'1 us' (default: the profile memory's "
+                                                                     "latency)")),
+    }
+
+
+def add_measurement_arguments(group, names) -> None:
+    """Add diagnose's flags ``names`` (parameter names, see :data:`MEASUREMENT` ...) to ``group``;
+    the window flags among them exclude each other."""
+    flags = _measurement_flags()
+    window = None
+    for name in names:
+        flag, keywords = flags[name]
+        if name in _WINDOW:
+            window = window or group.add_mutually_exclusive_group()
+            window.add_argument(flag, **keywords)
+        else:
+            group.add_argument(flag, **keywords)
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "diagnose", help="is a measured throughput good? every ceiling, the binding one, a verdict",
@@ -32,45 +111,9 @@ def add_parser(sub) -> None:
                     "flow (PCI-X, PCIe, HyperTransport, memory ...) and the CPU.  Rates take units "
                     "('260 Mbit/s', '1 Gbps', '6.4 GB/s'), sizes too ('4 MiB', '100 MB'; MTU and MMRBC may be "
                     "plain byte counts), times '44.5 ms'.")
-    g = p.add_argument_group("the measurement")
-    g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")
-    g.add_argument("--iperf3", metavar="FILE", help="read the rate, RTT, MSS, buffers and retransmits from "
-                                                    "iperf3 -J output ('-': standard input) (flags given as well override it)")
-    g.add_argument("--protocol", choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")
-    g.add_argument("--side", choices=("sender", "receiver"), help="which end reported the figure")
-    g.add_argument("--streams", type=int, metavar="N", help="parallel streams (default 1)")
-    g = p.add_argument_group("the network path")
-    g.add_argument("--link", metavar="RATE", help="raw line rate, e.g. '1 Gbit/s' (or from the profile)")
-    g.add_argument("--medium", choices=("ethernet", "atm", "fddi", "appletalk"), default="ethernet",
-                   help="framing on the line (atm: AAL5 over SONET OC-3c; appletalk: DDP on Ethernet)")
-    g.add_argument("--mtu", metavar="SIZE", help="MTU (default 1500 on Ethernet, 9180 ATM, 4352 FDDI)")
-    g.add_argument("--mss", metavar="SIZE", help="TCP MSS (default MTU minus headers)")
-    g.add_argument("--ipv6", action="store_true", help="IPv6 headers (40 B instead of 20)")
-    g.add_argument("--no-timestamps", action="store_true", help="TCP without the 12-byte timestamps option")
-    g.add_argument("--vlan", action="store_true", help="802.1Q tagged frames (+4 B)")
-    g.add_argument("--rtt", metavar="TIME", help="round-trip time, e.g. '44.5 ms'")
-    w = g.add_mutually_exclusive_group()
-    w.add_argument("--window", metavar="SIZE", help="TCP window per stream, e.g. '4 MiB'")
-    w.add_argument("--rcvbuf", metavar="SIZE", help="receive buffer as the kernel holds it (tcp_rmem max, "
-                                                    "getsockopt); the window is a share of it")
-    w.add_argument("--so-rcvbuf", metavar="SIZE", help="the value passed to setsockopt(SO_RCVBUF) or iperf -w "
-                                                       "(Linux doubles it)")
-    g.add_argument("--adv-win-scale", type=int, default=None, metavar="N",
-                   help="net.ipv4.tcp_adv_win_scale (default 1: the window is half the buffer)")
-    g.add_argument("--loss", type=float, metavar="P", help="packet loss probability, 0 < P < 1")
-    g.add_argument("--loss-model", metavar="NAME",
-                   help="the TCP loss model (pinchpoint.diagnose.LOSS_MODELS; default mathis: Mathis, PFTK above 1 %%)")
-    g.add_argument("--mathis-c", type=float, metavar="C", help="Mathis constant (1.22; 0.87 with delayed ACKs)")
-    g = p.add_argument_group("the host")
-    g.add_argument("--profile", help="machine profile (bundled name or .toml path) for host path ceilings")
-    g.add_argument("--flow", help="the profile flow the data takes (e.g. nic-rx, nic-tx)")
-    g.add_argument("--clock", metavar="FREQ", help="the CPU clock in use now (a throttled CPU), e.g. '2.0 GHz'")
-    g.add_argument("--cores", type=int, metavar="N", help="CPU cores available (default: the profile's, else 1)")
-    g.add_argument("--mmrbc", metavar="SIZE", help="PCI-X MMRBC (burst) in bytes: 512, 1024, 2048 or 4096")
-    g.add_argument("--outstanding-reads", type=int, metavar="N",
-                   help="PCI-X split reads the NIC keeps in flight (with --read-latency: the DMA-read bound)")
-    g.add_argument("--read-latency", metavar="TIME", help="memory read latency seen from the bus, e.g. '1 us' "
-                                                          "(default: the profile memory's latency)")
+    add_measurement_arguments(p.add_argument_group("the measurement"), MEASUREMENT)
+    add_measurement_arguments(p.add_argument_group("the network path"), NETWORK_PATH)
+    add_measurement_arguments(p.add_argument_group("the host"), HOST)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run_diagnose)
 

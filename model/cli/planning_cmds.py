@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..resource_ids import convention
 from .output import IMAGE_SUFFIXES, output_path
 
 
@@ -121,7 +122,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    conv = "network" if result.network else "memory"
+    conv = convention(result.network)
     fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
     print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
           f" = {result.size} points")
@@ -156,18 +157,21 @@ def run_sweep(args: argparse.Namespace) -> int:
 # --- uncertainty ---------------------------------------------------------------------------------
 
 def run_uncertainty(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from .. import units
     from ..profile_io import load_profile
     from ..uncertainty import monte_carlo, parse_uncertain
     from .output import print_json, table
 
     profile = load_profile(args.profile)
-    extra = [parse_uncertain(u, profile) for u in args.uncertain]
+    # the model names its parameter ("uncertain"); output says where a spread came from: the flag
+    extra = [dataclasses.replace(parse_uncertain(u, profile), origin="--uncertain") for u in args.uncertain]
     r = monte_carlo(profile, args.flow, extra, samples=args.samples, seed=args.seed)
     if args.json:
         print_json(r.to_dict())
         return 0
-    conv = "network" if r.network else "memory"
+    conv = convention(r.network)
     fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
     print(f"{profile.name}: {r.flow}, {r.samples} samples (seed {r.seed})")
     for u in r.inputs:
@@ -215,7 +219,7 @@ def run_compare(args: argparse.Namespace) -> int:
             if cell is None:
                 row.append("-")
                 continue
-            conv = "network" if cell.network else "memory"
+            conv = convention(cell.network)
             mark = "*" if m in best and len(c.machines) > 1 else ""
             row.append(f"{mark}{units.format_rate(cell.ceiling.ceiling_bytes_per_s, conv)} "
                        f"[{','.join(cell.ceiling.binding)}]")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..resource_ids import convention
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -185,7 +187,7 @@ def measured_ceilings_report(profile, signature_arg: str, as_json: bool):
     if not rows:
         print(f"signature {sig.name}: no figure that stands for a link or flow of {profile.name}")
         return None
-    conv = lambda m: "network" if m.network else "memory"  # noqa: E731
+    conv = lambda m: convention(m.network)  # noqa: E731
 
     def efficiency(m) -> str:
         if m.efficiency is None:

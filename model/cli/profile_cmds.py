@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..resource_ids import convention
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("profiles", help="list the bundled machine profiles")
@@ -143,9 +145,9 @@ def run_solve(args: argparse.Namespace) -> int:
         print_json(s.to_dict())
         return 0
     value = units.format_quantity(s.value_si, s.dimension, digits=7)
-    convention = "network" if s.network else "memory"
-    target = units.format_rate(s.target_bytes_per_s, convention)
-    reached = units.format_rate(s.ceiling_after_bytes_per_s, convention)
+    conv = convention(s.network)
+    target = units.format_rate(s.target_bytes_per_s, conv)
+    reached = units.format_rate(s.ceiling_after_bytes_per_s, conv)
     if s.reachable:
         print(f"{s.link}.{s.param} = {value} gives {s.flow} {reached} after protocol overhead "
               f"(target {target}), bound by {', '.join(s.binding_after)}")

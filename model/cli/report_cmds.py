@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 
+from .diagnose_cmds import add_measurement_arguments
 from .output import output_path
 
 #: Flags that only make sense with a measured figure.
@@ -34,24 +35,8 @@ def add_parser(sub) -> None:
     p.add_argument("--signature", metavar="S", help="signature JSON, or a bundled name such as p690")
     p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
     p.add_argument("--title", help="page title (default: the profile name)")
-    g = p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)")
-    g.add_argument("--measured", metavar="RATE", help="the measured payload rate, e.g. '3.5 Gbit/s'")
-    g.add_argument("--iperf3", metavar="FILE", help="iperf3 -J output to take the measurement from ('-': stdin)")
-    g.add_argument("--protocol", choices=("tcp", "udp"), help="default tcp (or the iperf3 file's)")
-    g.add_argument("--side", choices=("sender", "receiver"), help="which end reported the figure")
-    g.add_argument("--streams", type=int, metavar="N", help="parallel streams (default 1)")
-    g.add_argument("--link", metavar="RATE", help="raw line rate (default: the profile's network link)")
-    g.add_argument("--mtu", metavar="SIZE", help="MTU (default: the profile NIC's, else 1500)")
-    g.add_argument("--mss", metavar="SIZE", help="TCP MSS (default MTU minus headers)")
-    g.add_argument("--rtt", metavar="TIME", help="round-trip time, e.g. '44.5 ms'")
-    w = g.add_mutually_exclusive_group()
-    w.add_argument("--window", metavar="SIZE", help="TCP window per stream, e.g. '4 MiB'")
-    w.add_argument("--rcvbuf", metavar="SIZE", help="receive buffer as the kernel holds it")
-    w.add_argument("--so-rcvbuf", metavar="SIZE", help="the value passed to setsockopt(SO_RCVBUF) (Linux doubles it)")
-    g.add_argument("--loss", type=float, metavar="P", help="packet loss probability, 0 < P < 1")
-    g.add_argument("--clock", metavar="FREQ", help="the CPU clock in use now, e.g. '2.0 GHz'")
-    g.add_argument("--cores", type=int, metavar="N", help="CPU cores available")
-    g.add_argument("--mmrbc", metavar="SIZE", help="PCI-X MMRBC (burst): 512, 1024, 2048 or 4096")
+    add_measurement_arguments(p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)"),
+                              ("measured", "iperf3") + _MEASUREMENT_ONLY)
     # diagnose flags the report does not expose, at diagnose's defaults
     p.set_defaults(run=run_report, medium="ethernet", ipv6=False, no_timestamps=False, vlan=False,
                    adv_win_scale=None, mathis_c=None, loss_model=None)

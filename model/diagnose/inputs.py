@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import framing, tcp
+from ..document import Reader
 from ..errors import InputError
 
 #: Mathis' C used unless told otherwise: the library's sqrt(3/2) (formulas.md section 4 rounds it
@@ -69,26 +70,22 @@ class DiagnoseInputs:
         return InputError(message, file=self.origin, key=key)
 
     def validate(self) -> None:
-        """Raise :class:`InputError` naming the field and what was expected."""
+        """Raise :class:`InputError` naming the field (a parameter name, which the CLI maps to its
+        flag) and what was expected."""
+        doc = Reader(self.origin, InputError)
+
         def positive(name, value, what):
-            if value is None:
-                return
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise self._error(name, f"expected a finite {what}, got {value!r}")
-            if value <= 0:
-                raise self._error(name, f"{what} must be greater than zero, got {value!r}")
+            if value is not None:
+                doc.number(value, name, what=what, positive=True)
 
         positive("measured_bytes_per_s", self.measured_bytes_per_s, "measured rate")
         if self.measured_bytes_per_s is None:
             raise self._error("measured_bytes_per_s", "missing: the measured rate to judge")
-        if self.protocol not in ("tcp", "udp"):
-            raise self._error("protocol", f"expected 'tcp' or 'udp', got {self.protocol!r}")
-        if self.side not in (None, "sender", "receiver"):
-            raise self._error("side", f"expected 'sender' or 'receiver', got {self.side!r}")
-        if self.medium not in MEDIA:
-            raise self._error("medium", f"expected one of {', '.join(MEDIA)}, got {self.medium!r}")
-        if self.ip_version not in (4, 6):
-            raise self._error("ip_version", f"expected 4 or 6, got {self.ip_version!r}")
+        doc.choice(self.protocol, ("tcp", "udp"), "protocol")
+        if self.side is not None:
+            doc.choice(self.side, ("sender", "receiver"), "side")
+        doc.choice(self.medium, MEDIA, "medium")
+        doc.choice(self.ip_version, (4, 6), "ip_version")
         positive("line_bytes_per_s", self.line_bytes_per_s, "line rate")
         positive("rtt_s", self.rtt_s, "round-trip time")
         positive("window_bytes", self.window_bytes, "window")
@@ -101,9 +98,8 @@ class DiagnoseInputs:
         positive("duration_s", self.duration_s, "duration")
         positive("target_bytes_per_s", self.target_bytes_per_s, "target rate")
         positive("read_latency_s", self.read_latency_s, "read latency")
-        if self.outstanding_reads is not None and (not isinstance(self.outstanding_reads, int)
-                                                   or self.outstanding_reads < 1):
-            raise self._error("outstanding_reads", f"expected a whole number >= 1, got {self.outstanding_reads!r}")
+        if self.outstanding_reads is not None:
+            doc.whole(self.outstanding_reads, "outstanding_reads", minimum=1)
         if self.window_bytes is not None and self.buffer_bytes is not None:
             raise self._error("window_bytes", "give a window or a buffer, not both")
         if self.loss is not None:
@@ -113,12 +109,10 @@ class DiagnoseInputs:
                                           f"got {self.loss!r}")
         from .loss_models import LOSS_MODELS
 
-        if self.loss_model not in LOSS_MODELS:
-            raise self._error("loss_model", f"expected one of {', '.join(LOSS_MODELS)}, got {self.loss_model!r}")
-        if not isinstance(self.streams, int) or isinstance(self.streams, bool) or self.streams < 1:
-            raise self._error("streams", f"expected a whole number of streams >= 1, got {self.streams!r}")
-        if self.cores is not None and (not isinstance(self.cores, int) or self.cores < 1):
-            raise self._error("cores", f"expected a whole number of cores >= 1, got {self.cores!r}")
+        doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
+        doc.whole(self.streams, "streams", minimum=1, what="a whole number of streams")
+        if self.cores is not None:
+            doc.whole(self.cores, "cores", minimum=1, what="a whole number of cores")
         if not isinstance(self.adv_win_scale, int) or not 1 <= self.adv_win_scale <= 14:
             raise self._error("adv_win_scale", f"expected a whole number 1..14, got {self.adv_win_scale!r}")
         if self.mtu_bytes is not None:

@@ -14,6 +14,7 @@ from .resolve import flow_ceiling as _flow_ceiling
 from .results import Limit
 from .wording import net as _net
 from .wording import time as _time
+from ..resource_ids import link_of
 
 HOST_KINDS = ("pci", "pci-x", "pcie", "hypertransport", "fsb", "memory", "disk", "link")
 
@@ -37,7 +38,7 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
     share = framing.bus_bytes_per_payload(mtu, inputs.protocol, inputs.ip_version, inputs.timestamps)
     usage: dict[str, float] = {}
     for rid, u in c.usage.items():
-        lid = rid.split(":", 1)[0]
+        lid = link_of(rid)
         usage[lid] = max(usage.get(lid, 0.0), u)
     out = []
     for lid, u in usage.items():

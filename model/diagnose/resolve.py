@@ -10,6 +10,7 @@ from .. import framing, tcp
 from ..errors import InputError
 from .inputs import DEFAULT_MTU, DiagnoseInputs
 from .wording import size as _size
+from ..resource_ids import link_of
 
 
 def resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
@@ -27,7 +28,7 @@ def resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
 def flow_links(profile, flow: str) -> list[str]:
     """The links a flow crosses (routing does not depend on MMRBC or other efficiency params)."""
     c = flow_ceiling(profile, flow)
-    return list(dict.fromkeys(r.split(":", 1)[0] for r in c.usage))
+    return list(dict.fromkeys(link_of(r) for r in c.usage))
 
 
 _CEILING_CACHE: dict = {}

@@ -28,6 +28,7 @@ import math
 import re
 from typing import Iterable
 
+from ..document import Reader
 from ..errors import InputError
 from ..input_text import finite_number, parse_bounded
 
@@ -89,20 +90,16 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
         On text that is not fio JSON, a job that reports an error, or a missing field.
     """
     data = _load(text, file)
-    glob = data.get("global options", {})
-    if not isinstance(glob, dict):
-        raise InputError("expected an object", file=file, key="global options")
+    doc = Reader(file, InputError, json=True)
+    glob = doc.table(data.get("global options", {}), "global options")
     out = []
     for j, job in enumerate(data["jobs"]):
         key = f"jobs[{j}]"
-        if not isinstance(job, dict):
-            raise InputError("expected an object", file=file, key=key)
+        doc.table(job, key)
         name = job.get("jobname", key)
         if job.get("error", 0):
             raise InputError(f"fio job {name!r} failed with error {job['error']}", file=file, key=f"{key}.error")
-        job_opts = job.get("job options") or {}
-        if not isinstance(job_opts, dict):
-            raise InputError("expected an object", file=file, key=f"{key}.job options")
+        job_opts = doc.table(job.get("job options") or {}, f"{key}.job options")
         opts = {**glob, **job_opts}
         rw = str(opts.get("rw", opts.get("readwrite", "read")))
         base_rw = rw.split(":")[0]

@@ -23,8 +23,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, shown
-from ..input_text import finite_number, parse_bounded
+from ..document import Reader
+from ..errors import InputError
+from ..input_text import parse_bounded
 
 
 @dataclass(frozen=True)
@@ -80,28 +81,21 @@ class Iperf3Result:
         return out
 
 
-def _get(data, path: str, file, *, required=True):
+def _get(doc: Reader, data, path: str, *, required=True):
+    """The value at a dotted ``path`` of the report (None, or an error where ``required``)."""
     node = data
     for part in path.split("."):
         if not isinstance(node, dict) or part not in node:
             if required:
-                raise InputError("missing: is this iperf3 -J output of a finished test?", file=file, key=path)
+                raise doc.error(path, "missing: is this iperf3 -J output of a finished test?")
             return None
         node = node[part]
     return node
 
 
-def _number(value, key, file, *, positive=False, allow_zero=True):
-    if finite_number(value) is None:
-        raise InputError(f"expected a finite number, got {shown(value)}", file=file, key=key)
-    if value < 0 or (positive and value == 0 and not allow_zero):
-        raise InputError(f"expected a {'positive' if positive else 'non-negative'} number, got {value!r}",
-                         file=file, key=key)
-    return float(value)
-
-
 def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
     """Parse the text of an iperf3 JSON report."""
+    doc = Reader(file, InputError, json=True)
     try:
         data = parse_bounded(json.loads, text, InputError, file=file)
     except json.JSONDecodeError as exc:
@@ -111,18 +105,16 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
         raise InputError("expected a JSON object (iperf3 -J output)", file=file)
     if data.get("error"):
         raise InputError(f"iperf3 reported an error: {data['error']}", file=file, key="error")
-    start = _get(data, "start", file)
-    end = _get(data, "end", file)
+    start = _get(doc, data, "start")
+    end = _get(doc, data, "end")
     if not isinstance(start, dict) or not isinstance(end, dict):
         raise InputError("expected objects 'start' and 'end'", file=file)
-    proto = str(_get(data, "start.test_start.protocol", file, required=False) or "TCP").lower()
+    proto = str(_get(doc, data, "start.test_start.protocol", required=False) or "TCP").lower()
     if proto not in ("tcp", "udp"):
         raise InputError(f"protocol {proto!r} is not tcp or udp", file=file, key="start.test_start.protocol")
-    streams = _get(data, "start.test_start.num_streams", file, required=False)
+    streams = _get(doc, data, "start.test_start.num_streams", required=False)
     streams = 1 if streams is None else streams
-    if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
-        raise InputError(f"expected a whole number of streams >= 1, got {streams!r}", file=file,
-                         key="start.test_start.num_streams")
+    doc.whole(streams, "start.test_start.num_streams", minimum=1, what="a whole number of streams")
 
     def rate(key):
         node = end.get(key)
@@ -130,7 +122,7 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
             return None
         if not isinstance(node, dict) or "bits_per_second" not in node:
             raise InputError("expected an object with bits_per_second", file=file, key=f"end.{key}")
-        return _number(node["bits_per_second"], f"end.{key}.bits_per_second", file) / 8.0
+        return doc.number(node["bits_per_second"], f"end.{key}.bits_per_second", minimum=0) / 8.0
 
     sent, received = rate("sum_sent"), rate("sum_received")
     if sent is None and received is None and isinstance(end.get("sum"), dict):
@@ -141,17 +133,15 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
 
     rtts, wnds = [], []
     stream_list = end.get("streams", [])
-    if not isinstance(stream_list, list):
-        raise InputError("expected a list", file=file, key="end.streams")
-    for i, s in enumerate(stream_list):
+    for i, s in enumerate(doc.list(stream_list, "end.streams")):
         sender = s.get("sender") if isinstance(s, dict) else None
         if isinstance(sender, dict):
             if "mean_rtt" in sender:
-                v = _number(sender["mean_rtt"], f"end.streams[{i}].sender.mean_rtt", file)
+                v = doc.number(sender["mean_rtt"], f"end.streams[{i}].sender.mean_rtt", minimum=0)
                 if v > 0:
                     rtts.append(v * 1e-6)  # iperf3 reports microseconds
             if "max_snd_wnd" in sender:
-                v = _number(sender["max_snd_wnd"], f"end.streams[{i}].sender.max_snd_wnd", file)
+                v = doc.number(sender["max_snd_wnd"], f"end.streams[{i}].sender.max_snd_wnd", minimum=0)
                 if v > 0:
                     wnds.append(v)
 
@@ -159,31 +149,31 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
         v = start.get(key)
         if v is None:
             return None
-        v = _number(v, f"start.{key}", file)
+        v = doc.number(v, f"start.{key}", minimum=0)
         return v if (v > 0 or not positive_only) else None
 
     mss = opt("tcp_mss") or opt("tcp_mss_default")
     retrans = None
     if isinstance(end.get("sum_sent"), dict) and "retransmits" in end["sum_sent"]:
-        retrans = int(_number(end["sum_sent"]["retransmits"], "end.sum_sent.retransmits", file))
+        retrans = int(doc.number(end["sum_sent"]["retransmits"], "end.sum_sent.retransmits", minimum=0))
     lost = None
     for key in ("sum_received", "sum"):
         node = end.get(key)
         if proto == "udp" and isinstance(node, dict) and "lost_percent" in node:
-            lost = _number(node["lost_percent"], f"end.{key}.lost_percent", file)
+            lost = doc.number(node["lost_percent"], f"end.{key}.lost_percent", minimum=0)
             break
-    duration = _get(data, "start.test_start.duration", file, required=False)
-    duration = _number(duration, "start.test_start.duration", file) if duration else None
+    duration = _get(doc, data, "start.test_start.duration", required=False)
+    duration = doc.number(duration, "start.test_start.duration", minimum=0) if duration else None
     version = start.get("version")
-    target = _get(data, "start.test_start.target_bitrate", file, required=False)
-    target = _number(target, "start.test_start.target_bitrate", file) / 8.0 if target else None
+    target = _get(doc, data, "start.test_start.target_bitrate", required=False)
+    target = doc.number(target, "start.test_start.target_bitrate", minimum=0) / 8.0 if target else None
     return Iperf3Result(
         file=file, protocol=proto, streams=streams, sent_bytes_per_s=sent, received_bytes_per_s=received,
         rtt_s=sum(rtts) / len(rtts) if rtts else None, mss_bytes=mss,
         requested_buffer_bytes=opt("sock_bufsize"), sndbuf_bytes=opt("sndbuf_actual"),
         rcvbuf_bytes=opt("rcvbuf_actual"), max_peer_window_bytes=sum(wnds) / len(wnds) if wnds else None,
         retransmits=retrans, lost_percent=lost, duration_s=duration,
-        reverse=bool(_get(data, "start.test_start.reverse", file, required=False)),
+        reverse=bool(_get(doc, data, "start.test_start.reverse", required=False)),
         target_bytes_per_s=target, version=version if isinstance(version, str) else None,
     )
 

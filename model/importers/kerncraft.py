@@ -121,7 +121,7 @@ def _quantity(value, dimension: str, file, key) -> float:
     try:
         si = _parse_cached(text, dimension)
     except UnitError as exc:
-        raise InputError(exc.message, file=file, key=key) from None
+        raise exc.located(file=file, key_prefix=key, kind=InputError) from None
     if not math.isfinite(si):
         raise InputError(f"{value!r} is not finite", file=file, key=key)
     if si < 0:

@@ -62,3 +62,38 @@ def test_mpi_variants_follow_their_kernel():
     assert [j.kernel for j in with_mpi.jobs] == ["ping", "ping_mpi"]
     assert with_mpi.kernels == ("ping", "ping_mpi")
     assert [j.kernel for j in make_plan("quick", ("ping",), llc_bytes=MiB, cpus=2, mpi=False).jobs] == ["ping"]
+
+
+def test_registered_kernel_flows_through_measure_with_a_fake_runner(fake_kernel, monkeypatch):
+    """End to end: a kernel registered from outside is planned, "compiled" and run by measure(),
+    its bookkeeping key is dropped from the points, and the signature carries it and reads back."""
+    import pinchpoint.measure as measure_mod
+    from pinchpoint.kernel_runner import Compiler, KernelOutput
+    from pinchpoint.signature import loads_signature
+
+    compiled, ran = [], []
+
+    def fake_compile(kernel, compiler):
+        compiled.append(kernel)
+        return f"/fake/bin/{kernel}"
+
+    def fake_run(binary, args, *, kernel, **kw):
+        ran.append((binary, kernel, tuple(args)))
+        sizes = args[args.index("--sizes") + 1].split(",")
+        return KernelOutput(kernel, [{"params": {"bytes": int(s), "laps": 7}, "unit": "B/s",
+                                      "repetitions": [1e9, 2e9, 1.5e9]} for s in sizes], "complete")
+
+    monkeypatch.setattr(measure_mod, "compile_kernel", fake_compile)
+    monkeypatch.setattr(measure_mod, "run_kernel", fake_run)
+    monkeypatch.setattr(measure_mod, "find_compiler", lambda cc, flags: Compiler(("fakecc",), "fakecc 1.0", ()))
+    monkeypatch.setattr(measure_mod, "source_sha256", lambda kernel: "0" * 64)
+    monkeypatch.setattr(measure_mod, "host_info", lambda: {"cpu_model": "toy", "caches": []})
+
+    sig = measure_mod.measure("quick", ("fakebw",))
+    assert compiled == ["fakebw"] and [(b, k) for b, k, _ in ran] == [("/fake/bin/fakebw", "fakebw")]
+    assert fake_kernel and fake_kernel[0][0] == "quick"  # its planner saw the mode
+    (point,) = sig.points("fakebw")
+    assert point.params == {"bytes": 64}  # "laps" is bookkeeping: not a parameter
+    assert point.result.median == 1.5e9
+    back = loads_signature(sig.to_json())
+    assert back.value("fakebw", bytes=64) == 1.5e9
