@@ -6,7 +6,9 @@ parameters (:func:`pinchpoint.symbolic.link_expression`, symbols named ``"link.p
 substitute the profile's values for every parameter that is not swept, turn each term into a
 numpy function with :func:`sympy.lambdify`, evaluate all terms over the whole grid at once and
 take the minimum (the ceiling) and the arg-minimum (the binding link) along the term axis.
-There is no Python loop over grid points.
+There is no Python loop over grid points.  Large grids are evaluated in chunks of consecutive
+points (:class:`SweepPlan`, :class:`SweepChunk`): the same arithmetic on each point, so the
+same floats, with memory bounded by the chunk; the CLI streams CSV and its summary that way.
 
 The routing (how many times a payload byte crosses each resource, the ``usage``) is taken from
 the ceiling at the profile's own values and kept fixed over the grid.  That is exact when each
