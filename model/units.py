@@ -14,9 +14,9 @@ not used: it is a pickle, which runs code when loaded.
 
 Building that registry costs about 0.4 s a process (importing pint and numpy, then parsing the
 definitions), ten times the rest of a small ``ceilings``.  So the unit strings met in practice
-("133 MHz", "6.4 GB/s", "64 KiB", ...) are looked up in :mod:`pinchpoint.units_table`, a plain
-Python table of (dimension, factor to the SI base unit) that tools/generate_units_table.py
-derives from this very registry.  pint stays the authority: the table is used only while the
+("133 MHz", "6.4 GB/s", "64 KiB", ...) are looked up in units_table.json, a plain table of
+(dimension, factor to the SI base unit) that tools/generate_units_table.py derives from this
+very registry.  pint stays the authority: the table is used only while the
 installed pint's patched definitions hash to the digest it was made from, a test re-derives
 every entry and compares, and every other string (and every error) goes to pint as before.
 """
@@ -235,16 +235,25 @@ def definitions_digest() -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _table() -> dict:
-    from .units_table import DEFINITIONS_SHA256, FACTORS
+#: The generated table (tools/generate_units_table.py).
+TABLE_FILE = Path(__file__).with_name("units_table.json")
 
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, list]:
+    """unit string -> [dimension, factor], or {} when the table is not for the installed pint."""
+    import json
+
+    try:
+        document = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+    except OSError:  # not installed with the package: slower, still right
+        return {}
     # Another pint (or other patches) may define a unit differently: then pint answers everything.
-    return FACTORS if definitions_digest() == DEFINITIONS_SHA256 else {}
+    return document["units"] if definitions_digest() == document["pint_definitions_sha256"] else {}
 
 
 def _from_table(text, dimension: str) -> float | None:
-    """The SI value of ``text`` from :mod:`pinchpoint.units_table`, or None to ask pint.
+    """The SI value of ``text`` from the table (units_table.json), or None to ask pint.
 
     Mirrors pint's arithmetic exactly: pint reads "5" as the int 5 and "5.0" as a float, builds
     the quantity as number * 1 unit (/ 1 unit: a true division, so a float), and converts by one
@@ -278,8 +287,8 @@ def _from_table(text, dimension: str) -> float | None:
 def table_entry(unit: str) -> tuple[str, float] | None:
     """(dimension, factor to the SI base unit) of ``unit`` as pint reads it, or None.
 
-    What tools/generate_units_table.py writes into :mod:`pinchpoint.units_table` and what the
-    tests compare it with.  None for strings pint rejects and for other dimensions.
+    What tools/generate_units_table.py writes into units_table.json and what the tests compare
+    it with.  None for strings pint rejects and for other dimensions.
     """
     try:
         q = quantity(f"1 {unit}")

@@ -1,4 +1,4 @@
-"""The table of parsed unit strings (units_table.py) says exactly what pint says.
+"""The table of parsed unit strings (units_table.json) says exactly what pint says.
 
 The table lets a process parse "133 MHz" without building pint's registry (0.4 s); these tests
 keep it honest: the digest matches the installed pint, every entry is re-derived with pint, and
@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint import units, units_table
+from pinchpoint import units
 from pinchpoint.errors import UnitError
 
 ROOT = Path(__file__).resolve().parents[1]
+TABLE = json.loads(units.TABLE_FILE.read_text(encoding="utf-8"))
+FACTORS = TABLE["units"]
 
 NUMBERS = ["0", "1", "5", "133", "-3", "+2", "-0", "-0.0", "6.4", ".5", "5.", "1e3", "2.5E-3", "1.7e300",
            "12345678901234567890123456789", "0.1234567890123456789", "9007199254740993", "007"]
@@ -29,13 +31,13 @@ def _same(a: float, b: float) -> bool:
 
 
 def test_table_was_made_from_the_installed_pint():
-    assert units.definitions_digest() == units_table.DEFINITIONS_SHA256, (
+    assert units.definitions_digest() == TABLE["pint_definitions_sha256"], (
         "pint or the patches in units.py changed: run tools/generate_units_table.py")
-    assert units._table() is units_table.FACTORS
+    assert units._table() == FACTORS
 
 
 def test_every_entry_is_what_pint_derives():
-    for key, (dimension, factor) in units_table.FACTORS.items():
+    for key, (dimension, factor) in FACTORS.items():
         derived = units.table_entry(key)
         assert derived is not None, key
         assert derived[0] == dimension, key
@@ -45,7 +47,7 @@ def test_every_entry_is_what_pint_derives():
 @pytest.mark.parametrize("gap", [" ", ""])
 def test_fast_path_gives_pints_float_or_steps_aside(gap):
     checked = 0
-    for key, (dimension, _) in units_table.FACTORS.items():
+    for key, (dimension, _) in FACTORS.items():
         for number in NUMBERS:
             text = f"{number}{gap}{key}" if key else number
             for asked in {dimension, "size", "frequency"}:
@@ -70,7 +72,7 @@ def test_numbers_without_units_match_pint():
 
 
 def test_strings_outside_the_table_and_errors_still_go_to_pint():
-    assert "kB/ms" not in units_table.FACTORS
+    assert "kB/ms" not in FACTORS
     assert units.parse("2 kB/ms", "bandwidth") == 2e6
     assert units._from_table("64 bit", "frequency") is None
     with pytest.raises(UnitError, match="is not a frequency"):
@@ -82,8 +84,10 @@ def test_strings_outside_the_table_and_errors_still_go_to_pint():
         units.parse("1e300 EB", "size")
 
 
-def test_a_table_from_another_pint_is_not_used(monkeypatch):
-    monkeypatch.setattr(units_table, "DEFINITIONS_SHA256", "0" * 64)
+def test_a_table_from_another_pint_is_not_used(monkeypatch, tmp_path):
+    stale = tmp_path / "units_table.json"
+    stale.write_text(json.dumps({**TABLE, "pint_definitions_sha256": "0" * 64}), encoding="utf-8")
+    monkeypatch.setattr(units, "TABLE_FILE", stale)
     units._table.cache_clear()
     try:
         assert units._table() == {}
@@ -106,7 +110,7 @@ def test_every_quantity_in_the_bundled_documents_is_in_the_table():
                 walk(v, where)
         elif isinstance(value, str) and units._GRAMMAR.fullmatch(value):
             match = units._NUMBER_AND_UNIT.fullmatch(units._normalise(value))
-            if match and match.group(2) not in units_table.FACTORS and units.table_entry(match.group(2)):
+            if match and match.group(2) not in FACTORS and units.table_entry(match.group(2)):
                 missing.add((where.name, value))
 
     for path in (ROOT / "profiles").rglob("*"):
