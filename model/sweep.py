@@ -217,8 +217,17 @@ def evaluate_terms(terms: _Terms, args: list, shape: tuple[int, ...], *, effecti
     stack = np.empty((len(funcs),) + shape)
     for i, f in enumerate(funcs):
         stack[i] = f(*args)  # broadcasts scalars and grid axes alike
-    idx = np.argmin(stack, axis=0)
-    ceiling = np.take_along_axis(stack, idx[None], axis=0)[0]
+    if np.isnan(stack).any():  # argmin's rule for NaN (the first one wins) is not the loop's
+        idx = np.argmin(stack, axis=0)
+        return np.take_along_axis(stack, idx[None], axis=0)[0], idx
+    # argmin along the first axis is a strided reduction, a few times slower than one pass of
+    # comparisons per term; a strict "<" keeps the first minimum on ties, as argmin does.
+    ceiling = stack[0].copy()
+    idx = np.zeros(shape, dtype=np.intp)
+    for i in range(1, len(funcs)):
+        lower = stack[i] < ceiling
+        idx[lower] = i
+        np.copyto(ceiling, stack[i], where=lower)
     return ceiling, idx
 
 

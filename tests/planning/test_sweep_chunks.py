@@ -100,3 +100,24 @@ def test_plan_checks_like_sweep():
     a = parse_vary("pcix.clock=66MHz..133MHz:2", profile)
     with pytest.raises(InputError, match="twice"):
         plan_sweep(profile, "nic-rx", [a, a])
+
+
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_min_and_binding_follow_argmin_on_ties(with_nan):
+    # evaluate_terms compares term by term instead of calling argmin: the same minimum and the
+    # same (first) index on exact ties, signed zeros included; NaN takes argmin's own path
+    from pinchpoint.sweep import _Terms, evaluate_terms
+
+    rng = np.random.default_rng(7)
+    cols = [rng.choice([0.0, -0.0, 1.0, 2.0, 3.0], size=500) for _ in range(4)]
+    if with_nan:
+        cols[2][::50] = np.nan
+    funcs = tuple((lambda c: (lambda x: c))(c) for c in cols)
+    terms = _Terms(("a", "b", "c", "d"), ("a", "b", "c", "d"), funcs, funcs, ("x",), (), {}, True)
+    ceiling, idx = evaluate_terms(terms, [np.zeros(500)], (500,))
+    stack = np.stack(cols)
+    expected = np.argmin(stack, axis=0)
+    assert np.array_equal(idx, expected)
+    taken = np.take_along_axis(stack, expected[None], axis=0)[0]
+    assert np.array_equal(ceiling, taken, equal_nan=True)
+    assert np.array_equal(np.signbit(ceiling), np.signbit(taken))
