@@ -198,7 +198,10 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
         link = profile.links[rid.split(":", 1)[0]]
         passes = sympy.nsimplify(u)
         for effective, out in ((False, raw), (True, eff)):
-            expr = (link_expression(link, effective=effective) / passes).subs(fixed)
+            expr = link_expression(link, effective=effective) / passes
+            # only this link's symbols: the same substitutions in the same order, without a
+            # walk of the expression for each of the profile's other parameters
+            expr = expr.subs({s: v for s, v in fixed.items() if s in expr.free_symbols})
             if not effective:
                 raw_exprs.append(expr)
             # The numpy module itself, not "numpy": the same printer and functions, without
