@@ -5,21 +5,60 @@ time of the whole sweep (building and lambdifying the sympy terms, evaluating ev
 grid, min / argmin for the ceiling and the binding link, raw and effective) and, separately,
 the time of the vectorised evaluation alone on the already-built terms.
 
-    python3 benchmarks/sweep_speed.py [--points-per-axis 1000] [--repeat 5]
+``--processes N`` also times whole ``python3 -m pinchpoint.cli sweep`` processes (issue 16: 1e6
+points < 1 s; 1e7 points with --csv in < 300 MiB), median of N, with each one's peak resident
+memory (``resource.getrusage(RUSAGE_CHILDREN)`` read after each case: the largest child so far,
+so the cases run from the smallest up, before this process holds any grid).
+
+    python3 benchmarks/sweep_speed.py [--points-per-axis 1000] [--repeat 5] [--processes 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+
+SWEEP = ["sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.width=32bit..128bit:1000"]
+#: (label, extra arguments), smallest peak memory first (RUSAGE_CHILDREN keeps the maximum)
+PROCESSES = [
+    ("1e6 points", ["--vary", "pcix.clock=66MHz..266MHz:1000"]),
+    ("1e6 points --csv", ["--vary", "pcix.clock=66MHz..266MHz:1000", "--csv", "{csv}"]),
+    ("1e7 points --csv", ["--vary", "pcix.clock=66MHz..266MHz:10000", "--csv", "{csv}"]),
+]
+
+
+def whole_processes(runs: int) -> None:
+    """Median wall time and peak RSS of whole CLI processes (the tree on PYTHONPATH)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = str(Path(tmp) / "sweep.csv")
+        for label, extra in PROCESSES:
+            cmd = [sys.executable, "-m", "pinchpoint.cli", *SWEEP, *[a.format(csv=csv) for a in extra]]
+            times = []
+            for _ in range(runs if "1e7" not in label else max(1, runs // 3)):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True, env=dict(os.environ))
+                times.append(time.perf_counter() - t0)
+            peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            print(f"whole process, {label:18} median {statistics.median(times):6.2f} s, min {min(times):6.2f} s, "
+                  f"peak RSS {peak_mib:6.0f} MiB ({len(times)} runs)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points-per-axis", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--processes", type=int, default=0, metavar="N",
+                    help="also time N whole CLI processes per case, with peak memory (0: skip)")
     args = ap.parse_args()
+    if args.processes:  # first: a child forked from a parent that holds a grid would count its pages
+        whole_processes(args.processes)
 
     from pinchpoint.profile_io import load_profile
     from pinchpoint.sweep import build_terms, evaluate_terms, parse_vary, sweep

@@ -6,7 +6,9 @@ parameters (:func:`pinchpoint.symbolic.link_expression`, symbols named ``"link.p
 substitute the profile's values for every parameter that is not swept, turn each term into a
 numpy function with :func:`sympy.lambdify`, evaluate all terms over the whole grid at once and
 take the minimum (the ceiling) and the arg-minimum (the binding link) along the term axis.
-There is no Python loop over grid points.
+There is no Python loop over grid points.  Large grids are evaluated in chunks of consecutive
+points (:class:`SweepPlan`, :class:`SweepChunk`): the same arithmetic on each point, so the
+same floats, with memory bounded by the chunk; the CLI streams CSV and its summary that way.
 
 The routing (how many times a payload byte crosses each resource, the ``usage``) is taken from
 the ceiling at the profile's own values and kept fixed over the grid.  That is exact when each
@@ -178,6 +180,7 @@ class _Terms:
     raw_exprs: tuple
     usage: dict
     forest: bool
+    nominal: float = math.nan  # the flow's ceiling at the profile's own values [B/s]
 
 
 def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
@@ -196,15 +199,20 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
         link = profile.links[link_of(rid)]
         passes = sympy.nsimplify(u)
         for effective, out in ((False, raw), (True, eff)):
-            expr = (link_expression(link, effective=effective) / passes).subs(fixed)
+            expr = link_expression(link, effective=effective) / passes
+            # only this link's symbols: the same substitutions in the same order, without a
+            # walk of the expression for each of the profile's other parameters
+            expr = expr.subs({s: v for s, v in fixed.items() if s in expr.free_symbols})
             if not effective:
                 raw_exprs.append(expr)
-            out.append(sympy.lambdify(free_syms, expr, modules="numpy"))
+            # The numpy module itself, not "numpy": the same printer and functions, without
+            # lambdify's `from numpy import *`, which loads numpy.f2py, numpy.testing ... (0.2 s).
+            out.append(sympy.lambdify(free_syms, expr, modules=[np]))
         resources.append(rid)
         links.append(link.id)
     forest = ceilings.is_forest(graph.build(profile))
     return _Terms(tuple(resources), tuple(links), tuple(raw), tuple(eff), tuple(free),
-                  tuple(raw_exprs), dict(c.usage), forest)
+                  tuple(raw_exprs), dict(c.usage), forest, c.ceiling_bytes_per_s)
 
 
 def evaluate_terms(terms: _Terms, args: list, shape: tuple[int, ...], *, effective: bool = False):
@@ -213,12 +221,65 @@ def evaluate_terms(terms: _Terms, args: list, shape: tuple[int, ...], *, effecti
     stack = np.empty((len(funcs),) + shape)
     for i, f in enumerate(funcs):
         stack[i] = f(*args)  # broadcasts scalars and grid axes alike
-    idx = np.argmin(stack, axis=0)
-    ceiling = np.take_along_axis(stack, idx[None], axis=0)[0]
+    if np.isnan(stack).any():  # argmin's rule for NaN (the first one wins) is not the loop's
+        idx = np.argmin(stack, axis=0)
+        return np.take_along_axis(stack, idx[None], axis=0)[0], idx
+    # argmin along the first axis is a strided reduction, a few times slower than one pass of
+    # comparisons per term; a strict "<" keeps the first minimum on ties, as argmin does.
+    ceiling = stack[0].copy()
+    idx = np.zeros(shape, dtype=np.intp)
+    for i in range(1, len(funcs)):
+        lower = stack[i] < ceiling
+        idx[lower] = i
+        np.copyto(ceiling, stack[i], where=lower)
     return ceiling, idx
 
 
 # --- the result -------------------------------------------------------------------------------
+
+#: Grid points evaluated (and written to CSV) at a time when a sweep is streamed: small enough
+#: that a chunk's arrays and CSV text stay a few tens of MB, large enough that the per-chunk
+#: Python work is noise.
+CHUNK_POINTS = 1 << 16
+
+
+@dataclass(frozen=True, eq=False)
+class SweepChunk:
+    """Consecutive grid points ``start`` .. ``start + size`` in C order (last axis fastest).
+
+    ``index`` holds, per axis, the index into ``Axis.values`` of each point; the other arrays
+    are flat, one entry per point, as in :class:`SweepResult` (``binding``: term index).
+    """
+
+    start: int
+    index: tuple[np.ndarray, ...]
+    ceiling: np.ndarray
+    binding: np.ndarray
+    effective: np.ndarray
+    effective_binding: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.ceiling.size)
+
+
+def _flat_chunks(shape: tuple[int, ...], points: int, evaluate):
+    """SweepChunks of at most ``points`` over a grid of ``shape``; ``evaluate(flat, index)`` gives
+    (ceiling, binding, effective, effective_binding) for the flat indices ``flat``."""
+    total = math.prod(shape)
+    for start in range(0, total, max(1, points)):
+        flat = np.arange(start, min(start + points, total))
+        index = np.unravel_index(flat, shape)
+        yield SweepChunk(start, tuple(index), *evaluate(flat, index))
+
+
+def _shares(links: tuple[str, ...], counts, total: int) -> dict[str, float]:
+    """Fraction of points at which each link binds, from per-term counts (terms in link order)."""
+    out: dict[str, float] = {}
+    for link, n in zip(links, counts):
+        out[link] = out.get(link, 0.0) + n / total
+    return {k: v for k, v in out.items() if v > 0}
+
 
 @dataclass(frozen=True, eq=False)
 class SweepResult:
@@ -264,11 +325,12 @@ class SweepResult:
     def binding_share(self, *, effective: bool = False) -> dict[str, float]:
         """Fraction of grid points at which each link binds."""
         idx = (self.effective_binding if effective else self.binding).ravel()
-        counts = np.bincount(idx, minlength=len(self.links))
-        out: dict[str, float] = {}
-        for link, n in zip(self.links, counts):
-            out[link] = out.get(link, 0.0) + n / idx.size
-        return {k: v for k, v in out.items() if v > 0}
+        return _shares(self.links, np.bincount(idx, minlength=len(self.links)), idx.size)
+
+    def chunks(self, points: int = CHUNK_POINTS):
+        """The grid as :class:`SweepChunk` slices of the arrays held (what :class:`SweepPlan` computes)."""
+        flat = [a.ravel() for a in (self.ceiling, self.binding, self.effective, self.effective_binding)]
+        return _flat_chunks(self.shape, points, lambda f, _: [a[f[0]:f[-1] + 1] for a in flat])
 
     def columns(self) -> dict[str, np.ndarray]:
         """Flat columns, one row per grid point (C order, last axis fastest)."""
@@ -300,18 +362,102 @@ class SweepResult:
         return out
 
 
-def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepResult:
-    """Evaluate ``flow``'s ceiling over the grid spanned by ``axes`` (vectorised, see module doc).
+@dataclass(frozen=True, eq=False)
+class SweepPlan:
+    """A checked sweep with its terms built, evaluated whole (:meth:`result`) or in chunks.
 
-    Raises
-    ------
-    InputError
-        No axes, or the same parameter twice.
-    ProfileError
-        No such flow.
+    Chunks keep memory flat for grids of millions of points (a 1e7-point CSV in a few hundred MB
+    instead of gigabytes): each evaluates the same lambdified terms on the gathered values of
+    its points, element by element the same arithmetic as the whole grid, so the same floats.
     """
-    from .ceilings import flow_ceiling
 
+    profile: str
+    flow: str
+    axes: tuple[Axis, ...]
+    terms: _Terms
+    network: bool
+    notes: tuple[str, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(a.values.size for a in self.axes)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        return self.terms.links
+
+    @property
+    def nominal_bytes_per_s(self) -> float:
+        return self.terms.nominal
+
+    def result(self) -> SweepResult:
+        """Every grid point at once (broadcast axes, no meshgrid copies)."""
+        args = []
+        for i, a in enumerate(self.axes):
+            view = [1] * len(self.axes)
+            view[i] = a.values.size
+            args.append(a.values.reshape(view))
+        raw, raw_idx = evaluate_terms(self.terms, args, self.shape)
+        eff, eff_idx = evaluate_terms(self.terms, args, self.shape, effective=True)
+        return SweepResult(self.profile, self.flow, self.axes, raw, raw_idx, eff, eff_idx, self.terms.resources,
+                           self.terms.links, self.nominal_bytes_per_s, self.network, self.notes)
+
+    def chunks(self, points: int = CHUNK_POINTS):
+        """:class:`SweepChunk` after :class:`SweepChunk`, at most ``points`` each, evaluated lazily."""
+        def evaluate(flat, index):
+            args = [a.values[i] for a, i in zip(self.axes, index)]
+            raw, raw_idx = evaluate_terms(self.terms, args, flat.shape)
+            eff, eff_idx = evaluate_terms(self.terms, args, flat.shape, effective=True)
+            return raw, raw_idx, eff, eff_idx
+
+        return _flat_chunks(self.shape, points, evaluate)
+
+
+class SweepSummary:
+    """What the CLI prints about a sweep, accumulated chunk by chunk: the range of the raw
+    ceiling, the binding shares (raw and effective) and, for one axis, where the effective
+    binding link changes.  The figures equal :class:`SweepResult`'s for the same grid."""
+
+    def __init__(self, links: tuple[str, ...], *, changes: bool = False):
+        self.links = links
+        self._track = changes
+        self.points = 0
+        self.low = math.inf
+        self.high = -math.inf
+        self._counts = np.zeros(len(links), dtype=np.int64)
+        self._effective_counts = np.zeros(len(links), dtype=np.int64)
+        #: (i, link at i, link at i + 1) where the effective binding link changes (with ``changes``:
+        #: meant for one axis, where i indexes the axis values)
+        self.changes: list[tuple[int, str, str]] = []
+        self._last: str | None = None
+
+    def add(self, chunk: SweepChunk) -> None:
+        if not chunk.size:
+            return
+        self.points += chunk.size
+        self.low = min(self.low, float(chunk.ceiling.min()))
+        self.high = max(self.high, float(chunk.ceiling.max()))
+        self._counts += np.bincount(chunk.binding, minlength=len(self.links))
+        self._effective_counts += np.bincount(chunk.effective_binding, minlength=len(self.links))
+        if not self._track:
+            return
+        links = np.asarray(self.links, dtype=object)[chunk.effective_binding]
+        if self._last is not None and links[0] != self._last:
+            self.changes.append((chunk.start - 1, self._last, links[0]))
+        for i in np.flatnonzero(links[1:] != links[:-1]).tolist():
+            self.changes.append((chunk.start + i, links[i], links[i + 1]))
+        self._last = links[-1]
+
+    def binding_share(self, *, effective: bool = False) -> dict[str, float]:
+        return _shares(self.links, self._effective_counts if effective else self._counts, self.points)
+
+
+def plan_sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepPlan:
+    """Check a sweep of ``flow`` over ``axes`` and build its terms (see :func:`sweep`)."""
     axes = tuple(axes)
     if not axes:
         raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="vary")
@@ -325,18 +471,22 @@ def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> S
         raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
                          f"{MAX_POINTS:,}; use fewer points per --vary", key="vary")
     terms = build_terms(profile, flow, names)
-    args = []
-    for i, a in enumerate(axes):  # broadcastable views, no meshgrid copies
-        view = [1] * len(axes)
-        view[i] = a.values.size
-        args.append(a.values.reshape(view))
-    raw, raw_idx = evaluate_terms(terms, args, shape)
-    eff, eff_idx = evaluate_terms(terms, args, shape, effective=True)
     notes = []
     if not terms.forest:
         notes.append("the graph has more than one route between some components: the routing of the "
                      "profile's own values is kept over the grid, so points far from it may be pessimistic")
     network = any(profile.links[l].definition.network for l in terms.links)
-    nominal = flow_ceiling(profile, flow).ceiling_bytes_per_s
-    return SweepResult(profile.name, flow, axes, raw, raw_idx, eff, eff_idx, terms.resources, terms.links,
-                       nominal, network, tuple(notes))
+    return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes))
+
+
+def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepResult:
+    """Evaluate ``flow``'s ceiling over the grid spanned by ``axes`` (vectorised, see module doc).
+
+    Raises
+    ------
+    InputError
+        No axes, or the same parameter twice.
+    ProfileError
+        No such flow.
+    """
+    return plan_sweep(profile, flow, axes).result()

@@ -11,11 +11,20 @@ patched copy of pint's own definition file in which ``bit`` is a unit of ``[info
 so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file lives in the
 per-user cache folder (checked against the text on every start).  pint's own parse cache is
 not used: it is a pickle, which runs code when loaded.
+
+Building that registry costs about 0.4 s a process (importing pint and numpy, then parsing the
+definitions), ten times the rest of a small ``ceilings``.  So the unit strings met in practice
+("133 MHz", "6.4 GB/s", "64 KiB", ...) are looked up in units_table.json, a plain table of
+(dimension, factor to the SI base unit) that tools/generate_units_table.py derives from this
+very registry.  pint stays the authority: the table is used only while the
+installed pint's patched definitions hash to the digest it was made from, a test re-derives
+every entry and compares, and every other string (and every error) goes to pint as before.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import math
 import re
 import tokenize
@@ -71,16 +80,21 @@ _GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
 _MAX_TEXT = 200
 
 
-def _definitions_file() -> Path:
-    import pint
-
-    stock = Path(pint.__file__).parent
+def _patched_definitions(stock: Path) -> str:
+    """pint's default_en.txt from the folder ``stock``, with our patches and extra lines."""
     text = (stock / "default_en.txt").read_text(encoding="utf-8")
     for old, new in _PATCHES.items():
         if old not in text:  # pint changed its file: better to fail loudly than mis-parse
             raise RuntimeError(f"pint's default_en.txt no longer contains {old!r}")
         text = text.replace(old, new)
-    text += _EXTRA
+    return text + _EXTRA
+
+
+def _definitions_file() -> Path:
+    import pint
+
+    stock = Path(pint.__file__).parent
+    text = _patched_definitions(stock)
     digest = hashlib.sha256((pint.__version__ + text).encode()).hexdigest()[:16]
     folder = cache_dir() / "units" / digest
     target = folder / "default_en.txt"
@@ -173,6 +187,14 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     """
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
+    known = _from_table(text, dimension)
+    if known is not None:
+        return known
+    return _parse_with_pint(text, dimension, file=file, key=key)
+
+
+def _parse_with_pint(text, dimension: str, *, file=None, key=None) -> float:
+    """:func:`_parse` done by pint alone (the table's reference: tests compare the two)."""
     expected, example = DIMENSIONS[dimension]
     q = quantity(text, file=file, key=key)
     ureg = registry()
@@ -190,6 +212,93 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     if not math.isfinite(si):
         raise UnitError(f"{shown(text)} is not a finite {dimension}", file=file, key=key)
     return si
+
+
+# --- the table of unit strings pint has already parsed -------------------------------------------
+
+#: A number as Python (and so pint's tokenizer) writes it: no leading zeros.  Other spellings
+#: the grammar allows ("007 Hz") go to pint.
+_PLAIN_NUMBER = r"[+-]?(?:(?:0|[1-9]\d*)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER_AND_UNIT = re.compile(rf"\s*({_PLAIN_NUMBER})\s*(.*?)\s*")
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def definitions_digest() -> str | None:
+    """sha256 of the installed pint's definitions as we patch them (pint itself is not imported)."""
+    spec = importlib.util.find_spec("pint")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = _patched_definitions(Path(spec.origin).parent)
+    except (OSError, RuntimeError):  # no file, or pint changed it: registry() will say so
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: The generated table (tools/generate_units_table.py).
+TABLE_FILE = Path(__file__).with_name("units_table.json")
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, list]:
+    """unit string -> [dimension, factor], or {} when the table is not for the installed pint."""
+    import json
+
+    try:
+        document = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+    except OSError:  # not installed with the package: slower, still right
+        return {}
+    # Another pint (or other patches) may define a unit differently: then pint answers everything.
+    return document["units"] if definitions_digest() == document["pint_definitions_sha256"] else {}
+
+
+def _from_table(text, dimension: str) -> float | None:
+    """The SI value of ``text`` from the table (units_table.json), or None to ask pint.
+
+    Mirrors pint's arithmetic exactly: pint reads "5" as the int 5 and "5.0" as a float, builds
+    the quantity as number * 1 unit (/ 1 unit: a true division, so a float), and converts by one
+    multiplication with its factor; the result is the same float.  Anything unusual (an unknown
+    unit, another dimension, an overflow) is left to pint, which also words every error.
+    """
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        try:
+            number = float(text)
+        except OverflowError:
+            return None
+        return number if dimension == "dimensionless" and math.isfinite(number) else None
+    if not isinstance(text, str) or len(text) > _MAX_TEXT or not _GRAMMAR.fullmatch(text):
+        return None
+    match = _NUMBER_AND_UNIT.fullmatch(_normalise(text))
+    if match is None:
+        return None
+    number, unit = match.groups()
+    entry = _table().get(unit)
+    if entry is None or entry[0] != dimension:
+        return None
+    magnitude = int(number) if _INTEGER.fullmatch(number) else float(number)
+    if "/" in unit:
+        magnitude = magnitude / 1
+    value = float(magnitude * entry[1])
+    return value if math.isfinite(value) else None
+
+
+def table_entry(unit: str) -> tuple[str, float] | None:
+    """(dimension, factor to the SI base unit) of ``unit`` as pint reads it, or None.
+
+    What tools/generate_units_table.py writes into units_table.json and what the tests compare
+    it with.  None for strings pint rejects and for other dimensions.
+    """
+    try:
+        q = quantity(f"1 {unit}")
+    except UnitError:
+        return None
+    ureg = registry()
+    for dimension, base in BASE_UNITS.items():
+        if q.dimensionality == ureg.Quantity(1, base).dimensionality:
+            return dimension, q.to(base).magnitude
+    return None
 
 
 # --- formatting -------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     p.add_argument("--vary", action="append", required=True, metavar="LINK.PARAM=LO..HI:N[:log]",
                    help="a parameter range with units, N points, linear (default) or :log spacing; repeat for a grid")
     output_path(p, "--csv", suffixes=(".csv",), metavar="FILE", help="write every grid point to FILE (CSV, written atomically)")
-    p.add_argument("--json", action="store_true", help="print one JSON object with every grid point")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every grid point (at most 1,000,000; use --csv for more)")
     output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE", help="draw the sweep to FILE (.png, .svg, .pdf; needs matplotlib)")
     p.set_defaults(run=run_sweep)
 
@@ -87,34 +87,74 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
 
 # --- sweep -------------------------------------------------------------------------------------
 
-def write_sweep_csv(result, path) -> None:
-    """Every grid point as a CSV row, written atomically."""
+#: Most grid points --json prints: each point is a JSON object, a 1e6-point grid is already
+#: about 200 MB of text; larger grids go to --csv, which streams.
+MAX_JSON_POINTS = 1_000_000
+
+
+def write_sweep_csv(source, path, *, each=None) -> None:
+    """Every grid point as a CSV row, written atomically, one chunk at a time.
+
+    ``source`` is a :class:`~pinchpoint.sweep.SweepResult` or a :class:`~pinchpoint.sweep.SweepPlan`
+    (anything with ``axes``, ``links`` and ``chunks()``); ``each(chunk)`` sees every chunk (the
+    summary is gathered in the same pass).  The text is what ``csv.writer`` writes for the
+    rows (floats as ``str(float)``, names quoted where needed), built a column at a time: the
+    axis values and link names are formatted once and indexed, the ceilings with one ``map``.
+    """
     import csv
+    import io
+
+    import numpy as np
 
     from ..paths import atomic_write
 
-    cols = result.columns()
-    names = list(cols)
+    def csv_text(fields) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerow(fields)
+        return out.getvalue()
+
+    names = [f"{a.name}_{a.unit}" for a in source.axes] + [
+        "ceiling_bytes_per_s", "binding", "effective_ceiling_bytes_per_s", "effective_binding"]
+    axis_text = [np.array([csv_text([v])[:-1] for v in a.values.tolist()], dtype=object) for a in source.axes]
+    link_text = np.array([csv_text([l])[:-1] for l in source.links], dtype=object)
     with atomic_write(path, "w", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(names)
-        arrays = [cols[n].tolist() for n in names]
-        w.writerows(zip(*arrays))
+        fh.write(csv_text(names))
+        for chunk in source.chunks():
+            if each is not None:
+                each(chunk)
+            if not chunk.size:
+                continue
+            cols = [t[i].tolist() for t, i in zip(axis_text, chunk.index)]
+            cols += [list(map(str, chunk.ceiling.tolist())), link_text[chunk.binding].tolist(),
+                     list(map(str, chunk.effective.tolist())), link_text[chunk.effective_binding].tolist()]
+            fh.write("\n".join(map(",".join, zip(*cols))))
+            fh.write("\n")
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from .. import units
+    from ..errors import InputError
     from ..profile_io import load_profile
-    from ..sweep import parse_vary, sweep
+    from ..sweep import SweepSummary, parse_vary, plan_sweep
     from .output import print_json, table
 
     profile = load_profile(args.profile)
     axes = [parse_vary(v, profile) for v in args.vary]
-    result = sweep(profile, args.flow, axes)
+    plan = plan_sweep(profile, args.flow, axes)
+    if args.json and plan.size > MAX_JSON_POINTS:
+        raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
+                         "write them with --csv FILE (streamed) instead", key="--json")
+    # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
+    # held only where it is wanted at once: JSON, a plot, a table of every point.
+    table_rows = len(axes) == 1 and plan.size <= 60
+    result = plan.result() if (args.json or args.plot or table_rows) else None
+    source = result if result is not None else plan
+    summary = SweepSummary(plan.links, changes=len(axes) == 1)
     if args.csv:
-        write_sweep_csv(result, args.csv)
+        write_sweep_csv(source, args.csv, each=summary.add)
+    else:
+        for chunk in source.chunks():
+            summary.add(chunk)
     if args.plot:
         from ..plots_planning import plot_sweep
 
@@ -122,17 +162,17 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    conv = convention(result.network)
+    conv = convention(plan.network)
     fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
     print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
-          f" = {result.size} points")
-    print(f"  at the profile's values: {fmt(result.nominal_bytes_per_s)}")
-    print(f"  ceiling ranges {fmt(result.ceiling.min())} .. {fmt(result.ceiling.max())}")
+          f" = {summary.points} points")
+    print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
+    print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
     # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
     print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
-                                                   for k, v in result.binding_share(effective=True).items()))
-    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in result.binding_share().items()))
-    if len(axes) == 1 and result.size <= 60:
+                                                   for k, v in summary.binding_share(effective=True).items()))
+    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
+    if table_rows:
         a = axes[0]
         rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
                 for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
@@ -140,12 +180,11 @@ def run_sweep(args: argparse.Namespace) -> int:
         print()
         print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
     elif len(axes) == 1:
-        a, links = axes[0], result.binding_links(effective=True)
-        changes = np.flatnonzero(links[1:] != links[:-1])
-        for i in changes:
-            print(f"  {links[i]} -> {links[i + 1]} between {units.format_quantity(float(a.values[i]), a.dimension)}"
+        a = axes[0]
+        for i, before, after in summary.changes:
+            print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
                   f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
-    for note in result.notes:
+    for note in plan.notes:
         print(f"  note: {note}")
     if args.csv:
         print(f"  wrote {args.csv}")
