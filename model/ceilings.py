@@ -104,6 +104,100 @@ class _Solution:
         object.__setattr__(self, "duals", {r: round(float(u), 6) for r, u in self.duals.items()})
 
 
+class _Part:
+    """The part of a profile graph that one question needs: the nodes of the blocks on the flows'
+    routes, with the capacities to use (raw, effective, or with binding links unbounded).
+
+    It copies nothing: max-flow runs on the whole graph's arcs through a node mask and a
+    capacity array.  Only the linear program and the closed form, which walk a networkx graph,
+    get one (:meth:`graph`), cut to the part and made once.
+    """
+
+    def __init__(self, whole, nodes: frozenset | None = None, forest: bool | None = None,
+                 capacities: dict[str, float] | None = None):
+        self.whole = whole  # the networkx graph of the whole profile (raw capacities)
+        self.nodes = nodes  # None: every node
+        self.forest = whole.graph["forest"] if forest is None else forest
+        self.capacities = capacities  # link id -> capacity, over the whole graph's
+        self._graph = self._mask = self._inf = self._caps = None
+
+    def __iter__(self):
+        return iter(self.whole if self.nodes is None else self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.whole if self.nodes is None else self.nodes)
+
+    def __contains__(self, node) -> bool:
+        return node in self.whole if self.nodes is None else node in self.nodes
+
+    def with_capacities(self, capacities: dict[str, float] | None) -> "_Part":
+        """The same nodes with other capacities (link id -> capacity)."""
+        return _Part(self.whole, self.nodes, self.forest, capacities)
+
+    def relaxed(self, links: Iterable[str]) -> "_Part":
+        """The same part with ``links`` unbounded."""
+        unbounded = {lid: math.inf for lid in links}
+        out = self.with_capacities({**(self.capacities or {}), **unbounded})
+        out._mask = self._mask
+        out._caps = self.arcs().overridden(self.arc_capacities(), unbounded)
+        return out
+
+    def arcs(self):
+        from .maxflow import Arcs
+
+        if "arcs" not in self.whole.graph:  # laid out once per graph
+            self.whole.graph["arcs"] = Arcs(self.whole)
+        return self.whole.graph["arcs"]
+
+    def arc_capacities(self) -> list[float]:
+        if self._caps is None:
+            self._caps = self.arcs().capacities(self.capacities)
+        return self._caps
+
+    def mask(self) -> bytearray:
+        if self._mask is None:
+            self._mask = self.arcs().mask(self.nodes)
+        return self._mask
+
+    def stand_in_for_infinity(self) -> float:
+        if self._inf is None:
+            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities(), self.mask())
+        return self._inf
+
+    def graph(self):
+        """A networkx DiGraph of the part (the whole graph itself where nothing differs)."""
+        if self._graph is not None:
+            return self._graph
+        g = self.whole
+        if self.nodes is None and not self.capacities:
+            self._graph = g
+            return g
+        import networkx as nx
+
+        keep = g if self.nodes is None else self.nodes
+        out = nx.DiGraph(**{k: v for k, v in g.graph.items() if k == "profile"})
+        # The whole graph's order, so that the solvers see the same program in every process.
+        out.add_nodes_from((n, d) for n, d in g.nodes(data=True) if n in keep)
+        caps = self.capacities or {}
+        for u, d_u in g.succ.items():
+            if u not in keep:
+                continue
+            for v, d in d_u.items():
+                if v in keep:
+                    d = dict(d)
+                    if d["resource"] is not None and d["link"] in caps:
+                        d["capacity"] = caps[d["link"]]
+                    out.add_edge(u, v, **d)
+        out.graph["forest"] = self.forest
+        out.graph["neighbours"] = {n: frozenset(out.succ[n]) | frozenset(out.pred[n]) for n in out}
+        self._graph = out
+        return out
+
+
+def _as_part(g) -> _Part:
+    return g if isinstance(g, _Part) else _Part(g)
+
+
 # --- max-flow --------------------------------------------------------------------------------
 
 def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
@@ -126,18 +220,19 @@ def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
             flow[(u, v)] -= least
 
 
-def _reachable(g, flow, start, forward: bool, tolerance: float) -> set:
-    """Nodes reachable from ``start`` in the residual network (capacity left above ``tolerance``)."""
+def _reachable(net, caps, mask, flow, start: int, forward: bool, tolerance: float) -> set[int]:
+    """Nodes reachable from ``start`` in the residual network (capacity left above ``tolerance``);
+    ``flow`` maps arcs of graph edges to their (cycle-free) flow."""
 
-    def residual(u, v):
-        left = g.edges[u, v].get("capacity", math.inf) - flow.get((u, v), 0.0) if g.has_edge(u, v) else 0.0
-        return left + flow.get((v, u), 0.0)  # flow the other way can be pushed back
+    def residual(a):  # a: the arc u -> v
+        left = caps[a] - flow.get(a, 0.0) if net.data[a] is not None else 0.0
+        return left + flow.get(a ^ 1, 0.0)  # flow the other way can be pushed back
 
     seen, todo = {start}, [start]
     while todo:
         n = todo.pop()
-        for m in set(g.succ[n]) | set(g.pred[n]):
-            if m not in seen and (residual(n, m) if forward else residual(m, n)) > tolerance:
+        for m, a in net.succ[n]:
+            if m not in seen and mask[m] and residual(a if forward else a ^ 1) > tolerance:
                 seen.add(m)
                 todo.append(m)
     return seen
@@ -158,37 +253,49 @@ def _follow(flows: dict, source: str, sink: str) -> list[str]:
 
 def _max_flow(g, source: str, sink: str) -> _Solution | None:
     # Edmonds-Karp: on profile graphs (sparse, a handful of augmenting paths) it ran 7x faster
-    # than preflow-push on the cores of benchmarks/ceilings_large.py's mesh.
-    from networkx.algorithms.flow import edmonds_karp
-
-    residual = edmonds_karp(g, source, sink, capacity="capacity")
-    value = residual.graph["flow_value"]
+    # than preflow-push on the cores of benchmarks/ceilings_large.py's mesh.  It runs on the
+    # whole graph's arcs (maxflow.Arcs) cut by a mask: no residual graph, no copy per solve.
+    part = _as_part(g)
+    net = part.arcs()
+    caps, mask = part.arc_capacities(), part.mask()
+    s, t = net.index[source], net.index[sink]
+    value, arc_flow = net.edmonds_karp(s, t, caps, mask, part.stand_in_for_infinity())
     if value <= 0:
         return None
-    edge_flow = {(u, v): d["flow"] for u, v, d in residual.edges(data=True) if d["flow"] > 0 and g.has_edge(u, v)}
+    # Graph edges that carry flow, in networkx's edge order (cycle cancelling follows it).
+    carrying = sorted((a for a, f in arc_flow.items() if f > 0 and net.data[a] is not None),
+                      key=lambda a: (net.tail(a), net.pos[a]))
+    names = net.nodes
+    by_pair = {(names[net.tail(a)], names[net.head[a]]): a for a in carrying}
+    edge_flow = {pair: arc_flow[a] for pair, a in by_pair.items()}
     _cancel_cycles(edge_flow)
     flows: dict[str, dict[str, float]] = {}
     usage: dict[str, float] = {}
+    resource_cap: dict[str, float] = {}
     for (u, v), f in edge_flow.items():
         if f > 1e-12 * value:
             flows.setdefault(u, {})[v] = f
-            rid = g.edges[u, v]["resource"]
+            a = by_pair[(u, v)]
+            rid = net.data[a]["resource"]
             if rid is not None:
                 usage[rid] = usage.get(rid, 0.0) + f / value
+                resource_cap[rid] = caps[a]
     # A half-duplex link used both ways breaks the max-flow model (each direction got the full
     # capacity): let the LP, which shares the capacity, answer instead.
-    caps = _capacities(g)
-    if any(used * value > caps[rid] * (1 + 1e-7) for rid, used in usage.items()):
+    if any(used * value > resource_cap[rid] * (1 + 1e-7) for rid, used in usage.items()):
         return None
     # Residuals below a relative tolerance are rounding left-overs, not spare capacity: ties
     # must stay ties whatever units the profile was written in.
-    src_side = _reachable(g, edge_flow, source, forward=True, tolerance=1e-9 * value)
-    sink_side = _reachable(g, edge_flow, sink, forward=False, tolerance=1e-9 * value)
+    cut_flow = {by_pair[pair]: f for pair, f in edge_flow.items()}
+    src_side = _reachable(net, caps, mask, cut_flow, s, forward=True, tolerance=1e-9 * value)
+    sink_side = _reachable(net, caps, mask, cut_flow, t, forward=False, tolerance=1e-9 * value)
     binding = set()
-    for u, v, d in g.edges(data=True):
-        if (u in src_side and v not in src_side) or (v in sink_side and u not in sink_side):
-            if d["resource"] is not None and usage.get(d["resource"], 0) > 0:
-                binding.add(d["resource"])
+    cut = [a for u in src_side for v, a in net.succ[u] if mask[v] and v not in src_side]
+    cut += [a for v in sink_side for u, a in net.pred[v] if mask[u] and u not in sink_side]
+    for a in cut:
+        d = net.data[a]
+        if d is not None and d["resource"] is not None and usage.get(d["resource"], 0) > 0:
+            binding.add(d["resource"])
     path = tuple(n for n in _follow(flows, source, sink) if not n.startswith("~"))
     return _Solution(value, usage, tuple(sorted(binding)), path, {}, "max-flow")
 
@@ -490,7 +597,7 @@ def _block_tree(g):
     return g.graph["block_tree"]
 
 
-def _core(g, pairs: Iterable[tuple[str, str]]):
+def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     """The part of the graph that can carry traffic between each (source, sink) pair.
 
     Every route from s to t, and so every s-t flow less its useless circulations, stays inside
@@ -498,7 +605,7 @@ def _core(g, pairs: Iterable[tuple[str, str]]):
     it by one articulation node, so traffic that enters it must leave by the same node.  On a
     forest what is left is the unique route; on a mesh the cycles the routes can use.  This
     keeps the solvers' work proportional to the part of a large profile that matters.  The
-    graph comes back unchanged when a pair is not joined at all (the solver then says so).
+    whole graph comes back when a pair is not joined at all (the solver then says so).
     """
     import networkx as nx
 
@@ -512,29 +619,16 @@ def _core(g, pairs: Iterable[tuple[str, str]]):
     for s, t in pairs:
         a, b = vertex(s), vertex(t)
         if a is None or b is None:
-            return g
+            return _Part(g)
         try:
             route = nx.shortest_path(tree, a, b)
         except nx.NetworkXNoPath:
-            return g
+            return _Part(g)
         keep.update(x[1] for x in route if x[0] == "B")
     nodes = frozenset().union(*(blocks[i] for i in keep))
     if len(nodes) == len(g):
-        return g
-    # A real (small) copy, not a view: views filter every lookup and are slow to walk.
-    core = g.subgraph(nodes).copy()
-    core.graph.pop("block_tree", None)
-    core.graph["forest"] = g.graph["forest"] or all(len(blocks[i]) == 2 for i in keep)
-    core.graph["neighbours"] = {n: frozenset(core.succ[n]) | frozenset(core.pred[n]) for n in core}
-    return core
-
-
-def _same_core(g, core):
-    """``g`` (the effective-capacity graph) cut to the nodes of ``core``, with its shape."""
-    out = g.subgraph(core.nodes).copy()
-    out.graph.update(forest=core.graph["forest"], neighbours=core.graph["neighbours"])
-    out.graph.pop("block_tree", None)
-    return out
+        return _Part(g)
+    return _Part(g, nodes, g.graph["forest"] or all(len(blocks[i]) == 2 for i in keep))
 
 
 def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
@@ -543,8 +637,9 @@ def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
 
 def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
     """Flows at once: closed form where routes are unique, the LP otherwise."""
-    solver = _fixed_routes if is_forest(g) else _lp
-    return solver(g, flows, weights)[1]
+    part = _as_part(g)
+    solver = _fixed_routes if part.forest else _lp
+    return solver(part.graph(), flows, weights)[1]
 
 
 def _solve_flow(g, flow: Flow) -> _Solution:
@@ -563,10 +658,8 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
     """The same flow with the binding links unbounded (None when nothing else limits it)."""
     import networkx as nx
 
-    relaxed = nx.DiGraph(g)
-    for _, _, d in relaxed.edges(data=True):
-        if d["link"] in binding and d["resource"] is not None:
-            d["capacity"] = math.inf
+    part = _as_part(g)
+    relaxed = part.relaxed(binding)
     try:
         nxt = _solve_flow(relaxed, flow)
     except (ProfileError, ValueError, ArithmeticError, nx.NetworkXUnbounded):
@@ -577,9 +670,9 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
 def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
-    raw_g, eff_g = graphs or (graphmod.build(profile), graphmod.build(profile, effective=True))
+    raw_g, eff_caps = graphs or (graphmod.build(profile), graphmod.link_capacities(profile, effective=True))
     raw_g = _core(raw_g, _pairs([flow]))
-    eff_g = _same_core(eff_g, raw_g)  # same topology: the same core
+    eff_g = raw_g.with_capacities(eff_caps)  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
     eff = _solve_flow(eff_g, flow)
     raw_binding = _links(_with_parallel(profile, raw.binding_resources, raw.usage))
@@ -598,8 +691,8 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
 
 
 def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[Ceiling]:
-    """Ceilings of the named flows (all flows by default), sharing one pair of graphs."""
-    graphs = (graphmod.build(profile), graphmod.build(profile, effective=True))
+    """Ceilings of the named flows (all flows by default), sharing one graph (and its arcs)."""
+    graphs = (graphmod.build(profile), graphmod.link_capacities(profile, effective=True))
     names = list(profile.flows) if flows is None else list(flows)
     return [flow_ceiling(profile, n, graphs=graphs) for n in names]
 
@@ -629,7 +722,7 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     raw_g = _core(graphmod.build(profile), _pairs(flows))
     raw = _shared(raw_g, flows, list(sc.weights))
     both = _both_ways(profile, raw)
-    eff_g = _same_core(graphmod.build(profile, effective=True, capacities=both), raw_g)
+    eff_g = raw_g.with_capacities(graphmod.link_capacities(profile, effective=True, capacities=both))
     eff = _shared(eff_g, flows, list(sc.weights))
 
     def limiting(answers) -> tuple[str, ...]:
