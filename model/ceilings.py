@@ -161,7 +161,7 @@ class _Part:
 
     def stand_in_for_infinity(self) -> float:
         if self._inf is None:
-            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities(), self.mask())
+            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities(), self.mask(), self.nodes)
         return self._inf
 
     def graph(self):
@@ -174,20 +174,23 @@ class _Part:
             return g
         import networkx as nx
 
-        keep = g if self.nodes is None else self.nodes
+        if self.nodes is None:
+            keep, order = g, list(g)
+        else:  # the whole graph's order, so that the solvers see the same program in every process
+            index = self.arcs().index
+            keep, order = self.nodes, sorted(self.nodes, key=index.__getitem__)
         out = nx.DiGraph(**{k: v for k, v in g.graph.items() if k == "profile"})
-        # The whole graph's order, so that the solvers see the same program in every process.
-        out.add_nodes_from((n, d) for n, d in g.nodes(data=True) if n in keep)
+        out.add_nodes_from((n, g.nodes[n]) for n in order)
         caps = self.capacities or {}
-        for u, d_u in g.succ.items():
-            if u not in keep:
-                continue
-            for v, d in d_u.items():
+        edges = []
+        for u in order:
+            for v, d in g.succ[u].items():
                 if v in keep:
                     d = dict(d)
                     if d["resource"] is not None and d["link"] in caps:
                         d["capacity"] = caps[d["link"]]
-                    out.add_edge(u, v, **d)
+                    edges.append((u, v, d))
+        out.add_edges_from(edges)
         out.graph["forest"] = self.forest
         out.graph["neighbours"] = {n: frozenset(out.succ[n]) | frozenset(out.pred[n]) for n in out}
         self._graph = out

@@ -45,24 +45,25 @@ class Arcs:
         self.pos: list[int] = []  # the arc's place among its tail's arcs (networkx's edge order)
         pair: dict[tuple[int, int], int] = {}
         succ, pred, head, data, pos = self.succ, self.pred, self.head, self.data, self.pos
-        for u, v, d in g.edges(data=True):
-            if u == v:
-                continue
-            iu, iv = index[u], index[v]
-            a = pair.get((iu, iv))
-            if a is not None:
-                data[a] = d  # the arc was laid out with its reverse edge
-                continue
-            a = len(head)
-            pair[(iu, iv)], pair[(iv, iu)] = a, a + 1
-            head += (iv, iu)
-            data += (d, None)
-            pos += (len(succ[iu]), len(succ[iv]))
-            succ[iu].append((iv, a))
-            pred[iv].append((iu, a))
-            succ[iv].append((iu, a + 1))
-            pred[iu].append((iv, a + 1))
-        self.pair = pair
+        for u, nbrs in g.succ.items():  # networkx's edge order
+            iu = index[u]
+            for v, d in nbrs.items():
+                if u == v:
+                    continue
+                iv = index[v]
+                a = pair.get((iu, iv))
+                if a is not None:
+                    data[a] = d  # the arc was laid out with its reverse edge
+                    continue
+                a = len(head)
+                pair[(iu, iv)], pair[(iv, iu)] = a, a + 1
+                head += (iv, iu)
+                data += (d, None)
+                pos += (len(succ[iu]), len(succ[iv]))
+                succ[iu].append((iv, a))
+                pred[iv].append((iu, a))
+                succ[iv].append((iu, a + 1))
+                pred[iu].append((iv, a + 1))
         # A reverse arc with no edge behind it has capacity 0; an edge without one is unbounded.
         self.base = [0.0 if d is None else float(d.get("capacity", math.inf)) for d in data]
         self.link_arcs: dict[str, list[int]] = {}  # capacity-bearing arcs of each link
@@ -103,12 +104,14 @@ class Arcs:
             out[self.index[n]] = 1
         return out
 
-    def stand_in_for_infinity(self, caps: list[float], mask: bytearray) -> float:
-        """Three times the sum of the finite capacities inside the mask, or 1 (as networkx)."""
+    def stand_in_for_infinity(self, caps: list[float], mask: bytearray, nodes=None) -> float:
+        """Three times the sum of the finite capacities inside the mask, or 1 (as networkx);
+        ``nodes`` (names) are the mask's nodes where known."""
         total = 0.0
-        for u, arcs in enumerate(self.succ):
+        members = range(len(self.nodes)) if nodes is None else (self.index[n] for n in nodes)
+        for u in members:
             if mask[u]:
-                for v, a in arcs:
+                for v, a in self.succ[u]:
                     c = caps[a]
                     if mask[v] and self.data[a] is not None and 0 < c < math.inf:
                         total += c
