@@ -140,6 +140,7 @@ class _Part:
         out = self.with_capacities({**(self.capacities or {}), **unbounded})
         out._mask = self._mask
         out._caps = self.arcs().overridden(self.arc_capacities(), unbounded)
+        out._inf = self.stand_in_for_infinity()  # unbounding links only lowers the finite sum
         return out
 
     def arcs(self):
@@ -161,7 +162,7 @@ class _Part:
 
     def stand_in_for_infinity(self) -> float:
         if self._inf is None:
-            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities(), self.mask(), self.nodes)
+            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities())
         return self._inf
 
     def graph(self):
@@ -209,6 +210,8 @@ def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
     A preflow may leave flow going round a cycle (through a bus hub and back, say); it adds
     nothing to the value but would count as usage of the links on the cycle.
     """
+    if _acyclic(flow):
+        return  # the common case, told without building a graph
     import networkx as nx
 
     while True:
@@ -221,6 +224,27 @@ def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
         least = min(flow[(u, v)] for u, v in cycle)
         for u, v in cycle:
             flow[(u, v)] -= least
+
+
+def _acyclic(flow: dict[tuple[str, str], float]) -> bool:
+    """True when the edges with positive flow hold no cycle (Kahn's topological sort)."""
+    out: dict[str, list[str]] = {}
+    indegree: dict[str, int] = {}
+    for (u, v), f in flow.items():
+        if f > 0:
+            out.setdefault(u, []).append(v)
+            indegree[v] = indegree.get(v, 0) + 1
+            indegree.setdefault(u, 0)
+    ready = [n for n, d in indegree.items() if d == 0]
+    left = len(indegree)
+    while ready:
+        n = ready.pop()
+        left -= 1
+        for m in out.get(n, ()):
+            indegree[m] -= 1
+            if indegree[m] == 0:
+                ready.append(m)
+    return left == 0
 
 
 def _reachable(net, caps, mask, flow, start: int, forward: bool, tolerance: float) -> set[int]:

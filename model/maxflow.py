@@ -71,6 +71,7 @@ class Arcs:
             if d is not None and "capacity" in d:
                 self.link_arcs.setdefault(d["link"], []).append(a)
         self._last: tuple[dict, list[float]] | None = None
+        self._totals: dict[int, tuple[list[float], float]] = {}
 
     def tail(self, a: int) -> int:
         return self.head[a ^ 1]
@@ -104,18 +105,22 @@ class Arcs:
             out[self.index[n]] = 1
         return out
 
-    def stand_in_for_infinity(self, caps: list[float], mask: bytearray, nodes=None) -> float:
-        """Three times the sum of the finite capacities inside the mask, or 1 (as networkx);
-        ``nodes`` (names) are the mask's nodes where known."""
-        total = 0.0
-        members = range(len(self.nodes)) if nodes is None else (self.index[n] for n in nodes)
-        for u in members:
-            if mask[u]:
-                for v, a in self.succ[u]:
-                    c = caps[a]
-                    if mask[v] and self.data[a] is not None and 0 < c < math.inf:
-                        total += c
-        return 3 * total or 1
+    def stand_in_for_infinity(self, caps: list[float]) -> float:
+        """Three times the sum of the finite capacities, or 1 (as networkx), over the whole graph.
+
+        networkx sums over the graph it is given (here: a flow's part).  Any stand-in at least
+        three times the finite capacities a flow can use gives the same flows: a bounded flow
+        never fills an unbounded arc, and a path of unbounded arcs carries the whole stand-in
+        and is reported whatever its size.  So one sum per capacity array serves every part.
+        """
+        hit = self._totals.get(id(caps))
+        if hit is not None and hit[0] is caps:
+            return hit[1]
+        total = 3 * sum(c for c, d in zip(caps, self.data) if d is not None and 0 < c < math.inf) or 1
+        if len(self._totals) > 3:  # raw and effective stay; what-if arrays come and go
+            self._totals.clear()
+        self._totals[id(caps)] = (caps, total)  # holding the array keeps its id unique
+        return total
 
     def edmonds_karp(self, s: int, t: int, caps: list[float], mask: bytearray, inf: float):
         """Maximum s-t flow value and the flow on each arc (antisymmetric: flow[a] == -flow[a ^ 1]);
