@@ -115,20 +115,20 @@ class _Part:
 
     def __init__(self, whole, nodes: frozenset | None = None, forest: bool | None = None,
                  capacities: dict[str, float] | None = None):
-        self.whole = whole  # the networkx graph of the whole profile (raw capacities)
+        self.whole = _arcs_of(whole)  # the whole profile's graph (raw capacities) as arcs
         self.nodes = nodes  # None: every node
-        self.forest = whole.graph["forest"] if forest is None else forest
+        self.forest = self.whole.forest if forest is None else forest
         self.capacities = capacities  # link id -> capacity, over the whole graph's
         self._graph = self._mask = self._inf = self._caps = None
 
     def __iter__(self):
-        return iter(self.whole if self.nodes is None else self.nodes)
+        return iter(self.whole.nodes if self.nodes is None else self.nodes)
 
     def __len__(self) -> int:
-        return len(self.whole if self.nodes is None else self.nodes)
+        return len(self.whole.nodes if self.nodes is None else self.nodes)
 
     def __contains__(self, node) -> bool:
-        return node in self.whole if self.nodes is None else node in self.nodes
+        return node in self.whole.index if self.nodes is None else node in self.nodes
 
     def with_capacities(self, capacities: dict[str, float] | None) -> "_Part":
         """The same nodes with other capacities (link id -> capacity)."""
@@ -144,11 +144,7 @@ class _Part:
         return out
 
     def arcs(self):
-        from .maxflow import Arcs
-
-        if "arcs" not in self.whole.graph:  # laid out once per graph
-            self.whole.graph["arcs"] = Arcs(self.whole)
-        return self.whole.graph["arcs"]
+        return self.whole
 
     def arc_capacities(self) -> list[float]:
         if self._caps is None:
@@ -166,36 +162,54 @@ class _Part:
         return self._inf
 
     def graph(self):
-        """A networkx DiGraph of the part (the whole graph itself where nothing differs)."""
+        """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the
+        whole graph's order (so the solvers see the same program in every process)."""
         if self._graph is not None:
             return self._graph
-        g = self.whole
-        if self.nodes is None and not self.capacities:
-            self._graph = g
-            return g
         import networkx as nx
 
+        net = self.whole
         if self.nodes is None:
-            keep, order = g, list(g)
-        else:  # the whole graph's order, so that the solvers see the same program in every process
-            index = self.arcs().index
-            keep, order = self.nodes, sorted(self.nodes, key=index.__getitem__)
-        out = nx.DiGraph(**{k: v for k, v in g.graph.items() if k == "profile"})
-        out.add_nodes_from((n, g.nodes[n]) for n in order)
+            order = range(len(net.nodes))
+        else:
+            order = sorted(net.index[n] for n in self.nodes)
+        keep = net.mask(self.nodes)
         caps = self.capacities or {}
+        g = nx.DiGraph(profile=net.name)
+        g.add_nodes_from((net.nodes[i], net.node_attrs[i]) for i in order)
         edges = []
-        for u in order:
-            for v, d in g.succ[u].items():
-                if v in keep:
-                    d = dict(d)
-                    if d["resource"] is not None and d["link"] in caps:
-                        d["capacity"] = caps[d["link"]]
-                    edges.append((u, v, d))
-        out.add_edges_from(edges)
-        out.graph["forest"] = self.forest
-        out.graph["neighbours"] = {n: frozenset(out.succ[n]) | frozenset(out.pred[n]) for n in out}
-        self._graph = out
-        return out
+        for i in order:
+            u = net.nodes[i]
+            for j, a in sorted(net.succ[i], key=lambda x: net.seq[x[1]]):  # the graph's edge order
+                d = net.data[a]
+                if d is None or not keep[j]:
+                    continue
+                if caps and d["resource"] is not None and d["link"] in caps:
+                    d = {**d, "capacity": caps[d["link"]]}
+                edges.append((u, net.nodes[j], d))
+        g.add_edges_from(edges)
+        g.graph["forest"] = self.forest
+        g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
+        self._graph = g
+        return g
+
+
+def _arcs_of(g):
+    """The arcs of a graph: the Arcs themselves, or those of a networkx graph (made once)."""
+    from .maxflow import Arcs
+
+    if isinstance(g, Arcs):
+        return g
+    if "arcs" not in g.graph:
+        g.graph["arcs"] = Arcs.of_graph(g)
+    return g.graph["arcs"]
+
+
+def _network(profile: Profile):
+    """The profile's graph (raw capacities) as arcs, built without a networkx graph."""
+    from .maxflow import Arcs
+
+    return Arcs.of_profile(profile)
 
 
 def _as_part(g) -> _Part:
@@ -601,29 +615,6 @@ def _group_duals(profile: Profile, duals: dict[str, float], binding: tuple[str, 
     return out
 
 
-def _block_tree(g):
-    """The biconnected components (blocks) of the graph's undirected shape, which blocks each
-    node lies in, and the block-cut tree joining blocks through their articulation nodes;
-    computed once per graph (Hopcroft and Tarjan, CACM 16(6), 1973: linear time)."""
-    import networkx as nx
-
-    if "block_tree" not in g.graph:
-        shape = nx.Graph()
-        shape.add_nodes_from(g)
-        shape.add_edges_from((n, m) for n, ms in g.graph["neighbours"].items() for m in ms)
-        blocks = [frozenset(b) for b in nx.biconnected_components(shape)]
-        home: dict[str, list[int]] = {}
-        for i, block in enumerate(blocks):
-            for n in block:
-                home.setdefault(n, []).append(i)
-        tree = nx.Graph()
-        tree.add_nodes_from(("B", i) for i in range(len(blocks)))
-        tree.add_edges_from((("C", n), ("B", i)) for n, bs in home.items() if len(bs) > 1
-                            for i in bs)
-        g.graph["block_tree"] = (blocks, home, tree)
-    return g.graph["block_tree"]
-
-
 def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     """The part of the graph that can carry traffic between each (source, sink) pair.
 
@@ -634,28 +625,27 @@ def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     keeps the solvers' work proportional to the part of a large profile that matters.  The
     whole graph comes back when a pair is not joined at all (the solver then says so).
     """
-    import networkx as nx
+    from .maxflow import tree_path
 
-    blocks, home, tree = _block_tree(g)
+    net = _arcs_of(g)
+    blocks, home, tree = net.blocks()
 
     def vertex(n):
-        bs = home.get(n)
-        return None if not bs else ("C", n) if len(bs) > 1 else ("B", bs[0])
+        bs = home.get(net.index.get(n))
+        return None if not bs else ("C", net.index[n]) if len(bs) > 1 else ("B", bs[0])
 
     keep: set[int] = set()
     for s, t in pairs:
         a, b = vertex(s), vertex(t)
-        if a is None or b is None:
-            return _Part(g)
-        try:
-            route = nx.shortest_path(tree, a, b)
-        except nx.NetworkXNoPath:
-            return _Part(g)
+        route = None if a is None or b is None else tree_path(tree, a, b)
+        if route is None:
+            return _Part(net)
         keep.update(x[1] for x in route if x[0] == "B")
-    nodes = frozenset().union(*(blocks[i] for i in keep))
-    if len(nodes) == len(g):
-        return _Part(g)
-    return _Part(g, nodes, g.graph["forest"] or all(len(blocks[i]) == 2 for i in keep))
+    members = set().union(*(blocks[i] for i in keep))
+    if len(members) == len(net.nodes):
+        return _Part(net)
+    return _Part(net, frozenset(net.nodes[i] for i in members),
+                 net.forest or all(len(blocks[i]) == 2 for i in keep))
 
 
 def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
@@ -697,7 +687,7 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
 def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
-    raw_g, eff_caps = graphs or (graphmod.build(profile), graphmod.link_capacities(profile, effective=True))
+    raw_g, eff_caps = graphs or (_network(profile), graphmod.link_capacities(profile, effective=True))
     raw_g = _core(raw_g, _pairs([flow]))
     eff_g = raw_g.with_capacities(eff_caps)  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
@@ -719,7 +709,7 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
 
 def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[Ceiling]:
     """Ceilings of the named flows (all flows by default), sharing one graph (and its arcs)."""
-    graphs = (graphmod.build(profile), graphmod.link_capacities(profile, effective=True))
+    graphs = (_network(profile), graphmod.link_capacities(profile, effective=True))
     names = list(profile.flows) if flows is None else list(flows)
     return [flow_ceiling(profile, n, graphs=graphs) for n in names]
 
@@ -746,7 +736,7 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     sc = profile.scenarios[name]
     flows = [profile.flow(n) for n in sc.flows]
     out = []
-    raw_g = _core(graphmod.build(profile), _pairs(flows))
+    raw_g = _core(_network(profile), _pairs(flows))
     raw = _shared(raw_g, flows, list(sc.weights))
     both = _both_ways(profile, raw)
     eff_g = raw_g.with_capacities(graphmod.link_capacities(profile, effective=True, capacities=both))

@@ -76,21 +76,15 @@ def _link_edges(joined: set, link, duplex: str):
     return [(a, b, fwd), (b, a, bwd)]
 
 
-def build(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
-    """Build the networkx DiGraph of a profile.
+def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
+    """The graph of :func:`build` as plain data, for solvers that need no networkx graph.
 
-    Edge attributes: ``link`` (link id), ``resource`` (resource id, None on free hops) and
-    ``capacity`` [B/s] (absent on free hops: networkx reads that as unbounded).  Virtual nodes
-    (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
-    overrides link capacities by link id (used for what-if questions).  ``g.graph["forest"]``
-    says whether the undirected multigraph of components and hubs has no cycle (then every
-    route is unique); ``g.graph["neighbours"]`` maps each node to its neighbours either way.
+    Returns (nodes, edges, forest): the components' ids and kinds in order, the directed edges
+    (u, v, attributes) in the order :func:`build` adds them (virtual nodes appear with their
+    first edge), and whether the undirected multigraph of components and hubs has no cycle.
     """
-    import networkx as nx
-
     caps = link_capacities(profile, effective=effective, capacities=capacities)
-    g = nx.DiGraph(profile=profile.name)
-    g.add_nodes_from((comp.id, {"kind": comp.kind}) for comp in profile.components.values())
+    nodes = [(comp.id, {"kind": comp.kind}) for comp in profile.components.values()]
     joined: set[tuple[str, str]] = set()
     edges = []
     shape = []  # the undirected multigraph of components and hubs, as pairs
@@ -106,8 +100,26 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
             shape += ((f"~{link.id}", m) for m in link.between)
         else:
             shape.append(tuple(link.between))
+    return nodes, edges, _is_forest(shape)
+
+
+def build(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
+    """Build the networkx DiGraph of a profile.
+
+    Edge attributes: ``link`` (link id), ``resource`` (resource id, None on free hops) and
+    ``capacity`` [B/s] (absent on free hops: networkx reads that as unbounded).  Virtual nodes
+    (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
+    overrides link capacities by link id (used for what-if questions).  ``g.graph["forest"]``
+    says whether the undirected multigraph of components and hubs has no cycle (then every
+    route is unique); ``g.graph["neighbours"]`` maps each node to its neighbours either way.
+    """
+    import networkx as nx
+
+    nodes, edges, forest = layout(profile, effective=effective, capacities=capacities)
+    g = nx.DiGraph(profile=profile.name)
+    g.add_nodes_from(nodes)
     g.add_edges_from(edges)  # one call: per-edge add_edge was a third of the build
-    g.graph["forest"] = _is_forest(shape)
+    g.graph["forest"] = forest
     succ, pred = g.succ, g.pred
     g.graph["neighbours"] = {n: frozenset(succ[n]) | frozenset(pred[n]) for n in g}
     return g

@@ -26,15 +26,21 @@ import math
 
 
 class Arcs:
-    """The residual arcs of a networkx DiGraph whose edges carry ``capacity``, ``link`` and
-    ``resource`` (see :func:`pinchpoint.graph.build`).
+    """The residual arcs of a profile graph whose edges carry ``capacity``, ``link`` and
+    ``resource`` (see :func:`pinchpoint.graph.build`), built from a networkx DiGraph
+    (:meth:`of_graph`) or straight from the profile (:meth:`of_profile`, no networkx graph).
 
     Arc ``a`` and its reverse ``a ^ 1`` join the same two nodes; an arc with no edge of the
-    graph behind it has capacity 0 (it only lets flow be pushed back).
+    graph behind it has capacity 0 (it only lets flow be pushed back).  ``succ[u]`` lists each
+    neighbour of ``u`` (either way) once, so it is also the graph's undirected shape.
     """
 
-    def __init__(self, g):
-        self.nodes = list(g)
+    def __init__(self, nodes, edges, *, forest: bool, name: str | None = None):
+        """``nodes``: (id, attributes) in order; ``edges``: (u, v, attributes) in the order a
+        networkx DiGraph lists them (by tail, in node order)."""
+        self.name, self.forest = name, forest
+        self.node_attrs = [d for _, d in nodes]
+        self.nodes = [n for n, _ in nodes]
         self.index = {n: i for i, n in enumerate(self.nodes)}
         index = self.index
         n = len(self.nodes)
@@ -42,28 +48,28 @@ class Arcs:
         self.pred: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (tail, arc in)
         self.head: list[int] = []
         self.data: list[dict | None] = []  # the graph's edge attributes behind each arc
-        self.pos: list[int] = []  # the arc's place among its tail's arcs (networkx's edge order)
+        self.pos: list[int] = []  # the arc's place among its tail's arcs (the residual's order)
+        self.seq: list[int] = []  # the place of the edge behind the arc among the graph's edges
         pair: dict[tuple[int, int], int] = {}
-        succ, pred, head, data, pos = self.succ, self.pred, self.head, self.data, self.pos
-        for u, nbrs in g.succ.items():  # networkx's edge order
-            iu = index[u]
-            for v, d in nbrs.items():
-                if u == v:
-                    continue
-                iv = index[v]
-                a = pair.get((iu, iv))
-                if a is not None:
-                    data[a] = d  # the arc was laid out with its reverse edge
-                    continue
-                a = len(head)
-                pair[(iu, iv)], pair[(iv, iu)] = a, a + 1
-                head += (iv, iu)
-                data += (d, None)
-                pos += (len(succ[iu]), len(succ[iv]))
-                succ[iu].append((iv, a))
-                pred[iv].append((iu, a))
-                succ[iv].append((iu, a + 1))
-                pred[iu].append((iv, a + 1))
+        succ, pred, head, data, pos, seq = self.succ, self.pred, self.head, self.data, self.pos, self.seq
+        for k, (u, v, d) in enumerate(edges):
+            if u == v:
+                continue
+            iu, iv = index[u], index[v]
+            a = pair.get((iu, iv))
+            if a is not None:
+                data[a], seq[a] = d, k  # the arc was laid out with its reverse edge
+                continue
+            a = len(head)
+            pair[(iu, iv)], pair[(iv, iu)] = a, a + 1
+            head += (iv, iu)
+            data += (d, None)
+            seq += (k, -1)
+            pos += (len(succ[iu]), len(succ[iv]))
+            succ[iu].append((iv, a))
+            pred[iv].append((iu, a))
+            succ[iv].append((iu, a + 1))
+            pred[iu].append((iv, a + 1))
         # A reverse arc with no edge behind it has capacity 0; an edge without one is unbounded.
         self.base = [0.0 if d is None else float(d.get("capacity", math.inf)) for d in data]
         self.link_arcs: dict[str, list[int]] = {}  # capacity-bearing arcs of each link
@@ -72,6 +78,42 @@ class Arcs:
                 self.link_arcs.setdefault(d["link"], []).append(a)
         self._last: tuple[dict, list[float]] | None = None
         self._totals: dict[int, tuple[list[float], float]] = {}
+        self._blocks = None
+
+    @classmethod
+    def of_graph(cls, g) -> "Arcs":
+        return cls(list(g.nodes(data=True)), ((u, v, d) for u, nbrs in g.succ.items() for v, d in nbrs.items()),
+                   forest=g.graph["forest"], name=g.graph.get("profile"))
+
+    @classmethod
+    def of_profile(cls, profile) -> "Arcs":
+        """The raw-capacity graph of a profile, without building a networkx graph."""
+        from .graph import layout
+
+        nodes, edges, forest = layout(profile)
+        seen = {n for n, _ in nodes}
+        by_tail: dict[str, list] = {n: [] for n, _ in nodes}
+        for e in edges:  # virtual nodes join the node list with their first edge (as networkx)
+            for end in e[:2]:
+                if end not in seen:
+                    seen.add(end)
+                    nodes.append((end, {}))
+                    by_tail[end] = []
+            by_tail[e[0]].append(e)
+        return cls(nodes, (e for n, _ in nodes for e in by_tail[n]), forest=forest, name=profile.name)
+
+    def blocks(self):
+        """The biconnected components (blocks) of the undirected shape as sets of node indices,
+        the blocks each node lies in, and the block-cut tree as parent pointers with depths;
+        computed once (Hopcroft and Tarjan, CACM 16(6), 1973: linear time, iterative here)."""
+        if self._blocks is None:
+            found = _biconnected(self.succ)
+            home: dict[int, list[int]] = {}
+            for i, block in enumerate(found):
+                for n in block:
+                    home.setdefault(n, []).append(i)
+            self._blocks = (found, home, _rooted_block_tree(found, home))
+        return self._blocks
 
     def tail(self, a: int) -> int:
         return self.head[a ^ 1]
@@ -186,3 +228,92 @@ class Arcs:
                 flow[a] = get(a, 0.0) + push
                 flow[a ^ 1] = get(a ^ 1, 0.0) - push
             value += push
+
+
+def _biconnected(succ: list[list[tuple[int, int]]]) -> list[set[int]]:
+    """Node sets of the biconnected components of a simple undirected graph given as
+    neighbour lists (isolated nodes belong to none, as in networkx)."""
+    n = len(succ)
+    disc = [-1] * n
+    low = [0] * n
+    clock = 0
+    blocks: list[set[int]] = []
+    for root in range(n):
+        if disc[root] != -1 or not succ[root]:
+            continue
+        disc[root] = low[root] = clock
+        clock += 1
+        stack = [(root, -1, iter(succ[root]))]
+        edges: list[tuple[int, int]] = []
+        while stack:
+            u, parent, todo = stack[-1]
+            for v, _ in todo:
+                if v == parent:
+                    continue
+                if disc[v] == -1:
+                    disc[v] = low[v] = clock
+                    clock += 1
+                    edges.append((u, v))
+                    stack.append((v, u, iter(succ[v])))
+                    break
+                if disc[v] < disc[u]:  # a back edge
+                    low[u] = min(low[u], disc[v])
+                    edges.append((u, v))
+            else:
+                stack.pop()
+                if stack:
+                    p = stack[-1][0]
+                    low[p] = min(low[p], low[u])
+                    if low[u] >= disc[p]:  # p separates u's subtree: one block ends here
+                        block: set[int] = set()
+                        while True:
+                            a, b = edges.pop()
+                            block.add(a)
+                            block.add(b)
+                            if a == p and b == u:
+                                break
+                        blocks.append(block)
+    return blocks
+
+
+def _rooted_block_tree(blocks, home) -> tuple[dict, dict]:
+    """Parent and depth of each vertex of the block-cut tree (vertices: ("B", block) and
+    ("C", articulation node)), each tree of the forest rooted at its first block."""
+    parent: dict = {}
+    depth: dict = {}
+    for first in range(len(blocks)):
+        root = ("B", first)
+        if root in parent:
+            continue
+        parent[root], depth[root] = None, 0
+        todo = [root]
+        while todo:
+            x = todo.pop()
+            if x[0] == "B":
+                nbrs = [("C", n) for n in blocks[x[1]] if len(home[n]) > 1]
+            else:
+                nbrs = [("B", i) for i in home[x[1]]]
+            for y in nbrs:
+                if y not in parent:
+                    parent[y], depth[y] = x, depth[x] + 1
+                    todo.append(y)
+    return parent, depth
+
+
+def tree_path(tree, a, b) -> list | None:
+    """The vertices of the unique path from a to b in a rooted forest, or None if apart."""
+    parent, depth = tree
+    left, right = [a], [b]
+    while depth[a] > depth[b]:
+        a = parent[a]
+        left.append(a)
+    while depth[b] > depth[a]:
+        b = parent[b]
+        right.append(b)
+    while a != b:
+        a, b = parent[a], parent[b]
+        if a is None or b is None:
+            return None
+        left.append(a)
+        right.append(b)
+    return left + right[-2::-1]
