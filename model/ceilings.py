@@ -625,27 +625,33 @@ def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     keeps the solvers' work proportional to the part of a large profile that matters.  The
     whole graph comes back when a pair is not joined at all (the solver then says so).
     """
-    from .maxflow import tree_path
+    from .maxflow import route_blocks
 
     net = _arcs_of(g)
-    blocks, home, tree = net.blocks()
-
-    def vertex(n):
-        bs = home.get(net.index.get(n))
-        return None if not bs else ("C", net.index[n]) if len(bs) > 1 else ("B", bs[0])
-
-    keep: set[int] = set()
-    for s, t in pairs:
-        a, b = vertex(s), vertex(t)
-        route = None if a is None or b is None else tree_path(tree, a, b)
-        if route is None:
-            return _Part(net)
-        keep.update(x[1] for x in route if x[0] == "B")
+    structure = net.blocks()
+    keep = route_blocks(structure, [(net.index.get(s), net.index.get(t)) for s, t in pairs])
+    if keep is None:
+        return _Part(net)
+    blocks = structure[0]
     members = set().union(*(blocks[i] for i in keep))
     if len(members) == len(net.nodes):
         return _Part(net)
     return _Part(net, frozenset(net.nodes[i] for i in members),
                  net.forest or all(len(blocks[i]) == 2 for i in keep))
+
+
+def _flow_network(profile: Profile, pairs: list[tuple[str, str]]):
+    """The graph of only the blocks on the routes of ``pairs`` (see :func:`_core`), found on
+    the profile's bare shape: one flow's question builds and solves only its part."""
+    from .maxflow import Arcs, block_structure, route_blocks
+
+    nodes, neighbours = graphmod.shape(profile)
+    index = {n: i for i, n in enumerate(nodes)}
+    structure = block_structure(neighbours)
+    keep = route_blocks(structure, [(index.get(s), index.get(t)) for s, t in pairs])
+    if keep is None:
+        return Arcs.of_profile(profile)
+    return Arcs.of_profile(profile, frozenset(nodes[i] for b in keep for i in structure[0][b]))
 
 
 def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
@@ -687,7 +693,10 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
 def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
-    raw_g, eff_caps = graphs or (_network(profile), graphmod.link_capacities(profile, effective=True))
+    if graphs is None:  # one flow: build only its part
+        net = _flow_network(profile, _pairs([flow]))
+        graphs = (net, {lid: profile.links[lid].effective_capacity for lid in net.link_arcs})
+    raw_g, eff_caps = graphs
     raw_g = _core(raw_g, _pairs([flow]))
     eff_g = raw_g.with_capacities(eff_caps)  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
@@ -709,8 +718,10 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
 
 def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[Ceiling]:
     """Ceilings of the named flows (all flows by default), sharing one graph (and its arcs)."""
-    graphs = (_network(profile), graphmod.link_capacities(profile, effective=True))
     names = list(profile.flows) if flows is None else list(flows)
+    if len(names) == 1:  # `ceilings --flow F`: build only that flow's part
+        return [flow_ceiling(profile, names[0])]
+    graphs = (_network(profile), graphmod.link_capacities(profile, effective=True))
     return [flow_ceiling(profile, n, graphs=graphs) for n in names]
 
 

@@ -76,20 +76,28 @@ def _link_edges(joined: set, link, duplex: str):
     return [(a, b, fwd), (b, a, bwd)]
 
 
-def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
+def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None,
+           keep: frozenset[str] | None = None):
     """The graph of :func:`build` as plain data, for solvers that need no networkx graph.
 
     Returns (nodes, edges, forest): the components' ids and kinds in order, the directed edges
     (u, v, attributes) in the order :func:`build` adds them (virtual nodes appear with their
     first edge), and whether the undirected multigraph of components and hubs has no cycle.
+    ``keep`` (node names, see :func:`shape`) cuts it to those nodes and the links among them,
+    in the same order.
     """
-    caps = link_capacities(profile, effective=effective, capacities=capacities)
-    nodes = [(comp.id, {"kind": comp.kind}) for comp in profile.components.values()]
+    nodes = [(comp.id, {"kind": comp.kind}) for comp in profile.components.values()
+             if keep is None or comp.id in keep]
     joined: set[tuple[str, str]] = set()
     edges = []
-    shape = []  # the undirected multigraph of components and hubs, as pairs
+    shape_pairs = []  # the undirected multigraph of components and hubs, as pairs
     for link in profile.links.values():
-        cap = caps[link.id]
+        if keep is not None and not all(m in keep for m in link.between):
+            continue
+        if capacities and link.id in capacities:
+            cap = capacities[link.id]
+        else:
+            cap = link.effective_capacity if effective else link.capacity
         for u, v, rid in _link_edges(joined, link, link.duplex):
             joined.add((u, v))
             if rid is None:
@@ -97,10 +105,30 @@ def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, f
             else:
                 edges.append((u, v, {"capacity": cap, "link": link.id, "resource": rid}))
         if len(link.between) > 2:
-            shape += ((f"~{link.id}", m) for m in link.between)
+            shape_pairs += ((f"~{link.id}", m) for m in link.between)
         else:
-            shape.append(tuple(link.between))
-    return nodes, edges, _is_forest(shape)
+            shape_pairs.append(tuple(link.between))
+    return nodes, edges, _is_forest(shape_pairs)
+
+
+def shape(profile: Profile) -> tuple[list[str], list[list[int]]]:
+    """The undirected shape of :func:`build`'s graph, cheaply (no capacities): its nodes
+    (components, then virtual nodes as they appear) and each node's neighbours by index."""
+    nodes = list(profile.components)
+    index = {n: i for i, n in enumerate(nodes)}
+    neighbours: list[set[int]] = [set() for _ in nodes]
+    joined: set[tuple[str, str]] = set()
+    for link in profile.links.values():
+        for u, v, _ in _link_edges(joined, link, "half"):  # duplex only names resources
+            joined.add((u, v))
+            for end in (u, v):
+                if end not in index:
+                    index[end] = len(nodes)
+                    nodes.append(end)
+                    neighbours.append(set())
+            neighbours[index[u]].add(index[v])
+            neighbours[index[v]].add(index[u])
+    return nodes, [sorted(ns) for ns in neighbours]
 
 
 def build(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):

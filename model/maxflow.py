@@ -86,8 +86,9 @@ class Arcs:
                    forest=g.graph["forest"], name=g.graph.get("profile"))
 
     @classmethod
-    def of_profile(cls, profile) -> "Arcs":
-        """The raw-capacity graph of a profile, without building a networkx graph."""
+    def of_profile(cls, profile, keep: frozenset[str] | None = None) -> "Arcs":
+        """The raw-capacity graph of a profile, without building a networkx graph; ``keep``
+        (node names) cuts it to those nodes and the links among them."""
         import gc
 
         from .graph import layout
@@ -97,7 +98,7 @@ class Arcs:
         paused = gc.isenabled()
         gc.disable()
         try:
-            nodes, edges, forest = layout(profile)
+            nodes, edges, forest = layout(profile, keep=keep)
             seen = {n for n, _ in nodes}
             by_tail: dict[str, list] = {n: [] for n, _ in nodes}
             for e in edges:  # virtual nodes join the node list with their first edge (as networkx)
@@ -117,12 +118,7 @@ class Arcs:
         the blocks each node lies in, and the block-cut tree as parent pointers with depths;
         computed once (Hopcroft and Tarjan, CACM 16(6), 1973: linear time, iterative here)."""
         if self._blocks is None:
-            found = _biconnected(self.succ)
-            home: dict[int, list[int]] = {}
-            for i, block in enumerate(found):
-                for n in block:
-                    home.setdefault(n, []).append(i)
-            self._blocks = (found, home, _rooted_block_tree(found, home))
+            self._blocks = block_structure([[v for v, _ in arcs] for arcs in self.succ])
         return self._blocks
 
     def tail(self, a: int) -> int:
@@ -240,7 +236,37 @@ class Arcs:
             value += push
 
 
-def _biconnected(succ: list[list[tuple[int, int]]]) -> list[set[int]]:
+def block_structure(neighbours: list[list[int]]):
+    """Blocks (node index sets), the blocks of each node, and the rooted block-cut tree of a
+    simple undirected graph given as neighbour lists."""
+    found = _biconnected(neighbours)
+    home: dict[int, list[int]] = {}
+    for i, block in enumerate(found):
+        for n in block:
+            home.setdefault(n, []).append(i)
+    return found, home, _rooted_block_tree(found, home)
+
+
+def route_blocks(structure, ends) -> set[int] | None:
+    """Indices of the blocks on the block-cut tree paths between each (s, t) pair of node
+    indices, or None when an end lies in no block or a pair is not joined."""
+    blocks, home, tree = structure
+
+    def vertex(n):
+        bs = home.get(n)
+        return None if not bs else ("C", n) if len(bs) > 1 else ("B", bs[0])
+
+    keep: set[int] = set()
+    for s, t in ends:
+        a, b = vertex(s), vertex(t)
+        route = None if a is None or b is None else tree_path(tree, a, b)
+        if route is None:
+            return None
+        keep.update(x[1] for x in route if x[0] == "B")
+    return keep
+
+
+def _biconnected(succ: list[list[int]]) -> list[set[int]]:
     """Node sets of the biconnected components of a simple undirected graph given as
     neighbour lists (isolated nodes belong to none, as in networkx)."""
     n = len(succ)
@@ -257,7 +283,7 @@ def _biconnected(succ: list[list[tuple[int, int]]]) -> list[set[int]]:
         edges: list[tuple[int, int]] = []
         while stack:
             u, parent, todo = stack[-1]
-            for v, _ in todo:
+            for v in todo:
                 if v == parent:
                     continue
                 if disc[v] == -1:

@@ -118,3 +118,27 @@ def test_blocks_are_networkx_biconnected_components(edges):
         for y in bct:
             expected = nx.shortest_path(bct, x, y) if nx.has_path(bct, x, y) else None
             assert tree_path(tree, x, y) == expected
+
+
+@SETTINGS
+@given(doc=profile_documents())
+def test_one_flow_alone_builds_its_part_and_answers_the_same(doc):
+    """flow_ceiling without shared graphs builds only the flow's blocks (ceilings._flow_network);
+    every field of its answer is the one all_ceilings gives from the whole graph."""
+    from pinchpoint.ceilings import _flow_network, _pairs, all_ceilings, flow_ceiling
+
+    profile = profile_from_document(doc)
+    whole = {c.name: c.to_dict() for c in all_ceilings(profile, list(profile.flows) * 2)}
+    for name in profile.flows:
+        part = _flow_network(profile, _pairs([profile.flow(name)]))
+        assert set(part.nodes) <= set(Arcs.of_profile(profile).nodes)
+        assert flow_ceiling(profile, name).to_dict() == whole[name]
+
+
+@pytest.mark.parametrize("name", sorted(bundled_profiles()))
+def test_one_bundled_flow_alone_answers_as_all_flows(name):
+    from pinchpoint.ceilings import all_ceilings, flow_ceiling
+
+    profile = load_profile(name)
+    for c in all_ceilings(profile):
+        assert flow_ceiling(profile, c.name).to_dict() == c.to_dict()
