@@ -22,7 +22,7 @@ import tempfile
 import time
 
 from pinchpoint import units
-from pinchpoint.ceilings import all_ceilings
+from pinchpoint.ceilings import all_ceilings, flow_ceiling
 from pinchpoint.profile import profile_from_document
 
 
@@ -103,9 +103,13 @@ def main(n_links: int = 5000, runs: int = 5) -> None:
         t1 = time.perf_counter()
         result = all_ceilings(profile)
         t2 = time.perf_counter()
+        one = flow_ceiling(profile, "f1")  # builds and solves only f1's blocks
+        t3 = time.perf_counter()
+        assert one.to_dict() == next(c for c in result if c.name == "f1").to_dict()
         methods = sorted({c.method for c in result})
         print(f"{label:18} {len(profile.links):5d} links, {len(result)} flows: load {t1 - t0:.3f} s "
-              f"(units.parse {pint_time.seconds:.3f} s of it), ceilings {t2 - t1:.3f} s ({', '.join(methods)})")
+              f"(units.parse {pint_time.seconds:.3f} s of it), ceilings {t2 - t1:.3f} s ({', '.join(methods)}); "
+              f"f1 alone {t3 - t2:.3f} s")
     with tempfile.TemporaryDirectory() as tmp:
         for label, doc in docs.items():
             path = os.path.join(tmp, f"{doc['name']}-{label.split()[0]}.toml")

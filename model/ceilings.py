@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from . import graph as graphmod
 from . import lp_exact
@@ -114,7 +114,7 @@ class _Part:
     """
 
     def __init__(self, whole, nodes: frozenset | None = None, forest: bool | None = None,
-                 capacities: dict[str, float] | None = None):
+                 capacities: Mapping[str, float] | None = None):
         self.whole = _arcs_of(whole)  # the whole profile's graph (raw capacities) as arcs
         self.nodes = nodes  # None: every node
         self.forest = self.whole.forest if forest is None else forest
@@ -130,14 +130,16 @@ class _Part:
     def __contains__(self, node) -> bool:
         return node in self.whole.index if self.nodes is None else node in self.nodes
 
-    def with_capacities(self, capacities: dict[str, float] | None) -> "_Part":
+    def with_capacities(self, capacities: Mapping[str, float] | None) -> "_Part":
         """The same nodes with other capacities (link id -> capacity)."""
         return _Part(self.whole, self.nodes, self.forest, capacities)
 
     def relaxed(self, links: Iterable[str]) -> "_Part":
         """The same part with ``links`` unbounded."""
+        from collections import ChainMap
+
         unbounded = {lid: math.inf for lid in links}
-        out = self.with_capacities({**(self.capacities or {}), **unbounded})
+        out = self.with_capacities(ChainMap(unbounded, self.capacities or {}))  # no copy of the rest
         out._mask = self._mask
         out._caps = self.arcs().overridden(self.arc_capacities(), unbounded)
         out._inf = self.stand_in_for_infinity()  # unbounding links only lowers the finite sum
