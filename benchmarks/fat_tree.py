@@ -1,34 +1,43 @@
 """Ceilings of a generated k-ary fat-tree fabric: how the core scales to a data-centre network.
 
 A k-ary fat tree (Al-Fares, Loukissas and Vahdat, "A Scalable, Commodity Data Center Network
-Architecture", SIGCOMM 2008) has k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core
-switches and k^3/4 hosts; every switch has k ports.  ``--oversubscription R`` gives each edge
-switch R times as many hosts as uplinks (R = 1 is the full-bisection tree), the usual way
-operators trade bisection bandwidth for ports.
+Architecture", SIGCOMM 2008, doi:10.1145/1402958.1402967) has k pods of k/2 edge and k/2
+aggregation switches, (k/2)^2 core switches and k^3/4 hosts; every switch has k ports.
+``--oversubscription R`` gives each edge switch R times as many hosts as uplinks (R = 1 is the
+full-bisection tree), the usual way operators trade bisection bandwidth for ports.  The number
+of links is k^3/4 * R (hosts) + k^3/2 (edge-aggregation and aggregation-core): k = 32 with
+R = 10 gives 98,304 links.
 
-Flows: host i sends to host (i + H/2) mod H (a shift permutation that sends every host's
-traffic across the core); the scenario ``shift`` runs a sample of them at once, the all-to-all
-load a planner asks about ("what does each host get when every one of them talks?").  For a
-full-bisection tree every flow should get the line rate, for R = 4 a quarter of it.
+Flows: host i sends to host (i + H/2) mod H, a shift permutation whose every flow leaves its
+pod.  The scenario ``shift`` runs the flows at once: when every host sends (``--flows 0``),
+each edge switch pushes R * k/2 flows through k/2 uplinks, so each flow gets exactly 1/R of the
+line rate (the line rate itself for a full-bisection tree); a sample of hosts gets at least that.
 
 Run: python3 benchmarks/fat_tree.py [--k 8] [--oversubscription 1] [--line "100 Gbit/s"]
-                                    [--flows 64] [--write PROFILE.toml]
+                                    [--flows 64] [--no-scenario] [--process] [--write FILE]
 Prints the profile's size, the time to build and validate it, the time of all flow ceilings,
-the time of the scenario, its per-flow rate against the expected share, and peak memory.
+the time of the scenario, its per-flow rate against the expected share, and peak memory; with
+``--process`` also the whole ``pinchpoint ceilings FILE`` process (wall time and peak RSS).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 
+SOURCE = ("k-ary fat tree after Al-Fares, Loukissas and Vahdat, SIGCOMM 2008 (doi:10.1145/1402958.1402967); "
+          "every link at one line rate, a modelling assumption")
 
-def fat_tree(k: int, oversubscription: int = 1, line: str = "100 Gbit/s",
-             flows: int = 64) -> dict:
+
+def fat_tree(k: int, oversubscription: int = 1, line: str = "100 Gbit/s", flows: int = 64,
+             scenario: bool = True) -> dict:
     """A profile document of a k-ary fat tree (k even) with ``flows`` shift-permutation flows
-    and a scenario running them all at once."""
+    (0: one from every host) and, with ``scenario``, a scenario running them all at once."""
     if k < 2 or k % 2:
         raise SystemExit("fat_tree: k must be an even number >= 2")
     half = k // 2
@@ -58,18 +67,58 @@ def fat_tree(k: int, oversubscription: int = 1, line: str = "100 Gbit/s",
                 hosts.append(host)
                 link(host, edge)
     n = len(hosts)
-    step = max(1, n // max(1, flows))
+    wanted = n if flows <= 0 else min(flows, n)
+    step = max(1, n // wanted)
     flow_table = {}
     for i in range(0, n, step):
-        if len(flow_table) >= flows:
+        if len(flow_table) >= wanted:
             break
-        src, dst = hosts[i], hosts[(i + n // 2) % n]
-        flow_table[f"f{i}"] = {"source": src, "sink": dst}
-    return {"schema": 1, "name": f"fat-tree-k{k}-r{oversubscription}",
-            "description": f"k = {k} fat tree, {n} hosts, oversubscription {oversubscription}:1, "
-                           f"{line} links (Al-Fares et al., SIGCOMM 2008)",
-            "components": comps, "links": links, "flows": flow_table,
-            "scenarios": {"shift": {"flows": list(flow_table)}}}
+        flow_table[f"f{i}"] = {"source": hosts[i], "sink": hosts[(i + n // 2) % n]}
+    doc = {"schema": 1, "name": f"fat-tree-k{k}-r{oversubscription}",
+           "description": f"k = {k} fat tree, {n} hosts, oversubscription {oversubscription}:1, "
+                          f"{line} links (Al-Fares et al., SIGCOMM 2008)",
+           "source": SOURCE, "components": comps, "links": links, "flows": flow_table}
+    if scenario:
+        doc["scenarios"] = {"shift": {"flows": list(flow_table), "description":
+                                      "the flows at once (with every host: each gets 1/R of its line)"}}
+    return doc
+
+
+def header(k: int, oversubscription: int, line: str, flows: int) -> str:
+    """The comment block a written profile starts with: what it is, where it comes from."""
+    return (f"# A k = {k} fat tree: {k} pods of {k // 2} edge and {k // 2} aggregation switches, "
+            f"{(k // 2) ** 2} core switches,\n"
+            f"# {k ** 3 // 4 * oversubscription} hosts ({oversubscription} per edge uplink: "
+            f"{oversubscription}:1 oversubscription), every link {line} Ethernet.\n"
+            "# Topology after M. Al-Fares, A. Loukissas and A. Vahdat, \"A Scalable, Commodity Data Center "
+            "Network\n# Architecture\", ACM SIGCOMM 2008, doi:10.1145/1402958.1402967 (section 3.3, the k-ary "
+            "fat tree).\n"
+            f"# Generated by: python3 benchmarks/fat_tree.py --k {k} --oversubscription {oversubscription} "
+            f"--line \"{line}\" --flows {flows} --write FILE\n"
+            "# Flows: host i to host (i + H/2) mod H; the scenario 'shift' runs them at once, and with\n"
+            "# every host sending each flow gets line / oversubscription (tests/profiles/test_fat_tree_example.py).\n")
+
+
+def write(doc: dict, path: str, comment: str = "") -> None:
+    """Write the profile as TOML (atomically, after an optional comment block)."""
+    import tomli_w
+
+    from pinchpoint.paths import atomic_write
+
+    with atomic_write(path, "w") as out:
+        out.write(comment + tomli_w.dumps(doc))
+
+
+def whole_process(path: str, runs: int = 3) -> tuple[float, float]:
+    """Median wall time [s] and peak RSS [MiB] of `python3 -m pinchpoint.cli ceilings FILE`."""
+    times, peak = [], 0.0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pinchpoint.cli", "ceilings", path], check=True,
+                       stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+        peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+    return sorted(times)[len(times) // 2], peak
 
 
 def main(argv=None) -> int:
@@ -77,37 +126,52 @@ def main(argv=None) -> int:
     ap.add_argument("--k", type=int, default=8, help="switch ports (even; default 8)")
     ap.add_argument("--oversubscription", type=int, default=1, help="hosts per edge uplink (default 1)")
     ap.add_argument("--line", default="100 Gbit/s", help="every link's line rate")
-    ap.add_argument("--flows", type=int, default=64, help="shift-permutation flows (default 64)")
-    ap.add_argument("--write", metavar="FILE", help="also write the profile (TOML)")
+    ap.add_argument("--flows", type=int, default=64, help="shift-permutation flows (default 64; 0: every host)")
+    ap.add_argument("--no-scenario", action="store_true", help="skip the scenario (all flows at once)")
+    ap.add_argument("--process", action="store_true",
+                    help="also time the whole `pinchpoint ceilings FILE` process (3 runs, median)")
+    ap.add_argument("--write", metavar="FILE", help="also write the profile (TOML, with a comment header)")
     args = ap.parse_args(argv)
 
     from pinchpoint.ceilings import all_ceilings, scenario_ceilings
     from pinchpoint.profile import profile_from_document
 
     t0 = time.perf_counter()
-    doc = fat_tree(args.k, args.oversubscription, args.line, args.flows)
+    doc = fat_tree(args.k, args.oversubscription, args.line, args.flows, scenario=not args.no_scenario)
     t1 = time.perf_counter()
+    c1 = time.process_time()
     profile = profile_from_document(doc)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     flows = all_ceilings(profile)
-    t3 = time.perf_counter()
-    shared = scenario_ceilings(profile, "shift")
+    t3, c3 = time.perf_counter(), time.process_time()
+    shared = [] if args.no_scenario else scenario_ceilings(profile, "shift")
     t4 = time.perf_counter()
-    if args.write:
-        from pinchpoint.profile_io import dump_document
-        dump_document(doc, args.write)
-    line_bps = min(c.ceiling_bytes_per_s for c in flows)
-    per_flow = min(c.ceiling_bytes_per_s for c in shared)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     hosts = sum(1 for c in doc["components"].values() if c["kind"] == "nic")
-    print(f"{doc['description']}")
+    print(doc["description"])
     print(f"components {len(doc['components'])}, links {len(doc['links'])}, flows {len(flows)}")
-    print(f"generate {t1 - t0:.2f} s, load and validate {t2 - t1:.2f} s, all flow ceilings "
-          f"{t3 - t2:.2f} s, scenario of {len(shared)} flows at once {t4 - t3:.2f} s; "
-          f"peak RSS {rss:.0f} MiB")
-    print(f"one flow alone: {line_bps * 8 / 1e9:.4g} Gbit/s; each flow in the scenario: "
-          f"{per_flow * 8 / 1e9:.4g} Gbit/s ({per_flow / line_bps:.3f} of the line; expected "
-          f"at least 1/{args.oversubscription} = {1 / args.oversubscription:.3f} for {hosts} hosts)")
+    print(f"generate {t1 - t0:.2f} s, load and validate {t2 - t1:.2f} s (cpu {c2 - c1:.2f} s), all flow "
+          f"ceilings {t3 - t2:.2f} s (cpu {c3 - c2:.2f} s), scenario of {len(shared)} flows at once "
+          f"{t4 - t3:.2f} s; peak RSS {rss:.0f} MiB")
+    line_bps = min(c.ceiling_bytes_per_s for c in flows)
+    print(f"one flow alone: {line_bps * 8 / 1e9:.4g} Gbit/s")
+    if shared:
+        per_flow = [c.ceiling_bytes_per_s for c in shared]
+        every = len(flows) == hosts
+        expected = 1 / args.oversubscription
+        print(f"each flow in the scenario: {min(per_flow) * 8 / 1e9:.4g} .. {max(per_flow) * 8 / 1e9:.4g} "
+              f"Gbit/s ({min(per_flow) / line_bps:.4f} of the line; expected "
+              f"{'exactly' if every else 'at least'} 1/{args.oversubscription} = {expected:.4f}, "
+              f"{len(flows)} of {hosts} hosts sending)")
+    if args.write:
+        write(doc, args.write, header(args.k, args.oversubscription, args.line, args.flows))
+    if args.process:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, f"{doc['name']}.toml")
+            write(doc, path)
+            wall, peak = whole_process(path)
+        print(f"whole process `pinchpoint ceilings {doc['name']}.toml`: {wall:.2f} s (median of 3), "
+              f"peak RSS {peak:.0f} MiB")
     return 0
 
 

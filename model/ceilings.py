@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from . import graph as graphmod
 from . import lp_exact
@@ -105,6 +105,120 @@ class _Solution:
         object.__setattr__(self, "duals", {r: round(float(u), 6) for r, u in self.duals.items()})
 
 
+class _Part:
+    """The part of a profile graph that one question needs: the nodes of the blocks on the flows'
+    routes, with the capacities to use (raw, effective, or with binding links unbounded).
+
+    It copies nothing: max-flow runs on the whole graph's arcs through a node mask and a
+    capacity array.  Only the linear program and the closed form, which walk a networkx graph,
+    get one (:meth:`graph`), cut to the part and made once.
+    """
+
+    def __init__(self, whole, nodes: frozenset | None = None, forest: bool | None = None,
+                 capacities: Mapping[str, float] | None = None):
+        self.whole = _arcs_of(whole)  # the whole profile's graph (raw capacities) as arcs
+        self.nodes = nodes  # None: every node
+        self.forest = self.whole.forest if forest is None else forest
+        self.capacities = capacities  # link id -> capacity, over the whole graph's
+        self._graph = self._mask = self._inf = self._caps = None
+
+    def __iter__(self):
+        return iter(self.whole.nodes if self.nodes is None else self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.whole.nodes if self.nodes is None else self.nodes)
+
+    def __contains__(self, node) -> bool:
+        return node in self.whole.index if self.nodes is None else node in self.nodes
+
+    def with_capacities(self, capacities: Mapping[str, float] | None) -> "_Part":
+        """The same nodes with other capacities (link id -> capacity)."""
+        return _Part(self.whole, self.nodes, self.forest, capacities)
+
+    def relaxed(self, links: Iterable[str]) -> "_Part":
+        """The same part with ``links`` unbounded."""
+        from collections import ChainMap
+
+        unbounded = {lid: math.inf for lid in links}
+        out = self.with_capacities(ChainMap(unbounded, self.capacities or {}))  # no copy of the rest
+        out._mask = self._mask
+        out._caps = self.arcs().overridden(self.arc_capacities(), unbounded)
+        out._inf = self.stand_in_for_infinity()  # unbounding links only lowers the finite sum
+        return out
+
+    def arcs(self):
+        return self.whole
+
+    def arc_capacities(self) -> list[float]:
+        if self._caps is None:
+            self._caps = self.arcs().capacities(self.capacities)
+        return self._caps
+
+    def mask(self) -> bytearray:
+        if self._mask is None:
+            self._mask = self.arcs().mask(self.nodes)
+        return self._mask
+
+    def stand_in_for_infinity(self) -> float:
+        if self._inf is None:
+            self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities())
+        return self._inf
+
+    def graph(self):
+        """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the
+        whole graph's order (so the solvers see the same program in every process)."""
+        if self._graph is not None:
+            return self._graph
+        import networkx as nx
+
+        net = self.whole
+        if self.nodes is None:
+            order = range(len(net.nodes))
+        else:
+            order = sorted(net.index[n] for n in self.nodes)
+        keep = net.mask(self.nodes)
+        caps = self.capacities or {}
+        g = nx.DiGraph(profile=net.name)
+        g.add_nodes_from((net.nodes[i], net.node_attrs[i]) for i in order)
+        edges = []
+        for i in order:
+            u = net.nodes[i]
+            for j, a in sorted(net.succ[i], key=lambda x: net.seq[x[1]]):  # the graph's edge order
+                d = net.data[a]
+                if d is None or not keep[j]:
+                    continue
+                if caps and d["resource"] is not None and d["link"] in caps:
+                    d = {**d, "capacity": caps[d["link"]]}
+                edges.append((u, net.nodes[j], d))
+        g.add_edges_from(edges)
+        g.graph["forest"] = self.forest
+        g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
+        self._graph = g
+        return g
+
+
+def _arcs_of(g):
+    """The arcs of a graph: the Arcs themselves, or those of a networkx graph (made once)."""
+    from .maxflow import Arcs
+
+    if isinstance(g, Arcs):
+        return g
+    if "arcs" not in g.graph:
+        g.graph["arcs"] = Arcs.of_graph(g)
+    return g.graph["arcs"]
+
+
+def _network(profile: Profile):
+    """The profile's graph (raw capacities) as arcs, built without a networkx graph."""
+    from .maxflow import Arcs
+
+    return Arcs.of_profile(profile)
+
+
+def _as_part(g) -> _Part:
+    return g if isinstance(g, _Part) else _Part(g)
+
+
 # --- max-flow --------------------------------------------------------------------------------
 
 def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
@@ -113,6 +227,8 @@ def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
     A preflow may leave flow going round a cycle (through a bus hub and back, say); it adds
     nothing to the value but would count as usage of the links on the cycle.
     """
+    if _acyclic(flow):
+        return  # the common case, told without building a graph
     import networkx as nx
 
     while True:
@@ -127,18 +243,40 @@ def _cancel_cycles(flow: dict[tuple[str, str], float]) -> None:
             flow[(u, v)] -= least
 
 
-def _reachable(g, flow, start, forward: bool, tolerance: float) -> set:
-    """Nodes reachable from ``start`` in the residual network (capacity left above ``tolerance``)."""
+def _acyclic(flow: dict[tuple[str, str], float]) -> bool:
+    """True when the edges with positive flow hold no cycle (Kahn's topological sort)."""
+    out: dict[str, list[str]] = {}
+    indegree: dict[str, int] = {}
+    for (u, v), f in flow.items():
+        if f > 0:
+            out.setdefault(u, []).append(v)
+            indegree[v] = indegree.get(v, 0) + 1
+            indegree.setdefault(u, 0)
+    ready = [n for n, d in indegree.items() if d == 0]
+    left = len(indegree)
+    while ready:
+        n = ready.pop()
+        left -= 1
+        for m in out.get(n, ()):
+            indegree[m] -= 1
+            if indegree[m] == 0:
+                ready.append(m)
+    return left == 0
 
-    def residual(u, v):
-        left = g.edges[u, v].get("capacity", math.inf) - flow.get((u, v), 0.0) if g.has_edge(u, v) else 0.0
-        return left + flow.get((v, u), 0.0)  # flow the other way can be pushed back
+
+def _reachable(net, caps, mask, flow, start: int, forward: bool, tolerance: float) -> set[int]:
+    """Nodes reachable from ``start`` in the residual network (capacity left above ``tolerance``);
+    ``flow`` maps arcs of graph edges to their (cycle-free) flow."""
+
+    def residual(a):  # a: the arc u -> v
+        left = caps[a] - flow.get(a, 0.0) if net.data[a] is not None else 0.0
+        return left + flow.get(a ^ 1, 0.0)  # flow the other way can be pushed back
 
     seen, todo = {start}, [start]
     while todo:
         n = todo.pop()
-        for m in set(g.succ[n]) | set(g.pred[n]):
-            if m not in seen and (residual(n, m) if forward else residual(m, n)) > tolerance:
+        for m, a in net.succ[n]:
+            if m not in seen and mask[m] and residual(a if forward else a ^ 1) > tolerance:
                 seen.add(m)
                 todo.append(m)
     return seen
@@ -159,37 +297,49 @@ def _follow(flows: dict, source: str, sink: str) -> list[str]:
 
 def _max_flow(g, source: str, sink: str) -> _Solution | None:
     # Edmonds-Karp: on profile graphs (sparse, a handful of augmenting paths) it ran 7x faster
-    # than preflow-push on the cores of benchmarks/ceilings_large.py's mesh.
-    from networkx.algorithms.flow import edmonds_karp
-
-    residual = edmonds_karp(g, source, sink, capacity="capacity")
-    value = residual.graph["flow_value"]
+    # than preflow-push on the cores of benchmarks/ceilings_large.py's mesh.  It runs on the
+    # whole graph's arcs (maxflow.Arcs) cut by a mask: no residual graph, no copy per solve.
+    part = _as_part(g)
+    net = part.arcs()
+    caps, mask = part.arc_capacities(), part.mask()
+    s, t = net.index[source], net.index[sink]
+    value, arc_flow = net.edmonds_karp(s, t, caps, mask, part.stand_in_for_infinity())
     if value <= 0:
         return None
-    edge_flow = {(u, v): d["flow"] for u, v, d in residual.edges(data=True) if d["flow"] > 0 and g.has_edge(u, v)}
+    # Graph edges that carry flow, in networkx's edge order (cycle cancelling follows it).
+    carrying = sorted((a for a, f in arc_flow.items() if f > 0 and net.data[a] is not None),
+                      key=lambda a: (net.tail(a), net.pos[a]))
+    names = net.nodes
+    by_pair = {(names[net.tail(a)], names[net.head[a]]): a for a in carrying}
+    edge_flow = {pair: arc_flow[a] for pair, a in by_pair.items()}
     _cancel_cycles(edge_flow)
     flows: dict[str, dict[str, float]] = {}
     usage: dict[str, float] = {}
+    resource_cap: dict[str, float] = {}
     for (u, v), f in edge_flow.items():
         if f > 1e-12 * value:
             flows.setdefault(u, {})[v] = f
-            rid = g.edges[u, v]["resource"]
+            a = by_pair[(u, v)]
+            rid = net.data[a]["resource"]
             if rid is not None:
                 usage[rid] = usage.get(rid, 0.0) + f / value
+                resource_cap[rid] = caps[a]
     # A half-duplex link used both ways breaks the max-flow model (each direction got the full
     # capacity): let the LP, which shares the capacity, answer instead.
-    caps = _capacities(g)
-    if any(used * value > caps[rid] * (1 + 1e-7) for rid, used in usage.items()):
+    if any(used * value > resource_cap[rid] * (1 + 1e-7) for rid, used in usage.items()):
         return None
     # Residuals below a relative tolerance are rounding left-overs, not spare capacity: ties
     # must stay ties whatever units the profile was written in.
-    src_side = _reachable(g, edge_flow, source, forward=True, tolerance=1e-9 * value)
-    sink_side = _reachable(g, edge_flow, sink, forward=False, tolerance=1e-9 * value)
+    cut_flow = {by_pair[pair]: f for pair, f in edge_flow.items()}
+    src_side = _reachable(net, caps, mask, cut_flow, s, forward=True, tolerance=1e-9 * value)
+    sink_side = _reachable(net, caps, mask, cut_flow, t, forward=False, tolerance=1e-9 * value)
     binding = set()
-    for u, v, d in g.edges(data=True):
-        if (u in src_side and v not in src_side) or (v in sink_side and u not in sink_side):
-            if d["resource"] is not None and usage.get(d["resource"], 0) > 0:
-                binding.add(d["resource"])
+    cut = [a for u in src_side for v, a in net.succ[u] if mask[v] and v not in src_side]
+    cut += [a for v in sink_side for u, a in net.pred[v] if mask[u] and u not in sink_side]
+    for a in cut:
+        d = net.data[a]
+        if d is not None and d["resource"] is not None and usage.get(d["resource"], 0) > 0:
+            binding.add(d["resource"])
     path = tuple(n for n in _follow(flows, source, sink) if not n.startswith("~"))
     return _Solution(value, usage, tuple(sorted(binding)), path, {}, "max-flow")
 
@@ -464,30 +614,7 @@ def _group_duals(profile: Profile, duals: dict[str, float], binding: tuple[str, 
     return out
 
 
-def _block_tree(g):
-    """The biconnected components (blocks) of the graph's undirected shape, which blocks each
-    node lies in, and the block-cut tree joining blocks through their articulation nodes;
-    computed once per graph (Hopcroft and Tarjan, CACM 16(6), 1973: linear time)."""
-    import networkx as nx
-
-    if "block_tree" not in g.graph:
-        shape = nx.Graph()
-        shape.add_nodes_from(g)
-        shape.add_edges_from((n, m) for n, ms in g.graph["neighbours"].items() for m in ms)
-        blocks = [frozenset(b) for b in nx.biconnected_components(shape)]
-        home: dict[str, list[int]] = {}
-        for i, block in enumerate(blocks):
-            for n in block:
-                home.setdefault(n, []).append(i)
-        tree = nx.Graph()
-        tree.add_nodes_from(("B", i) for i in range(len(blocks)))
-        tree.add_edges_from((("C", n), ("B", i)) for n, bs in home.items() if len(bs) > 1
-                            for i in bs)
-        g.graph["block_tree"] = (blocks, home, tree)
-    return g.graph["block_tree"]
-
-
-def _core(g, pairs: Iterable[tuple[str, str]]):
+def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     """The part of the graph that can carry traffic between each (source, sink) pair.
 
     Every route from s to t, and so every s-t flow less its useless circulations, stays inside
@@ -495,43 +622,35 @@ def _core(g, pairs: Iterable[tuple[str, str]]):
     it by one articulation node, so traffic that enters it must leave by the same node.  On a
     forest what is left is the unique route; on a mesh the cycles the routes can use.  This
     keeps the solvers' work proportional to the part of a large profile that matters.  The
-    graph comes back unchanged when a pair is not joined at all (the solver then says so).
+    whole graph comes back when a pair is not joined at all (the solver then says so).
     """
-    import networkx as nx
+    from .maxflow import route_blocks
 
-    blocks, home, tree = _block_tree(g)
-
-    def vertex(n):
-        bs = home.get(n)
-        return None if not bs else ("C", n) if len(bs) > 1 else ("B", bs[0])
-
-    keep: set[int] = set()
-    for s, t in pairs:
-        a, b = vertex(s), vertex(t)
-        if a is None or b is None:
-            return g
-        try:
-            route = nx.shortest_path(tree, a, b)
-        except nx.NetworkXNoPath:
-            return g
-        keep.update(x[1] for x in route if x[0] == "B")
-    nodes = frozenset().union(*(blocks[i] for i in keep))
-    if len(nodes) == len(g):
-        return g
-    # A real (small) copy, not a view: views filter every lookup and are slow to walk.
-    core = g.subgraph(nodes).copy()
-    core.graph.pop("block_tree", None)
-    core.graph["forest"] = g.graph["forest"] or all(len(blocks[i]) == 2 for i in keep)
-    core.graph["neighbours"] = {n: frozenset(core.succ[n]) | frozenset(core.pred[n]) for n in core}
-    return core
+    net = _arcs_of(g)
+    structure = net.blocks()
+    keep = route_blocks(structure, [(net.index.get(s), net.index.get(t)) for s, t in pairs])
+    if keep is None:
+        return _Part(net)
+    blocks = structure[0]
+    members = set().union(*(blocks[i] for i in keep))
+    if len(members) == len(net.nodes):
+        return _Part(net)
+    return _Part(net, frozenset(net.nodes[i] for i in members),
+                 net.forest or all(len(blocks[i]) == 2 for i in keep))
 
 
-def _same_core(g, core):
-    """``g`` (the effective-capacity graph) cut to the nodes of ``core``, with its shape."""
-    out = g.subgraph(core.nodes).copy()
-    out.graph.update(forest=core.graph["forest"], neighbours=core.graph["neighbours"])
-    out.graph.pop("block_tree", None)
-    return out
+def _flow_network(profile: Profile, pairs: list[tuple[str, str]]):
+    """The graph of only the blocks on the routes of ``pairs`` (see :func:`_core`), found on
+    the profile's bare shape: one flow's question builds and solves only its part."""
+    from .maxflow import Arcs, block_structure, route_blocks
+
+    nodes, neighbours = graphmod.shape(profile)
+    index = {n: i for i, n in enumerate(nodes)}
+    structure = block_structure(neighbours)
+    keep = route_blocks(structure, [(index.get(s), index.get(t)) for s, t in pairs])
+    if keep is None:
+        return Arcs.of_profile(profile)
+    return Arcs.of_profile(profile, frozenset(nodes[i] for b in keep for i in structure[0][b]))
 
 
 def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
@@ -540,8 +659,9 @@ def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
 
 def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
     """Flows at once: closed form where routes are unique, the LP otherwise."""
-    solver = _fixed_routes if is_forest(g) else _lp
-    return solver(g, flows, weights)[1]
+    part = _as_part(g)
+    solver = _fixed_routes if part.forest else _lp
+    return solver(part.graph(), flows, weights)[1]
 
 
 def _solve_flow(g, flow: Flow) -> _Solution:
@@ -560,10 +680,8 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
     """The same flow with the binding links unbounded (None when nothing else limits it)."""
     import networkx as nx
 
-    relaxed = nx.DiGraph(g)
-    for _, _, d in relaxed.edges(data=True):
-        if d["link"] in binding and d["resource"] is not None:
-            d["capacity"] = math.inf
+    part = _as_part(g)
+    relaxed = part.relaxed(binding)
     try:
         nxt = _solve_flow(relaxed, flow)
     except (ProfileError, ValueError, ArithmeticError, nx.NetworkXUnbounded):
@@ -574,9 +692,12 @@ def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | Non
 def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     """The raw and effective ceilings of one flow, its binding links, and what binds next."""
     flow = profile.flow(name)
-    raw_g, eff_g = graphs or (graphmod.build(profile), graphmod.build(profile, effective=True))
+    if graphs is None:  # one flow: build only its part
+        net = _flow_network(profile, _pairs([flow]))
+        graphs = (net, {lid: profile.links[lid].effective_capacity for lid in net.link_arcs})
+    raw_g, eff_caps = graphs
     raw_g = _core(raw_g, _pairs([flow]))
-    eff_g = _same_core(eff_g, raw_g)  # same topology: the same core
+    eff_g = raw_g.with_capacities(eff_caps)  # same topology: the same core
     raw = _solve_flow(raw_g, flow)
     eff = _solve_flow(eff_g, flow)
     raw_binding = _links(_with_parallel(profile, raw.binding_resources, raw.usage))
@@ -595,9 +716,11 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
 
 
 def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[Ceiling]:
-    """Ceilings of the named flows (all flows by default), sharing one pair of graphs."""
-    graphs = (graphmod.build(profile), graphmod.build(profile, effective=True))
+    """Ceilings of the named flows (all flows by default), sharing one graph (and its arcs)."""
     names = list(profile.flows) if flows is None else list(flows)
+    if len(names) == 1:  # `ceilings --flow F`: build only that flow's part
+        return [flow_ceiling(profile, names[0])]
+    graphs = (_network(profile), graphmod.link_capacities(profile, effective=True))
     return [flow_ceiling(profile, n, graphs=graphs) for n in names]
 
 
@@ -623,10 +746,10 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
     sc = profile.scenarios[name]
     flows = [profile.flow(n) for n in sc.flows]
     out = []
-    raw_g = _core(graphmod.build(profile), _pairs(flows))
+    raw_g = _core(_network(profile), _pairs(flows))
     raw = _shared(raw_g, flows, list(sc.weights))
     both = _both_ways(profile, raw)
-    eff_g = _same_core(graphmod.build(profile, effective=True, capacities=both), raw_g)
+    eff_g = raw_g.with_capacities(graphmod.link_capacities(profile, effective=True, capacities=both))
     eff = _shared(eff_g, flows, list(sc.weights))
 
     def limiting(answers) -> tuple[str, ...]:

@@ -40,8 +40,19 @@ def resources(profile: Profile, *, effective: bool = False) -> dict[str, Resourc
     return out
 
 
-def _link_edges(g, link, cap):
-    """The directed edges of one link: (u, v, resource id or None for a free hop)."""
+def link_capacities(profile: Profile, *, effective: bool = False,
+                    capacities: dict[str, float] | None = None) -> dict[str, float]:
+    """Each link's capacity [B/s] by link id: raw, or left for payload after protocol overhead
+    (``effective``); ``capacities`` overrides some by link id (what-if questions)."""
+    out = {lid: (link.effective_capacity if effective else link.capacity) for lid, link in profile.links.items()}
+    if capacities:
+        out.update((lid, c) for lid, c in capacities.items() if lid in out)
+    return out
+
+
+def _link_edges(joined: set, link, duplex: str):
+    """The directed edges of one link: (u, v, resource id or None for a free hop).  ``joined``
+    holds the ordered pairs that already have an edge."""
     members = link.between
     if len(members) > 2:
         # A shared bus with several devices: every transfer enters a hub and leaves it, and
@@ -52,14 +63,69 @@ def _link_edges(g, link, cap):
             edges += [(m, hub_in, None), (hub_out, m, None)]
         return edges
     a, b = members
-    fwd = link.id if link.duplex == "half" else resource_id(link.id, (a, b))
-    bwd = link.id if link.duplex == "half" else resource_id(link.id, (b, a))
-    if g.has_edge(a, b) or g.has_edge(b, a):
+    fwd = link.id if duplex == "half" else resource_id(link.id, (a, b))
+    bwd = link.id if duplex == "half" else resource_id(link.id, (b, a))
+    if (a, b) in joined or (b, a) in joined:
         # A second link between the same pair: a DiGraph holds one edge per ordered pair, so
         # it goes through a node of its own; only the first hop counts against the capacity.
         mid = f"~{link.id}"
         return [(a, mid, fwd), (mid, b, None), (b, mid, bwd), (mid, a, None)]
     return [(a, b, fwd), (b, a, bwd)]
+
+
+def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None,
+           keep: frozenset[str] | None = None):
+    """The graph of :func:`build` as plain data, for solvers that need no networkx graph.
+
+    Returns (nodes, edges, forest): the components' ids and kinds in order, the directed edges
+    (u, v, attributes) in the order :func:`build` adds them (virtual nodes appear with their
+    first edge), and whether the undirected multigraph of components and hubs has no cycle.
+    ``keep`` (node names, see :func:`shape`) cuts it to those nodes and the links among them,
+    in the same order.
+    """
+    nodes = [(comp.id, {"kind": comp.kind}) for comp in profile.components.values()
+             if keep is None or comp.id in keep]
+    joined: set[tuple[str, str]] = set()
+    edges = []
+    shape_pairs = []  # the undirected multigraph of components and hubs, as pairs
+    for link in profile.links.values():
+        if keep is not None and not all(m in keep for m in link.between):
+            continue
+        if capacities and link.id in capacities:
+            cap = capacities[link.id]
+        else:
+            cap = link.effective_capacity if effective else link.capacity
+        for u, v, rid in _link_edges(joined, link, link.duplex):
+            joined.add((u, v))
+            if rid is None:
+                edges.append((u, v, {"link": link.id, "resource": None}))
+            else:
+                edges.append((u, v, {"capacity": cap, "link": link.id, "resource": rid}))
+        if len(link.between) > 2:
+            shape_pairs += ((f"~{link.id}", m) for m in link.between)
+        else:
+            shape_pairs.append(tuple(link.between))
+    return nodes, edges, _is_forest(shape_pairs)
+
+
+def shape(profile: Profile) -> tuple[list[str], list[list[int]]]:
+    """The undirected shape of :func:`build`'s graph, cheaply (no capacities): its nodes
+    (components, then virtual nodes as they appear) and each node's neighbours by index."""
+    nodes = list(profile.components)
+    index = {n: i for i, n in enumerate(nodes)}
+    neighbours: list[set[int]] = [set() for _ in nodes]
+    joined: set[tuple[str, str]] = set()
+    for link in profile.links.values():
+        for u, v, _ in _link_edges(joined, link, "half"):  # duplex only names resources
+            joined.add((u, v))
+            for end in (u, v):
+                if end not in index:
+                    index[end] = len(nodes)
+                    nodes.append(end)
+                    neighbours.append(set())
+            neighbours[index[u]].add(index[v])
+            neighbours[index[v]].add(index[u])
+    return nodes, [sorted(ns) for ns in neighbours]
 
 
 def build(profile: Profile, *, effective: bool = False, capacities: dict[str, float] | None = None):
@@ -68,40 +134,25 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
     Edge attributes: ``link`` (link id), ``resource`` (resource id, None on free hops) and
     ``capacity`` [B/s] (absent on free hops: networkx reads that as unbounded).  Virtual nodes
     (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
-    overrides link capacities by link id (used for what-if questions).  ``g.graph["topology"]``
-    is the undirected multigraph of components and hubs; ``g.graph["forest"]`` says whether it
-    has no cycle (then every route is unique); ``g.graph["neighbours"]`` maps each node to its
-    neighbours either way.
+    overrides link capacities by link id (used for what-if questions).  ``g.graph["forest"]``
+    says whether the undirected multigraph of components and hubs has no cycle (then every
+    route is unique); ``g.graph["neighbours"]`` maps each node to its neighbours either way.
     """
     import networkx as nx
 
+    nodes, edges, forest = layout(profile, effective=effective, capacities=capacities)
     g = nx.DiGraph(profile=profile.name)
-    topology = nx.MultiGraph()
-    for comp in profile.components.values():
-        g.add_node(comp.id, kind=comp.kind)
-        topology.add_node(comp.id)
-    for link in profile.links.values():
-        cap = link.effective_capacity if effective else link.capacity
-        if capacities and link.id in capacities:
-            cap = capacities[link.id]
-        for u, v, rid in _link_edges(g, link, cap):
-            if rid is None:
-                g.add_edge(u, v, link=link.id, resource=None)
-            else:
-                g.add_edge(u, v, capacity=cap, link=link.id, resource=rid)
-        if len(link.between) > 2:
-            topology.add_edges_from((f"~{link.id}", m) for m in link.between)
-        else:
-            topology.add_edge(*link.between)
-    g.graph["topology"] = topology
-    g.graph["forest"] = _is_forest(topology)
-    g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)  # one call: per-edge add_edge was a third of the build
+    g.graph["forest"] = forest
+    succ, pred = g.succ, g.pred
+    g.graph["neighbours"] = {n: frozenset(succ[n]) | frozenset(pred[n]) for n in g}
     return g
 
 
-def _is_forest(multigraph) -> bool:
-    """A multigraph is a forest when it has no cycle: edges = nodes - components (union-find)."""
-    parent = {n: n for n in multigraph}
+def _is_forest(shape) -> bool:
+    """A multigraph (given as its edges) is a forest when no edge closes a cycle (union-find)."""
+    parent: dict[str, str] = {}
 
     def root(n):
         while parent[n] != n:
@@ -109,7 +160,9 @@ def _is_forest(multigraph) -> bool:
             n = parent[n]
         return n
 
-    for u, v in multigraph.edges():
+    for u, v in shape:
+        parent.setdefault(u, u)
+        parent.setdefault(v, v)
         ru, rv = root(u), root(v)
         if ru == rv:
             return False
