@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
         description="Vary link parameters over ranges (several --vary make a grid) and report the flow's "
                     "ceiling and binding link at every point, e.g. "
                     "--flow nic-rx --vary pcix.clock=66MHz..266MHz:41 --vary pcix.width=32bit..64bit:2")
-    p.add_argument("profile", help="bundled profile name or path to a .toml file")
+    p.add_argument("profile", help="bundled profile name or path to a .toml (or .json) file")
     p.add_argument("--flow", required=True, help="the flow to sweep")
     p.add_argument("--vary", action="append", required=True, metavar="LINK.PARAM=LO..HI:N[:log]",
                    help="a parameter range with units, N points, linear (default) or :log spacing; repeat for a grid")

@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("ceilings", help="every link capacity and flow ceiling of a profile",
                        description="Every link capacity and every flow ceiling, binding links marked with *.")
-    p.add_argument("profile", help="bundled profile name or path to a .toml file")
+    p.add_argument("profile", help="bundled profile name or path to a .toml (or .json) file")
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--signature", metavar="S", help="also show this signature's measured ceilings and efficiencies")

@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                     "profile: the link graph with the binding link, every flow's ceiling with its formula, "
                     "a ceiling ladder and, with --measured (flags as for 'pinchpoint diagnose'), the verdict "
                     "and the advice; with --signature, the measured figures beside the theoretical ones.")
-    p.add_argument("profile", metavar="PROFILE", help="bundled profile name or path to a .toml file")
+    p.add_argument("profile", metavar="PROFILE", help="bundled profile name or path to a .toml (or .json) file")
     output_path(p, "-o", "--output", suffixes=(".html", ".htm"), required=True, metavar="FILE.html", help="the page to write (atomically)")
     p.add_argument("--signature", metavar="S", help="signature JSON, or a bundled name such as p690")
     p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
