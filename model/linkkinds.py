@@ -40,6 +40,7 @@ References
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -97,9 +98,47 @@ class Param:
         return None
 
 
+class LinkReader:
+    """What a kind's ``defaults`` hook may use to read its text keys from a link's table: errors
+    located at ``links.ID.SUBKEY`` and the document reader's own checks (the profile reader passes
+    one in; see :func:`pinchpoint.profile._link`)."""
+
+    def error(self, subkey: str, message: str) -> Exception:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def check_keys(self, table: Mapping, allowed: set[str], subkey: str) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def text(self, table: Mapping, name: str, subkey: str) -> str | None:  # pragma: no cover
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class LinkKind:
-    """A kind of link: its parameters, duplex rule and capacity formula."""
+    """A kind of link: everything that differs from one kind to another, in one entry.
+
+    Adding a kind (NVLink, CXL ...) means adding one entry here, or calling :func:`register`
+    from outside the package: the profile reader, graph, ceilings, explanations, what-if and
+    sweeps, diagnose's advice, the report and the property tests' strategies read it from here.
+
+    Hooks beyond the formula (all optional):
+
+    ``text_keys``
+        keys of a link's table that are not parameters but fill parameter defaults
+        (a PCIe ``generation``); ``defaults(table, reader)`` returns the table with them filled.
+    ``check(values)``
+        a problem of the parameters together, as ``(parameter, message)``, or None (a CXL flit
+        carries at most its own size); single values are checked by :meth:`Param.problem`.
+    ``bound_advice(values, raw_bytes_per_s, net)``
+        what diagnose advises when a link of this kind binds a measured figure (None: nothing
+        beyond ``advice``); ``net`` formats a rate.
+    ``memory`` / ``memory_path``
+        the link is DRAM itself (a measured memory bandwidth stands beside its capacity) /
+        carries a CPU's memory traffic (drawn as a theoretical memory ceiling in reports).
+    ``sample(rng)``
+        a random valid parameter table (document form) for property tests, drawn with a
+        ``random.Random`` (hypothesis passes one it controls); default: :func:`sample_table`.
+    """
 
     name: str
     description: str
@@ -117,12 +156,65 @@ class LinkKind:
     # effective capacity each way [B/s] while both directions carry data (None: independent directions)
     both_ways: Callable[[Mapping], object] | None = None
     example: Mapping[str, object] = field(default_factory=dict)  # a valid parameter table (tests use it)
+    text_keys: frozenset[str] = frozenset()
+    defaults: Callable[[dict, LinkReader], dict] | None = None
+    check: Callable[[Mapping[str, float]], tuple[str, str] | None] | None = None
+    bound_advice: Callable[[Mapping[str, float], float, Callable[[float], str]], str | None] | None = None
+    memory: bool = False
+    memory_path: bool = False
+    sample: Callable[[random.Random], dict] | None = None
+    valid_values: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # discrete values for solve
+    _by_name: Mapping[str, Param] = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self):
+        by_name = {p.name: p for p in self.params}
+        if len(by_name) != len(self.params):
+            raise ValueError(f"link kind {self.name!r}: two parameters share a name")
+        clash = self.text_keys & set(by_name)
+        if clash:
+            raise ValueError(f"link kind {self.name!r}: {sorted(clash)} is both a parameter and a text key")
+        if self.text_keys and self.defaults is None:
+            raise ValueError(f"link kind {self.name!r}: text keys need a defaults hook that reads them")
+        unknown = set(self.example) - set(by_name) - self.text_keys
+        if unknown:
+            raise ValueError(f"link kind {self.name!r}: example has unknown keys {sorted(unknown)}")
+        object.__setattr__(self, "_by_name", by_name)
 
     def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._by_name[name]
+
+    def has_param(self, name: str) -> bool:
+        return name in self._by_name
+
+    def random_table(self, rng: random.Random) -> dict:
+        """A random valid parameter table of this kind (see ``sample``)."""
+        return sample_table(self, rng) if self.sample is None else self.sample(rng)
+
+
+def sample_table(kind: LinkKind, rng: random.Random) -> dict:
+    """A random table near a kind's ``example``: each number scaled by 0.1 .. 10 (within its
+    parameter's range), each parameter with ``choices`` drawn from them, whole numbers between
+    their bounds.  Text keys and strings with units are kept as the example gives them, scaled."""
+    from . import units
+
+    table = dict(kind.example)
+    for p in kind.params:
+        if p.name not in table and not (p.choices or p.integer):
+            continue
+        if p.choices:
+            table[p.name] = int(rng.choice(p.choices)) if p.integer else rng.choice(p.choices)
+        elif p.integer:
+            lo = int(p.minimum if p.minimum is not None else 1)
+            hi = int(p.maximum if p.maximum is not None else max(lo, int(p.default or lo)) * 4)
+            table[p.name] = rng.randint(lo, hi)
+        else:
+            raw = table[p.name]
+            si = units.parse(raw, p.dimension) if isinstance(raw, str) else float(raw)
+            si *= 10 ** rng.uniform(-1, 1)
+            if p.maximum is not None:
+                si = min(si, p.maximum * (1 if p.maximum_included else 0.999))
+            table[p.name] = units.format_quantity(si, p.dimension) if isinstance(raw, str) else si
+    return table
 
 
 def _half(p):
@@ -279,12 +371,110 @@ def _pcie_both_ways(p):
     return pcie_link_rates(p)["both"]
 
 
+#: CXL versions: (flit bytes, slot bytes per flit, PCIe generations it runs on) [11].
+CXL_VERSIONS: dict[str, tuple[float, float, tuple[int, ...]]] = {
+    "1.1": (68.0, 64.0, (5,)),
+    "2.0": (68.0, 64.0, (5,)),
+    "3.0": (256.0, 240.0, (5, 6)),
+    "3.1": (256.0, 240.0, (5, 6)),
+}
+
+
+def _generation(table: dict, reader: LinkReader, allowed: tuple[int, ...], what: str):
+    """The ``generation`` key of a pcie or cxl table (a whole number or {value, source}) and its source."""
+    gen = table.get("generation")
+    gen_source = None
+    if isinstance(gen, dict):  # { value = 5, source = "..." }
+        reader.check_keys(gen, {"value", "source"}, "generation")
+        gen_source = reader.text(gen, "source", "generation")
+        gen = gen.get("value")
+    if gen is not None and (not isinstance(gen, int) or isinstance(gen, bool) or gen not in allowed):
+        raise reader.error("generation", f"expected a {what} generation {allowed[0]}..{allowed[-1]}, got {gen!r}")
+    return gen, gen_source
+
+
+def _lane_defaults(table: dict, gen, gen_source) -> PcieGeneration:
+    """Fill lane_rate and encoding from a generation, unless the profile states them [3]."""
+    if gen is None:  # stated rates: the defaults of a link that is not in FLIT mode
+        return PCIE_GENERATIONS[1]
+    g = PCIE_GENERATIONS[gen]
+    spec = "; ".join(x for x in (gen_source, g.source) if x)
+    table.setdefault("lane_rate", {"value": f"{g.lane_rate / 1e9:g} GT/s", "source": spec})
+    table.setdefault("encoding", {"value": g.encoding, "source": spec})
+    return g
+
+
+def _pcie_defaults(table: dict, reader: LinkReader) -> dict:
+    """What a PCIe generation fixes: lane rate, line code and FLIT-mode overheads [3] [6]."""
+    gen, gen_source = _generation(table, reader, tuple(PCIE_GENERATIONS), "PCIe")
+    g = _lane_defaults(table, gen, gen_source)
+    src = g.source or "PCI Express Base Specification"
+    for name in ("tlp_overhead", "dllp_overhead", "flit_payload"):
+        value = getattr(g, name)
+        table.setdefault(name, {"value": f"{value:g} B" if name == "tlp_overhead" else value, "source": src})
+    return table
+
+
+def _cxl_defaults(table: dict, reader: LinkReader) -> dict:
+    """What a CXL version and PCIe generation fix: lane rate, line code, flit and slot bytes [11]."""
+    gen, gen_source = _generation(table, reader, (5, 6), "CXL")
+    _lane_defaults(table, gen, gen_source)
+    version = table.get("version")
+    if version is None:
+        return table
+    if not isinstance(version, str) or version not in CXL_VERSIONS:
+        raise reader.error("version", f"expected a CXL version ({', '.join(CXL_VERSIONS)}), got {version!r}")
+    size, payload, gens = CXL_VERSIONS[version]
+    if gen is not None and gen not in gens:
+        raise reader.error("generation", f"CXL {version} runs on PCIe generation "
+                           f"{' or '.join(map(str, gens))}, not {gen}")
+    src = f"CXL Specification {version}: {size:g}-byte flits, {payload:g} bytes of slots"
+    table.setdefault("flit_size", {"value": f"{size:g} B", "source": src})
+    table.setdefault("flit_payload", {"value": f"{payload:g} B", "source": src})
+    return table
+
+
+def _pcie_check(values: Mapping[str, float]):
+    for name in ("lane_rate", "encoding"):
+        if name not in values:
+            return name, "missing: give 'generation' (1..6) or both lane_rate and encoding"
+    return None
+
+
+def _cxl_check(values: Mapping[str, float]):
+    for name in ("lane_rate", "encoding", "flit_size", "flit_payload"):
+        if name not in values:
+            return name, "missing: give 'generation' (5 or 6) and 'version' ('1.1', '2.0', '3.0', '3.1')"
+    if values["flit_payload"] > values["flit_size"]:
+        return "flit_payload", "a flit carries at most its own size"
+    return None
+
+
+def _pcie_bound(values, raw, net):
+    return ("the PCIe link binds: check the negotiated speed and width (lspci -vv: LnkSta against "
+            "LnkCap) and MaxPayload / MaxReadReq")
+
+
+def _passes_bound(kind_name: str):
+    def advise(values, raw, net):
+        return f"hardware-bound at the {kind_name} link: only fewer passes over it (zero-copy, sendfile) help"
+    return advise
+
+
+def _pcix_bound(values, raw, net):
+    """At MMRBC 4096 the bus itself binds; below it the MMRBC advice (diagnose) says more."""
+    if values.get("burst", 4096.0) < 4096:
+        return None
+    return f"hardware-bound at the PCI-X bus ({net(raw or 0)} raw): beyond it only a PCIe NIC helps"
+
+
 KINDS: dict[str, LinkKind] = {
     "pci": LinkKind(
         "pci", "parallel PCI bus: one shared capacity for both directions and every device [1]",
         (_WIDTH, _CLOCK), _bus, "width*clock", duplex=_half, source="PCI Local Bus Specification 3.0",
         advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
         example={"width": "32 bit", "clock": "33 MHz"},
+        valid_values={"width": (4.0, 8.0)},  # 32- or 64-bit [1]
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -296,6 +486,9 @@ KINDS: dict[str, LinkKind] = {
         source="PCI-X 2.0 Addendum to the PCI Local Bus Specification",
         advice="raise MMRBC (burst) to 4096; a faster clock (133 MHz) or PCI-X 2.0 (266/533)",
         example={"width": "64 bit", "clock": "133 MHz", "burst": "4096 B"},
+        bound_advice=_pcix_bound,
+        # MMRBC: 512, 1024, 2048 or 4096 bytes (PCI-X Addendum 1.0b, 7.2.3); 32- or 64-bit
+        valid_values={"burst": (512.0, 1024.0, 2048.0, 4096.0), "width": (4.0, 8.0)},
     ),
     "pcie": LinkKind(
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
@@ -310,6 +503,10 @@ KINDS: dict[str, LinkKind] = {
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
                "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",
         example={"generation": 4, "lanes": 16},
+        text_keys=frozenset({"generation"}), defaults=_pcie_defaults, check=_pcie_check,
+        bound_advice=_pcie_bound,
+        # link widths (Base Specification 3.0, 4.2.4.8) and Max_Payload_Size encodings (7.8.3/7.8.4)
+        valid_values={"lanes": PCIE_LANES, "mps": (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)},
     ),
     "hypertransport": LinkKind(
         "hypertransport", "HyperTransport: two unidirectional point-to-point paths, DDR clocking [2]",
@@ -321,6 +518,7 @@ KINDS: dict[str, LinkKind] = {
         source="HyperTransport I/O Link Specification 1.10",
         advice="a wider (16-bit) or faster HyperTransport link",
         example={"width": "16 bit", "clock": "800 MHz"},
+        bound_advice=_passes_bound("hypertransport"),
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
@@ -331,6 +529,7 @@ KINDS: dict[str, LinkKind] = {
         source="Apple Power Mac G5 Developer Note; Intel FSB datasheets",
         advice="a faster FSB, or a platform with an integrated memory controller",
         example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
+        bound_advice=_passes_bound("fsb"), memory_path=True,
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -341,6 +540,7 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC DDR SDRAM standards",
         advice="populate every channel; faster DIMMs",
         example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
+        bound_advice=_passes_bound("memory"), memory=True, memory_path=True,
     ),
     "hbm": LinkKind(
         "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
@@ -412,6 +612,7 @@ KINDS: dict[str, LinkKind] = {
         source="CXL Specification 1.1, 2.0, 3.0",
         advice="CXL memory adds a link and a controller: keep hot data in local DRAM, interleave cold pages",
         example={"generation": 5, "version": "2.0", "lanes": 16},
+        text_keys=frozenset({"generation", "version"}), defaults=_cxl_defaults, check=_cxl_check,
     ),
     "ethernet": LinkKind(
         "ethernet", "Ethernet port: line rate each way (framing is modelled by `diagnose`)",
@@ -439,22 +640,28 @@ KINDS: dict[str, LinkKind] = {
     ),
 }
 
-#: Text keys a link kind takes besides its parameters: they fill parameter defaults.
-TEXT_KEYS: dict[str, frozenset[str]] = {"pcie": frozenset({"generation"}),
-                                        "cxl": frozenset({"generation", "version"})}
-
-#: CXL versions: (flit bytes, slot bytes per flit, PCIe generations it runs on) [11].
-CXL_VERSIONS: dict[str, tuple[float, float, tuple[int, ...]]] = {
-    "1.1": (68.0, 64.0, (5,)),
-    "2.0": (68.0, 64.0, (5,)),
-    "3.0": (256.0, 240.0, (5, 6)),
-    "3.1": (256.0, 240.0, (5, 6)),
-}
-
-
 def kind(name: str) -> LinkKind:
     """The link kind called ``name`` (KeyError if there is none)."""
     return KINDS[name]
+
+
+def register(definition: LinkKind, *, replace: bool = False) -> LinkKind:
+    """Add a link kind to the registry (from outside the package too, as pyhf's custom modifiers).
+
+    Profiles may use it from then on: the reader, ceilings, explanations, what-if, sweeps,
+    diagnose and reports all look kinds up here.  ``replace`` allows redefining a name.
+    """
+    if not isinstance(definition, LinkKind):
+        raise TypeError(f"expected a LinkKind, got {type(definition).__name__}")
+    if definition.name in KINDS and not replace:
+        raise ValueError(f"link kind {definition.name!r} is already registered (replace=True to redefine it)")
+    KINDS[definition.name] = definition
+    return definition
+
+
+def unregister(name: str) -> LinkKind:
+    """Remove a link kind from the registry and return it (KeyError if there is none)."""
+    return KINDS.pop(name)
 
 
 def pcie_generation_defaults(generation: int) -> tuple[float, float]:
