@@ -202,7 +202,10 @@ def sample_table(kind: LinkKind, rng: random.Random) -> dict:
         if p.name not in table and not (p.choices or p.integer):
             continue
         if p.choices:
-            table[p.name] = int(rng.choice(p.choices)) if p.integer else rng.choice(p.choices)
+            choice = rng.choice(p.choices)
+            table[p.name] = (int(choice) if p.dimension == "dimensionless" and p.integer
+                             else choice if p.dimension == "dimensionless"
+                             else units.format_quantity(choice, p.dimension, digits=12))
         elif p.integer:
             lo = int(p.minimum if p.minimum is not None else 1)
             hi = int(p.maximum if p.maximum is not None else max(lo, int(p.default or lo)) * 4)
@@ -434,6 +437,26 @@ def _cxl_defaults(table: dict, reader: LinkReader) -> dict:
     return table
 
 
+def _bus_sample(name: str, widths: tuple[int, ...] = (8, 16, 32, 64, 128), mhz: tuple[float, float] = (10, 2000)):
+    """Property tests' tables for a clocked bus: width in bits, clock in MHz as a profile writes
+    them (a test rewrites them in other units and expects the same ceilings)."""
+    def sample(rng: random.Random) -> dict:
+        table = sample_table(KINDS[name], rng)
+        table["width"] = f"{rng.choice(widths)} bit"
+        table["clock"] = f"{rng.uniform(*mhz)!r} MHz"
+        return table
+    return sample
+
+
+#: Units a property test writes a rate in, and bytes per second in one of each.
+RATE_UNITS = {"Gbit/s": 1e9 / 8, "Mbit/s": 1e6 / 8, "GB/s": 1e9, "MB/s": 1e6, "kB/s": 1e3, "GiB/s": 2**30}
+
+
+def _link_sample(rng: random.Random) -> dict:
+    unit = rng.choice(list(RATE_UNITS))
+    return {"rate": f"{rng.uniform(1e6, 1e11) / RATE_UNITS[unit]!r} {unit}", "shared": rng.choice([0, 1])}
+
+
 def _pcie_check(values: Mapping[str, float]):
     for name in ("lane_rate", "encoding"):
         if name not in values:
@@ -475,6 +498,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
         example={"width": "32 bit", "clock": "33 MHz"},
         valid_values={"width": (4.0, 8.0)},  # 32- or 64-bit [1]
+        sample=_bus_sample("pci"),
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -489,6 +513,7 @@ KINDS: dict[str, LinkKind] = {
         bound_advice=_pcix_bound,
         # MMRBC: 512, 1024, 2048 or 4096 bytes (PCI-X Addendum 1.0b, 7.2.3); 32- or 64-bit
         valid_values={"burst": (512.0, 1024.0, 2048.0, 4096.0), "width": (4.0, 8.0)},
+        sample=_bus_sample("pci-x"),
     ),
     "pcie": LinkKind(
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
@@ -519,6 +544,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a wider (16-bit) or faster HyperTransport link",
         example={"width": "16 bit", "clock": "800 MHz"},
         bound_advice=_passes_bound("hypertransport"),
+        sample=_bus_sample("hypertransport"),
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
@@ -530,6 +556,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a faster FSB, or a platform with an integrated memory controller",
         example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
         bound_advice=_passes_bound("fsb"), memory_path=True,
+        sample=_bus_sample("fsb"),
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -541,6 +568,7 @@ KINDS: dict[str, LinkKind] = {
         advice="populate every channel; faster DIMMs",
         example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
         bound_advice=_passes_bound("memory"), memory=True, memory_path=True,
+        sample=_bus_sample("memory"),
     ),
     "hbm": LinkKind(
         "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
@@ -551,6 +579,7 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC JESD235/JESD238 HBM; GPU datasheets",
         advice="HBM is the fastest memory there is: reuse data on chip (shared memory, L2) instead",
         example={"width": "5120 bit", "clock": "2619 MHz"},
+        sample=_bus_sample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
     ),
     "nvlink": LinkKind(
         "nvlink", "NVIDIA NVLink: 'count' bonded links, each 'link_rate' per direction [7]",
@@ -632,6 +661,7 @@ KINDS: dict[str, LinkKind] = {
                default=0.0, integer=True, positive=False, choices=(0.0, 1.0))),
         _rate, "rate", duplex=lambda p: "half" if p["shared"] else "full",
         advice="a faster link", example={"rate": "10 GB/s"},
+        sample=_link_sample,
     ),
     "disk": LinkKind(
         "disk", "a storage device interface: one sustained rate shared by reads and writes",
