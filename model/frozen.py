@@ -126,6 +126,15 @@ def read_only(doc: Mapping | None) -> Mapping:
     return _view(doc or {})
 
 
+def thaw(value):
+    """A plain copy of what :func:`deep_freeze` made (dicts and lists, for JSON and TOML writers)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
 def deep_freeze(value):
     """A read-only copy of a parsed document: tables become FrozenMaps, arrays tuples (a
     FrozenMap is taken as already frozen all the way down: what this function returns)."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import SignatureError
+from .frozen import deep_freeze, freeze_map, thaw
 from .input_text import parse_bounded, read_text
 from .paths import atomic_write, data_root
 
@@ -162,7 +163,7 @@ class Point:
     result: Result
 
     def __post_init__(self):
-        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "params", freeze_map(self.params))
         for name, value in self.params.items():
             if name == "result":
                 raise SignatureError("'result' cannot be a parameter name", key="params")
@@ -245,9 +246,10 @@ class Signature:
     schema: int = SCHEMA_VERSION
 
     def __post_init__(self):
-        object.__setattr__(self, "host", dict(self.host))
-        object.__setattr__(self, "compiler", dict(self.compiler))
-        object.__setattr__(self, "kernels", dict(self.kernels))
+        # read-only all the way down (host facts are nested tables and arrays) and hashable
+        object.__setattr__(self, "host", deep_freeze(self.host))
+        object.__setattr__(self, "compiler", deep_freeze(self.compiler))
+        object.__setattr__(self, "kernels", freeze_map(self.kernels))
 
     # ---- lookups used by the rest of pinchpoint ---------------------------------------------
 
@@ -290,7 +292,7 @@ class Signature:
     # ---- (de)serialisation ------------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        return {"schema": self.schema, "host": self.host, "compiler": self.compiler,
+        return {"schema": self.schema, "host": thaw(self.host), "compiler": thaw(self.compiler),
                 "created": self.created,
                 "kernels": {k: v.to_dict() for k, v in self.kernels.items()}}
 
