@@ -592,10 +592,9 @@ def _link(ctx, lid, table, components, source) -> Link:
     if definition.defaults is not None:  # a PCIe generation fills lane rate and line code
         table = definition.defaults(dict(table), _LinkReader(ctx, key))
     params = _params(ctx, table, definition.params, key, lsource)
-    try:  # the link checks the rest itself: the kind's joint rule, capacity above zero, duplex
-        return Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
-    except ProfileError as exc:
-        raise exc.located(file=ctx.file) from None
+    # the link checks the rest itself (the kind's joint rule, capacity above zero, duplex); its
+    # errors name the key, and profile_from_document adds the file
+    return Link(lid, kname, tuple(between), params, _text(ctx, table, "description", key), lsource)
 
 
 def _endpoint_pair(ctx, raw, key, components) -> tuple[str, str]:
@@ -676,6 +675,13 @@ def _check_id(ctx, key, ident):
 def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
                           default_name: str | None = None) -> Profile:
     """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
+    try:
+        return _profile(doc, file, default_name)
+    except ProfileError as exc:  # raised by an object checking itself: it knows the key, not the file
+        raise exc if exc.file else exc.located(file=file) from None
+
+
+def _profile(doc, file, default_name) -> Profile:
     ctx = _Ctx(file)
     _check_keys(ctx, doc, {"schema", "name", "description", "source", "extends",
                            "components", "links", "flows", "scenarios"}, "")
