@@ -3,8 +3,11 @@
 One function per published formula.  Every formula is written with plain arithmetic (and
 ``_min`` for a minimum) so that the same function returns a float when given floats and a
 sympy expression when given sympy symbols: the numeric and the symbolic paths cannot drift
-apart.  ``formula`` is the same formula as text for tables and JSON (a test checks that it
-parses to the sympy expression).
+apart.  ``formula`` is the same formula as text for tables and JSON (tests check that it
+parses to the sympy expression, and gives the function's value at random in-range values).
+
+Everything that differs between kinds lives in the kind's :class:`LinkKind` entry (see its
+docstring); :func:`register` adds a kind from outside the package.
 
 Capacities are in bytes per second: per direction for full-duplex links, shared by both
 directions (and every device on the segment) for half-duplex ones.
@@ -42,7 +45,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Protocol
 
 from . import protocols
 
@@ -98,19 +101,16 @@ class Param:
         return None
 
 
-class LinkReader:
+class LinkReader(Protocol):
     """What a kind's ``defaults`` hook may use to read its text keys from a link's table: errors
     located at ``links.ID.SUBKEY`` and the document reader's own checks (the profile reader passes
     one in; see :func:`pinchpoint.profile._link`)."""
 
-    def error(self, subkey: str, message: str) -> Exception:  # pragma: no cover - interface
-        raise NotImplementedError
+    def error(self, subkey: str, message: str) -> Exception: ...
 
-    def check_keys(self, table: Mapping, allowed: set[str], subkey: str) -> None:  # pragma: no cover
-        raise NotImplementedError
+    def check_keys(self, table: Mapping, allowed: set[str], subkey: str) -> None: ...
 
-    def text(self, table: Mapping, name: str, subkey: str) -> str | None:  # pragma: no cover
-        raise NotImplementedError
+    def text(self, table: Mapping, name: str, subkey: str) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ finding bundled profiles live in :mod:`pinchpoint.profile_io`.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -411,7 +412,11 @@ class Profile:
             changed = replace(link, params=link.params | {param: value})
         except ProfileError as exc:  # in range alone, but not with the others (a capacity that underflows)
             raise exc.located(file=self.path) from None
-        return replace(self, links=self.links | {link_id: changed})
+        # the same link with other values: its ends, and so every reference of the profile, are
+        # unchanged and the link has checked itself; copy without re-checking all n references
+        out = copy.copy(self)
+        _set(out, "links", self.links | {link_id: changed})
+        return out
 
     def to_dict(self) -> dict:
         return {
