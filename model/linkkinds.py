@@ -69,6 +69,13 @@ class Param:
     maximum: float | None = None  # largest valid value (fractions: 1)
     maximum_included: bool = True  # False: values must stay below ``maximum``
     choices: tuple[float, ...] = ()  # the only values allowed (PCIe lane counts)
+    # any finite value above zero will do (most rates, sizes, clocks): problem() answers at once,
+    # as it is asked of every value of every link twice (by the reader and by the link itself)
+    _plain: bool = field(init=False, repr=False, compare=False, default=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_plain", self.positive and not self.integer and not self.choices
+                           and self.minimum is None and self.maximum is None)
 
     @property
     def optional(self) -> bool:
@@ -83,6 +90,8 @@ class Param:
         questions may ask about 5.3 lanes); within ``minimum`` .. ``maximum`` (a DLLP share of 1
         leaves no time for data).
         """
+        if self._plain and 0 < si < math.inf:  # nan fails both comparisons
+            return None
         if not math.isfinite(si):
             return "is not finite"
         if self.positive and si <= 0:
@@ -165,6 +174,7 @@ class LinkKind:
     sample: Callable[[random.Random], dict] | None = None
     valid_values: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # discrete values for solve
     _by_name: Mapping[str, Param] = field(init=False, repr=False, compare=False, default=None)
+    _required: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self):
         by_name = {p.name: p for p in self.params}
@@ -179,6 +189,7 @@ class LinkKind:
         if unknown:
             raise ValueError(f"link kind {self.name!r}: example has unknown keys {sorted(unknown)}")
         object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_required", tuple(p.name for p in self.params if p.required))
 
     def param(self, name: str) -> Param:
         return self._by_name[name]

@@ -64,8 +64,10 @@ def test_a_link_cannot_be_built_invalid(g5):
         Link("x", "link", ("a", "a"), {"rate": Value(1e9, "1 GB/s")})
     with pytest.raises(ProfileError, match="only a shared"):
         Link("x", "link", ("a", "b", "c"), {"rate": Value(1e9, "1 GB/s"), "shared": Value(0.0, "0")})
-    with pytest.raises(ProfileError, match="finite"):
-        Value(float("nan"), "nan")
+    with pytest.raises(ProfileError, match=r"links\.pcix\.clock: clock = nan is not finite"):
+        dataclasses.replace(link, params={**link.params, "clock": Value(float("nan"), "nan")})
+    with pytest.raises(ProfileError, match=r"links\.pcix\.clock: clock = '133 MHz' is not a number"):
+        dataclasses.replace(link, params={**link.params, "clock": Value("133 MHz", "133 MHz")})
 
 
 def test_flows_scenarios_and_profiles_check_themselves(g5):
