@@ -48,6 +48,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
 from . import protocols
+from .linkkind_samples import RATE_UNITS, bus_sample, link_sample, sample_table
+from .pcie_family import (CXL_VERSIONS, PCIE_GENERATIONS, PCIE_LANES, PcieGeneration, cxl_check, cxl_defaults,
+                          pcie_bound_advice, pcie_check, pcie_defaults, pcie_generation_defaults)
+
+__all__ = ["CXL_VERSIONS", "KINDS", "PCIE_GENERATIONS", "PCIE_LANES", "RATE_UNITS", "LinkKind", "LinkReader",
+           "Param", "PcieGeneration", "kind", "pcie_generation_defaults", "pcie_link_rates", "register",
+           "sample_table", "unregister"]
 
 
 @dataclass(frozen=True)
@@ -202,35 +209,6 @@ class LinkKind:
         return sample_table(self, rng) if self.sample is None else self.sample(rng)
 
 
-def sample_table(kind: LinkKind, rng: random.Random) -> dict:
-    """A random table near a kind's ``example``: each number scaled by 0.1 .. 10 (within its
-    parameter's range), each parameter with ``choices`` drawn from them, whole numbers between
-    their bounds.  Text keys and strings with units are kept as the example gives them, scaled."""
-    from . import units
-
-    table = dict(kind.example)
-    for p in kind.params:
-        if p.name not in table and not (p.choices or p.integer):
-            continue
-        if p.choices:
-            choice = rng.choice(p.choices)
-            table[p.name] = (int(choice) if p.dimension == "dimensionless" and p.integer
-                             else choice if p.dimension == "dimensionless"
-                             else units.format_quantity(choice, p.dimension, digits=12))
-        elif p.integer:
-            lo = int(p.minimum if p.minimum is not None else 1)
-            hi = int(p.maximum if p.maximum is not None else max(lo, int(p.default or lo)) * 4)
-            table[p.name] = rng.randint(lo, hi)
-        else:
-            raw = table[p.name]
-            si = units.parse(raw, p.dimension) if isinstance(raw, str) else float(raw)
-            si *= 10 ** rng.uniform(-1, 1)
-            if p.maximum is not None:
-                si = min(si, p.maximum * (1 if p.maximum_included else 0.999))
-            table[p.name] = units.format_quantity(si, p.dimension) if isinstance(raw, str) else si
-    return table
-
-
 def _half(p):
     return "half"
 
@@ -303,35 +281,6 @@ _TPC = Param("transfers_per_clock", "dimensionless", "data transfers per clock (
              default=1.0)
 
 #: PCIe lane counts a link can train to (x12 and x32 exist in the specification, rarely in slots) [3].
-PCIE_LANES = (1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 32.0)
-
-
-@dataclass(frozen=True)
-class PcieGeneration:
-    """What a PCIe (or CXL) generation fixes: lane rate, line code, and in FLIT mode the FLIT [3], [6]."""
-
-    lane_rate: float  # [1/s]
-    encoding: float  # line-code efficiency [-]
-    flit: bool = False  # FLIT mode: the TLP overheads below replace framing, sequence number and LCRC
-    flit_payload: float = 1.0  # share of a FLIT that carries TLP bytes [-]
-    tlp_overhead: float = 24.0  # per-TLP bytes: STP/framing + sequence 4, 4DW header 16, LCRC 4 [B]
-    dllp_overhead: float = 0.05  # share of link time for ACK/FC DLLPs and SKP sets [-]
-    source: str = ""
-
-
-#: PCI Express generations [3], [6].  Generation 6 runs FLIT mode only: PAM4 without a line code,
-#: 236 TLP bytes per 256-byte FLIT, DLLPs inside the FLIT's 6 DLP bytes, a TLP pays only its header.
-PCIE_GENERATIONS: dict[int, PcieGeneration] = {
-    1: PcieGeneration(2.5e9, 8 / 10, source="PCI Express Base Specification 1.1: 2.5 GT/s, 8b/10b"),
-    2: PcieGeneration(5.0e9, 8 / 10, source="PCI Express Base Specification 2.0: 5 GT/s, 8b/10b"),
-    3: PcieGeneration(8.0e9, 128 / 130, source="PCI Express Base Specification 3.0: 8 GT/s, 128b/130b"),
-    4: PcieGeneration(16.0e9, 128 / 130, source="PCI Express Base Specification 4.0: 16 GT/s, 128b/130b"),
-    5: PcieGeneration(32.0e9, 128 / 130, source="PCI Express Base Specification 5.0: 32 GT/s, 128b/130b"),
-    6: PcieGeneration(64.0e9, 1.0, flit=True, flit_payload=236 / 256, tlp_overhead=16.0, dllp_overhead=0.0,
-                      source="PCI Express Base Specification 6.0: 64 GT/s PAM4, FLIT mode "
-                             "(236 B of TLPs, 6 DLP, 8 CRC, 6 FEC per 256 B)"),
-}
-
 _PCIE_PARAMS = (
     Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True, choices=PCIE_LANES),
     Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
@@ -385,110 +334,6 @@ def _pcie_both_ways(p):
     return pcie_link_rates(p)["both"]
 
 
-#: CXL versions: (flit bytes, slot bytes per flit, PCIe generations it runs on) [11].
-CXL_VERSIONS: dict[str, tuple[float, float, tuple[int, ...]]] = {
-    "1.1": (68.0, 64.0, (5,)),
-    "2.0": (68.0, 64.0, (5,)),
-    "3.0": (256.0, 240.0, (5, 6)),
-    "3.1": (256.0, 240.0, (5, 6)),
-}
-
-
-def _generation(table: dict, reader: LinkReader, allowed: tuple[int, ...], what: str):
-    """The ``generation`` key of a pcie or cxl table (a whole number or {value, source}) and its source."""
-    gen = table.get("generation")
-    gen_source = None
-    if isinstance(gen, dict):  # { value = 5, source = "..." }
-        reader.check_keys(gen, {"value", "source"}, "generation")
-        gen_source = reader.text(gen, "source", "generation")
-        gen = gen.get("value")
-    if gen is not None and (not isinstance(gen, int) or isinstance(gen, bool) or gen not in allowed):
-        raise reader.error("generation", f"expected a {what} generation {allowed[0]}..{allowed[-1]}, got {gen!r}")
-    return gen, gen_source
-
-
-def _lane_defaults(table: dict, gen, gen_source) -> PcieGeneration:
-    """Fill lane_rate and encoding from a generation, unless the profile states them [3]."""
-    if gen is None:  # stated rates: the defaults of a link that is not in FLIT mode
-        return PCIE_GENERATIONS[1]
-    g = PCIE_GENERATIONS[gen]
-    spec = "; ".join(x for x in (gen_source, g.source) if x)
-    table.setdefault("lane_rate", {"value": f"{g.lane_rate / 1e9:g} GT/s", "source": spec})
-    table.setdefault("encoding", {"value": g.encoding, "source": spec})
-    return g
-
-
-def _pcie_defaults(table: dict, reader: LinkReader) -> dict:
-    """What a PCIe generation fixes: lane rate, line code and FLIT-mode overheads [3] [6]."""
-    gen, gen_source = _generation(table, reader, tuple(PCIE_GENERATIONS), "PCIe")
-    g = _lane_defaults(table, gen, gen_source)
-    src = g.source or "PCI Express Base Specification"
-    for name in ("tlp_overhead", "dllp_overhead", "flit_payload"):
-        value = getattr(g, name)
-        table.setdefault(name, {"value": f"{value:g} B" if name == "tlp_overhead" else value, "source": src})
-    return table
-
-
-def _cxl_defaults(table: dict, reader: LinkReader) -> dict:
-    """What a CXL version and PCIe generation fix: lane rate, line code, flit and slot bytes [11]."""
-    gen, gen_source = _generation(table, reader, (5, 6), "CXL")
-    _lane_defaults(table, gen, gen_source)
-    version = table.get("version")
-    if version is None:
-        return table
-    if not isinstance(version, str) or version not in CXL_VERSIONS:
-        raise reader.error("version", f"expected a CXL version ({', '.join(CXL_VERSIONS)}), got {version!r}")
-    size, payload, gens = CXL_VERSIONS[version]
-    if gen is not None and gen not in gens:
-        raise reader.error("generation", f"CXL {version} runs on PCIe generation "
-                           f"{' or '.join(map(str, gens))}, not {gen}")
-    src = f"CXL Specification {version}: {size:g}-byte flits, {payload:g} bytes of slots"
-    table.setdefault("flit_size", {"value": f"{size:g} B", "source": src})
-    table.setdefault("flit_payload", {"value": f"{payload:g} B", "source": src})
-    return table
-
-
-def _bus_sample(name: str, widths: tuple[int, ...] = (8, 16, 32, 64, 128), mhz: tuple[float, float] = (10, 2000)):
-    """Property tests' tables for a clocked bus: width in bits, clock in MHz as a profile writes
-    them (a test rewrites them in other units and expects the same ceilings)."""
-    def sample(rng: random.Random) -> dict:
-        table = sample_table(KINDS[name], rng)
-        table["width"] = f"{rng.choice(widths)} bit"
-        table["clock"] = f"{rng.uniform(*mhz)!r} MHz"
-        return table
-    return sample
-
-
-#: Units a property test writes a rate in, and bytes per second in one of each.
-RATE_UNITS = {"Gbit/s": 1e9 / 8, "Mbit/s": 1e6 / 8, "GB/s": 1e9, "MB/s": 1e6, "kB/s": 1e3, "GiB/s": 2**30}
-
-
-def _link_sample(rng: random.Random) -> dict:
-    unit = rng.choice(list(RATE_UNITS))
-    return {"rate": f"{rng.uniform(1e6, 1e11) / RATE_UNITS[unit]!r} {unit}", "shared": rng.choice([0, 1])}
-
-
-def _pcie_check(values: Mapping[str, float]):
-    for name in ("lane_rate", "encoding"):
-        if name not in values:
-            return name, "missing: give 'generation' (1..6) or both lane_rate and encoding"
-    return None
-
-
-def _cxl_check(values: Mapping[str, float]):
-    for name in ("lane_rate", "encoding", "flit_size", "flit_payload"):
-        if name not in values:
-            return name, "missing: give 'generation' (5 or 6) and 'version' ('1.1', '2.0', '3.0', '3.1')"
-    if values["flit_payload"] > values["flit_size"]:
-        return "flit_payload", "a flit carries at most its own size"
-    return None
-
-
-def _pcie_bound(values, raw, net):
-    return ("the PCIe link binds: check the negotiated speed and width (lspci -vv: LnkSta against "
-            "LnkCap) and MaxPayload / MaxReadReq")
-
-
 def _passes_bound(kind_name: str):
     def advise(values, raw, net):
         return f"hardware-bound at the {kind_name} link: only fewer passes over it (zero-copy, sendfile) help"
@@ -509,7 +354,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
         example={"width": "32 bit", "clock": "33 MHz"},
         valid_values={"width": (4.0, 8.0)},  # 32- or 64-bit [1]
-        sample=_bus_sample("pci"),
+        sample=bus_sample("pci"),
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -524,7 +369,7 @@ KINDS: dict[str, LinkKind] = {
         bound_advice=_pcix_bound,
         # MMRBC: 512, 1024, 2048 or 4096 bytes (PCI-X Addendum 1.0b, 7.2.3); 32- or 64-bit
         valid_values={"burst": (512.0, 1024.0, 2048.0, 4096.0), "width": (4.0, 8.0)},
-        sample=_bus_sample("pci-x"),
+        sample=bus_sample("pci-x"),
     ),
     "pcie": LinkKind(
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
@@ -539,8 +384,8 @@ KINDS: dict[str, LinkKind] = {
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
                "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",
         example={"generation": 4, "lanes": 16},
-        text_keys=frozenset({"generation"}), defaults=_pcie_defaults, check=_pcie_check,
-        bound_advice=_pcie_bound,
+        text_keys=frozenset({"generation"}), defaults=pcie_defaults, check=pcie_check,
+        bound_advice=pcie_bound_advice,
         # link widths (Base Specification 3.0, 4.2.4.8) and Max_Payload_Size encodings (7.8.3/7.8.4)
         valid_values={"lanes": PCIE_LANES, "mps": (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)},
     ),
@@ -555,7 +400,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a wider (16-bit) or faster HyperTransport link",
         example={"width": "16 bit", "clock": "800 MHz"},
         bound_advice=_passes_bound("hypertransport"),
-        sample=_bus_sample("hypertransport"),
+        sample=bus_sample("hypertransport"),
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
@@ -567,7 +412,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a faster FSB, or a platform with an integrated memory controller",
         example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
         bound_advice=_passes_bound("fsb"), memory_path=True,
-        sample=_bus_sample("fsb"),
+        sample=bus_sample("fsb"),
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -579,7 +424,7 @@ KINDS: dict[str, LinkKind] = {
         advice="populate every channel; faster DIMMs",
         example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
         bound_advice=_passes_bound("memory"), memory=True, memory_path=True,
-        sample=_bus_sample("memory"),
+        sample=bus_sample("memory"),
     ),
     "hbm": LinkKind(
         "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
@@ -590,7 +435,7 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC JESD235/JESD238 HBM; GPU datasheets",
         advice="HBM is the fastest memory there is: reuse data on chip (shared memory, L2) instead",
         example={"width": "5120 bit", "clock": "2619 MHz"},
-        sample=_bus_sample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
+        sample=bus_sample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
     ),
     "nvlink": LinkKind(
         "nvlink", "NVIDIA NVLink: 'count' bonded links, each 'link_rate' per direction [7]",
@@ -652,7 +497,7 @@ KINDS: dict[str, LinkKind] = {
         source="CXL Specification 1.1, 2.0, 3.0",
         advice="CXL memory adds a link and a controller: keep hot data in local DRAM, interleave cold pages",
         example={"generation": 5, "version": "2.0", "lanes": 16},
-        text_keys=frozenset({"generation", "version"}), defaults=_cxl_defaults, check=_cxl_check,
+        text_keys=frozenset({"generation", "version"}), defaults=cxl_defaults, check=cxl_check,
     ),
     "ethernet": LinkKind(
         "ethernet", "Ethernet port: line rate each way (framing is modelled by `diagnose`)",
@@ -672,7 +517,7 @@ KINDS: dict[str, LinkKind] = {
                default=0.0, integer=True, positive=False, choices=(0.0, 1.0))),
         _rate, "rate", duplex=lambda p: "half" if p["shared"] else "full",
         advice="a faster link", example={"rate": "10 GB/s"},
-        sample=_link_sample,
+        sample=link_sample,
     ),
     "disk": LinkKind(
         "disk", "a storage device interface: one sustained rate shared by reads and writes",
@@ -703,9 +548,3 @@ def register(definition: LinkKind, *, replace: bool = False) -> LinkKind:
 def unregister(name: str) -> LinkKind:
     """Remove a link kind from the registry and return it (KeyError if there is none)."""
     return KINDS.pop(name)
-
-
-def pcie_generation_defaults(generation: int) -> tuple[float, float]:
-    """(lane_rate [1/s], encoding [-]) of a PCIe generation, from the specifications [3]."""
-    g = PCIE_GENERATIONS[generation]
-    return g.lane_rate, g.encoding
