@@ -3,8 +3,11 @@
 One function per published formula.  Every formula is written with plain arithmetic (and
 ``_min`` for a minimum) so that the same function returns a float when given floats and a
 sympy expression when given sympy symbols: the numeric and the symbolic paths cannot drift
-apart.  ``formula`` is the same formula as text for tables and JSON (a test checks that it
-parses to the sympy expression).
+apart.  ``formula`` is the same formula as text for tables and JSON (tests check that it
+parses to the sympy expression, and gives the function's value at random in-range values).
+
+Everything that differs between kinds lives in the kind's :class:`LinkKind` entry (see its
+docstring); :func:`register` adds a kind from outside the package.
 
 Capacities are in bytes per second: per direction for full-duplex links, shared by both
 directions (and every device on the segment) for half-duplex ones.
@@ -40,10 +43,18 @@ References
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Protocol
 
 from . import protocols
+from .linkkind_samples import RATE_UNITS, bus_sample, link_sample, sample_table
+from .pcie_family import (CXL_VERSIONS, PCIE_GENERATIONS, PCIE_LANES, PcieGeneration, cxl_check, cxl_defaults,
+                          pcie_bound_advice, pcie_check, pcie_defaults, pcie_generation_defaults)
+
+__all__ = ["CXL_VERSIONS", "KINDS", "PCIE_GENERATIONS", "PCIE_LANES", "RATE_UNITS", "LinkKind", "LinkReader",
+           "Param", "PcieGeneration", "kind", "pcie_generation_defaults", "pcie_link_rates", "register",
+           "sample_table", "unregister"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,13 @@ class Param:
     maximum: float | None = None  # largest valid value (fractions: 1)
     maximum_included: bool = True  # False: values must stay below ``maximum``
     choices: tuple[float, ...] = ()  # the only values allowed (PCIe lane counts)
+    # any finite value above zero will do (most rates, sizes, clocks): problem() answers at once,
+    # as it is asked of every value of every link twice (by the reader and by the link itself)
+    _plain: bool = field(init=False, repr=False, compare=False, default=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_plain", self.positive and not self.integer and not self.choices
+                           and self.minimum is None and self.maximum is None)
 
     @property
     def optional(self) -> bool:
@@ -79,6 +97,8 @@ class Param:
         questions may ask about 5.3 lanes); within ``minimum`` .. ``maximum`` (a DLLP share of 1
         leaves no time for data).
         """
+        if self._plain and 0 < si < math.inf:  # nan fails both comparisons
+            return None
         if not math.isfinite(si):
             return "is not finite"
         if self.positive and si <= 0:
@@ -97,9 +117,44 @@ class Param:
         return None
 
 
+class LinkReader(Protocol):
+    """What a kind's ``defaults`` hook may use to read its text keys from a link's table: errors
+    located at ``links.ID.SUBKEY`` and the document reader's own checks (the profile reader passes
+    one in; see :func:`pinchpoint.profile._link`)."""
+
+    def error(self, subkey: str, message: str) -> Exception: ...
+
+    def check_keys(self, table: Mapping, allowed: set[str], subkey: str) -> None: ...
+
+    def text(self, table: Mapping, name: str, subkey: str) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class LinkKind:
-    """A kind of link: its parameters, duplex rule and capacity formula."""
+    """A kind of link: everything that differs from one kind to another, in one entry.
+
+    Adding a kind (NVLink, CXL ...) means adding one entry here, or calling :func:`register`
+    from outside the package: the profile reader, graph, ceilings, explanations, what-if and
+    sweeps, diagnose's advice, the report and the property tests' strategies read it from here.
+
+    Hooks beyond the formula (all optional):
+
+    ``text_keys``
+        keys of a link's table that are not parameters but fill parameter defaults
+        (a PCIe ``generation``); ``defaults(table, reader)`` returns the table with them filled.
+    ``check(values)``
+        a problem of the parameters together, as ``(parameter, message)``, or None (a CXL flit
+        carries at most its own size); single values are checked by :meth:`Param.problem`.
+    ``bound_advice(values, raw_bytes_per_s, net)``
+        what diagnose advises when a link of this kind binds a measured figure (None: nothing
+        beyond ``advice``); ``net`` formats a rate.
+    ``memory`` / ``memory_path``
+        the link is DRAM itself (a measured memory bandwidth stands beside its capacity) /
+        carries a CPU's memory traffic (drawn as a theoretical memory ceiling in reports).
+    ``sample(rng)``
+        a random valid parameter table (document form) for property tests, drawn with a
+        ``random.Random`` (hypothesis passes one it controls); default: :func:`sample_table`.
+    """
 
     name: str
     description: str
@@ -117,12 +172,41 @@ class LinkKind:
     # effective capacity each way [B/s] while both directions carry data (None: independent directions)
     both_ways: Callable[[Mapping], object] | None = None
     example: Mapping[str, object] = field(default_factory=dict)  # a valid parameter table (tests use it)
+    text_keys: frozenset[str] = frozenset()
+    defaults: Callable[[dict, LinkReader], dict] | None = None
+    check: Callable[[Mapping[str, float]], tuple[str, str] | None] | None = None
+    bound_advice: Callable[[Mapping[str, float], float, Callable[[float], str]], str | None] | None = None
+    memory: bool = False
+    memory_path: bool = False
+    sample: Callable[[random.Random], dict] | None = None
+    valid_values: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # discrete values for solve
+    _by_name: Mapping[str, Param] = field(init=False, repr=False, compare=False, default=None)
+    _required: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
+
+    def __post_init__(self):
+        by_name = {p.name: p for p in self.params}
+        if len(by_name) != len(self.params):
+            raise ValueError(f"link kind {self.name!r}: two parameters share a name")
+        clash = self.text_keys & set(by_name)
+        if clash:
+            raise ValueError(f"link kind {self.name!r}: {sorted(clash)} is both a parameter and a text key")
+        if self.text_keys and self.defaults is None:
+            raise ValueError(f"link kind {self.name!r}: text keys need a defaults hook that reads them")
+        unknown = set(self.example) - set(by_name) - self.text_keys
+        if unknown:
+            raise ValueError(f"link kind {self.name!r}: example has unknown keys {sorted(unknown)}")
+        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_required", tuple(p.name for p in self.params if p.required))
 
     def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._by_name[name]
+
+    def has_param(self, name: str) -> bool:
+        return name in self._by_name
+
+    def random_table(self, rng: random.Random) -> dict:
+        """A random valid parameter table of this kind (see ``sample``)."""
+        return sample_table(self, rng) if self.sample is None else self.sample(rng)
 
 
 def _half(p):
@@ -197,35 +281,6 @@ _TPC = Param("transfers_per_clock", "dimensionless", "data transfers per clock (
              default=1.0)
 
 #: PCIe lane counts a link can train to (x12 and x32 exist in the specification, rarely in slots) [3].
-PCIE_LANES = (1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 32.0)
-
-
-@dataclass(frozen=True)
-class PcieGeneration:
-    """What a PCIe (or CXL) generation fixes: lane rate, line code, and in FLIT mode the FLIT [3], [6]."""
-
-    lane_rate: float  # [1/s]
-    encoding: float  # line-code efficiency [-]
-    flit: bool = False  # FLIT mode: the TLP overheads below replace framing, sequence number and LCRC
-    flit_payload: float = 1.0  # share of a FLIT that carries TLP bytes [-]
-    tlp_overhead: float = 24.0  # per-TLP bytes: STP/framing + sequence 4, 4DW header 16, LCRC 4 [B]
-    dllp_overhead: float = 0.05  # share of link time for ACK/FC DLLPs and SKP sets [-]
-    source: str = ""
-
-
-#: PCI Express generations [3], [6].  Generation 6 runs FLIT mode only: PAM4 without a line code,
-#: 236 TLP bytes per 256-byte FLIT, DLLPs inside the FLIT's 6 DLP bytes, a TLP pays only its header.
-PCIE_GENERATIONS: dict[int, PcieGeneration] = {
-    1: PcieGeneration(2.5e9, 8 / 10, source="PCI Express Base Specification 1.1: 2.5 GT/s, 8b/10b"),
-    2: PcieGeneration(5.0e9, 8 / 10, source="PCI Express Base Specification 2.0: 5 GT/s, 8b/10b"),
-    3: PcieGeneration(8.0e9, 128 / 130, source="PCI Express Base Specification 3.0: 8 GT/s, 128b/130b"),
-    4: PcieGeneration(16.0e9, 128 / 130, source="PCI Express Base Specification 4.0: 16 GT/s, 128b/130b"),
-    5: PcieGeneration(32.0e9, 128 / 130, source="PCI Express Base Specification 5.0: 32 GT/s, 128b/130b"),
-    6: PcieGeneration(64.0e9, 1.0, flit=True, flit_payload=236 / 256, tlp_overhead=16.0, dllp_overhead=0.0,
-                      source="PCI Express Base Specification 6.0: 64 GT/s PAM4, FLIT mode "
-                             "(236 B of TLPs, 6 DLP, 8 CRC, 6 FEC per 256 B)"),
-}
-
 _PCIE_PARAMS = (
     Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True, choices=PCIE_LANES),
     Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
@@ -279,12 +334,27 @@ def _pcie_both_ways(p):
     return pcie_link_rates(p)["both"]
 
 
+def _passes_bound(kind_name: str):
+    def advise(values, raw, net):
+        return f"hardware-bound at the {kind_name} link: only fewer passes over it (zero-copy, sendfile) help"
+    return advise
+
+
+def _pcix_bound(values, raw, net):
+    """At MMRBC 4096 the bus itself binds; below it the MMRBC advice (diagnose) says more."""
+    if values.get("burst", 4096.0) < 4096:
+        return None
+    return f"hardware-bound at the PCI-X bus ({net(raw or 0)} raw): beyond it only a PCIe NIC helps"
+
+
 KINDS: dict[str, LinkKind] = {
     "pci": LinkKind(
         "pci", "parallel PCI bus: one shared capacity for both directions and every device [1]",
         (_WIDTH, _CLOCK), _bus, "width*clock", duplex=_half, source="PCI Local Bus Specification 3.0",
         advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
         example={"width": "32 bit", "clock": "33 MHz"},
+        valid_values={"width": (4.0, 8.0)},  # 32- or 64-bit [1]
+        sample=bus_sample("pci"),
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -296,6 +366,10 @@ KINDS: dict[str, LinkKind] = {
         source="PCI-X 2.0 Addendum to the PCI Local Bus Specification",
         advice="raise MMRBC (burst) to 4096; a faster clock (133 MHz) or PCI-X 2.0 (266/533)",
         example={"width": "64 bit", "clock": "133 MHz", "burst": "4096 B"},
+        bound_advice=_pcix_bound,
+        # MMRBC: 512, 1024, 2048 or 4096 bytes (PCI-X Addendum 1.0b, 7.2.3); 32- or 64-bit
+        valid_values={"burst": (512.0, 1024.0, 2048.0, 4096.0), "width": (4.0, 8.0)},
+        sample=bus_sample("pci-x"),
     ),
     "pcie": LinkKind(
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
@@ -310,6 +384,10 @@ KINDS: dict[str, LinkKind] = {
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
                "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",
         example={"generation": 4, "lanes": 16},
+        text_keys=frozenset({"generation"}), defaults=pcie_defaults, check=pcie_check,
+        bound_advice=pcie_bound_advice,
+        # link widths (Base Specification 3.0, 4.2.4.8) and Max_Payload_Size encodings (7.8.3/7.8.4)
+        valid_values={"lanes": PCIE_LANES, "mps": (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)},
     ),
     "hypertransport": LinkKind(
         "hypertransport", "HyperTransport: two unidirectional point-to-point paths, DDR clocking [2]",
@@ -321,6 +399,8 @@ KINDS: dict[str, LinkKind] = {
         source="HyperTransport I/O Link Specification 1.10",
         advice="a wider (16-bit) or faster HyperTransport link",
         example={"width": "16 bit", "clock": "800 MHz"},
+        bound_advice=_passes_bound("hypertransport"),
+        sample=bus_sample("hypertransport"),
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
@@ -331,6 +411,8 @@ KINDS: dict[str, LinkKind] = {
         source="Apple Power Mac G5 Developer Note; Intel FSB datasheets",
         advice="a faster FSB, or a platform with an integrated memory controller",
         example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
+        bound_advice=_passes_bound("fsb"), memory_path=True,
+        sample=bus_sample("fsb"),
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -341,6 +423,8 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC DDR SDRAM standards",
         advice="populate every channel; faster DIMMs",
         example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
+        bound_advice=_passes_bound("memory"), memory=True, memory_path=True,
+        sample=bus_sample("memory"),
     ),
     "hbm": LinkKind(
         "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
@@ -351,6 +435,7 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC JESD235/JESD238 HBM; GPU datasheets",
         advice="HBM is the fastest memory there is: reuse data on chip (shared memory, L2) instead",
         example={"width": "5120 bit", "clock": "2619 MHz"},
+        sample=bus_sample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
     ),
     "nvlink": LinkKind(
         "nvlink", "NVIDIA NVLink: 'count' bonded links, each 'link_rate' per direction [7]",
@@ -412,6 +497,7 @@ KINDS: dict[str, LinkKind] = {
         source="CXL Specification 1.1, 2.0, 3.0",
         advice="CXL memory adds a link and a controller: keep hot data in local DRAM, interleave cold pages",
         example={"generation": 5, "version": "2.0", "lanes": 16},
+        text_keys=frozenset({"generation", "version"}), defaults=cxl_defaults, check=cxl_check,
     ),
     "ethernet": LinkKind(
         "ethernet", "Ethernet port: line rate each way (framing is modelled by `diagnose`)",
@@ -431,6 +517,7 @@ KINDS: dict[str, LinkKind] = {
                default=0.0, integer=True, positive=False, choices=(0.0, 1.0))),
         _rate, "rate", duplex=lambda p: "half" if p["shared"] else "full",
         advice="a faster link", example={"rate": "10 GB/s"},
+        sample=link_sample,
     ),
     "disk": LinkKind(
         "disk", "a storage device interface: one sustained rate shared by reads and writes",
@@ -439,25 +526,25 @@ KINDS: dict[str, LinkKind] = {
     ),
 }
 
-#: Text keys a link kind takes besides its parameters: they fill parameter defaults.
-TEXT_KEYS: dict[str, frozenset[str]] = {"pcie": frozenset({"generation"}),
-                                        "cxl": frozenset({"generation", "version"})}
-
-#: CXL versions: (flit bytes, slot bytes per flit, PCIe generations it runs on) [11].
-CXL_VERSIONS: dict[str, tuple[float, float, tuple[int, ...]]] = {
-    "1.1": (68.0, 64.0, (5,)),
-    "2.0": (68.0, 64.0, (5,)),
-    "3.0": (256.0, 240.0, (5, 6)),
-    "3.1": (256.0, 240.0, (5, 6)),
-}
-
-
 def kind(name: str) -> LinkKind:
     """The link kind called ``name`` (KeyError if there is none)."""
     return KINDS[name]
 
 
-def pcie_generation_defaults(generation: int) -> tuple[float, float]:
-    """(lane_rate [1/s], encoding [-]) of a PCIe generation, from the specifications [3]."""
-    g = PCIE_GENERATIONS[generation]
-    return g.lane_rate, g.encoding
+def register(definition: LinkKind, *, replace: bool = False) -> LinkKind:
+    """Add a link kind to the registry (from outside the package too, as pyhf's custom modifiers).
+
+    Profiles may use it from then on: the reader, ceilings, explanations, what-if, sweeps,
+    diagnose and reports all look kinds up here.  ``replace`` allows redefining a name.
+    """
+    if not isinstance(definition, LinkKind):
+        raise TypeError(f"expected a LinkKind, got {type(definition).__name__}")
+    if definition.name in KINDS and not replace:
+        raise ValueError(f"link kind {definition.name!r} is already registered (replace=True to redefine it)")
+    KINDS[definition.name] = definition
+    return definition
+
+
+def unregister(name: str) -> LinkKind:
+    """Remove a link kind from the registry and return it (KeyError if there is none)."""
+    return KINDS.pop(name)

@@ -127,7 +127,7 @@ def measured_ceilings(profile, signature: Signature, stat: str = "median") -> tu
     if mem:
         memories = {cid for cid, c in profile.components.items() if c.kind == "memory"}
         for lid, link in profile.links.items():
-            if link.kind == "memory" or memories & set(link.between):
+            if link.definition.memory or memories & set(link.between):
                 out.append(MeasuredCeiling(lid, "link", mem[0], link.capacity, mem[1]))
     copy = copy_figure(signature, stat)
     if copy and "mem-copy" in profile.flows:

@@ -14,16 +14,12 @@ References
 
 from __future__ import annotations
 
-#: (link kind, parameter) -> valid values in SI units, ascending.
-VALID_VALUES: dict[tuple[str, str], tuple[float, ...]] = {
-    ("pcie", "lanes"): (1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 32.0),
-    ("pcie", "mps"): (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0),
-    ("pci-x", "burst"): (512.0, 1024.0, 2048.0, 4096.0),
-    ("pci", "width"): (4.0, 8.0),  # 32- or 64-bit
-    ("pci-x", "width"): (4.0, 8.0),
-}
-
-
 def valid_values(kind: str, param: str) -> tuple[float, ...] | None:
-    """The values a parameter of a link kind can take (None: any value of its dimension)."""
-    return VALID_VALUES.get((kind, param))
+    """The values a parameter of a link kind can take (None: any value of its dimension).
+
+    Each kind lists them in its registry entry (``LinkKind.valid_values``), with the sources
+    above for the built-in ones."""
+    from .linkkinds import KINDS
+
+    definition = KINDS.get(kind)
+    return None if definition is None else definition.valid_values.get(param)

@@ -12,6 +12,7 @@ finding bundled profiles live in :mod:`pinchpoint.profile_io`.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -21,10 +22,46 @@ from . import linkkinds, units
 from . import spread as _spread
 from .document import Reader
 from .errors import ProfileError, UnitError, shown
+from .frozen import FrozenMap, freeze_map, read_only
 from .linkkinds import Param
 
 SCHEMA_VERSION = 1
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+# Every object below is frozen all the way down (mappings are FrozenMaps, sequences tuples), so it
+# hashes and cannot be changed after it is built, and checks its own invariants on construction
+# (as pint's definitions do): an invalid Link cannot exist, whoever builds it.  The document
+# reader below still checks each value first, so that its errors name the file and key.
+_set = object.__setattr__
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+class _ReaderChecked(FrozenMap):
+    """Parameter values the document reader has just checked, each against its parameter with
+    whole numbers required (stricter than a link's own check): a link built from them does not
+    check them a second time (loading 100,000 links is the case this saves time in).  Any other
+    mapping (a what-if, a replace, a caller's dict) is checked by the link itself."""
+
+    __slots__ = ()
+
+
+def _check_values(owner, key: str, params, specs: Mapping[str, Param]) -> None:
+    """Each value is a finite number, a parameter of ``specs`` and within its range (what-ifs may
+    ask for 5.3 lanes).  ``owner()`` names the holder, only for a message: the happy path, run
+    for every value of a 100,000-link profile, formats nothing."""
+    for name, v in params.items():
+        spec = specs.get(name)
+        if spec is None:
+            raise ProfileError(f"{owner()} has no parameter {name!r}", key=f"{key}")
+        si = v.si
+        if not (isinstance(si, float) or type(si) is int):
+            raise ProfileError(f"{name} = {si!r} is not a number", key=f"{key}.{name}")
+        why = spec.problem(si, whole=False)
+        if why is not None:
+            raise ProfileError(f"{name} = {si:g} {why}", key=f"{key}.{name}")
 
 
 @dataclass(frozen=True)
@@ -35,6 +72,9 @@ class Value:
     text: str
     source: str | None = None
     spread: tuple[str, float, float] | None = None  # ("uniform", lo, hi) / ("normal", mean, sd), SI
+
+    # A value's range depends on the parameter it is the value of: the Link or Component that
+    # holds it checks it (finite, in range) when built, so a Value does not check itself twice.
 
     def to_dict(self) -> dict:
         out = {"si": self.si, "text": self.text, "source": self.source}
@@ -54,6 +94,16 @@ class Cache:
     shared_by: int = 1
     type: str = "unified"  # "data", "instruction" or "unified"
     source: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.level, int) or isinstance(self.level, bool) or not 1 <= self.level <= 5:
+            raise ProfileError(f"cache level: expected a whole number 1..5, got {self.level!r}")
+        if not (self.size.si > 0 and self.line.si > 0):
+            raise ProfileError(f"L{self.level} cache: size and line must be greater than zero")
+        if not isinstance(self.shared_by, int) or self.shared_by < 1:
+            raise ProfileError(f"L{self.level} cache: shared_by must be a whole number >= 1")
+        if self.type not in ("data", "instruction", "unified"):
+            raise ProfileError(f"L{self.level} cache: type must be 'data', 'instruction' or 'unified'")
 
     def to_dict(self) -> dict:
         return {"level": self.level, "size_bytes": self.size.si, "line_bytes": self.line.si,
@@ -100,6 +150,9 @@ COMPONENT_PARAMS: dict[str, tuple[Param, ...]] = {
     "device": (),
 }
 
+#: The same, by name, for checking a component's values.
+_COMPONENT_SPECS: dict[str, dict[str, Param]] = {k: {p.name: p for p in v} for k, v in COMPONENT_PARAMS.items()}
+
 _COMPONENT_TEXT = {"kind", "model", "type", "description", "source", "caches", "unknown"}
 _LINK_TEXT = {"kind", "between", "description", "source", "generation"}
 
@@ -117,6 +170,20 @@ class Component:
     unknown: tuple[str, ...] = ()  # parameters a detector could not determine
     source: str | None = None
 
+    def __post_init__(self):
+        _set(self, "params", freeze_map(self.params))
+        _set(self, "caches", tuple(self.caches))
+        _set(self, "unknown", tuple(self.unknown))
+        specs = _COMPONENT_SPECS.get(self.kind)
+        if specs is None:
+            raise ProfileError(f"unknown component kind {self.kind!r} (expected one of: "
+                               f"{', '.join(COMPONENT_PARAMS)})", key=f"components.{self.id}.kind")
+        if self.params:
+            _check_values(lambda: f"a {self.kind} component", f"components.{self.id}", self.params, specs)
+        if self.caches and self.kind != "cpu":
+            raise ProfileError(f"only cpu components have caches, this one is a {self.kind}",
+                               key=f"components.{self.id}.caches")
+
     def get(self, name: str, default: float | None = None) -> float | None:
         v = self.params.get(name)
         return default if v is None else v.si
@@ -132,6 +199,43 @@ class Link:
     params: Mapping[str, Value]
     description: str | None = None
     source: str | None = None
+
+    def __post_init__(self):
+        between = self.between
+        if type(between) is not tuple:
+            between = tuple(between)
+            _set(self, "between", between)
+        params = freeze_map(self.params)
+        _set(self, "params", params)
+        key = "links." + self.id
+        definition = linkkinds.KINDS.get(self.kind)
+        if definition is None:
+            raise ProfileError(f"unknown link kind {self.kind!r} (expected one of: {', '.join(linkkinds.KINDS)})",
+                               key=f"{key}.kind")
+        if len(between) < 2 or len(set(between)) != len(between):
+            raise ProfileError("a link joins two (or, for a shared bus, more) different components, got "
+                               f"{list(between)!r}", key=f"{key}.between")
+        if type(params) is not _ReaderChecked:
+            _check_values(lambda: f"link {self.id!r} of kind {self.kind!r}", key, params, definition._by_name)
+        for name in definition._required:
+            if name not in params:
+                spec = definition.param(name)
+                raise ProfileError(f"missing (expected a {spec.dimension}: {spec.doc})", key=f"{key}.{name}")
+        values = {k: v.si for k, v in params.items()}
+        if definition.check is not None:
+            problem = definition.check(values)
+            if problem:
+                raise ProfileError(problem[1], key=f"{key}.{problem[0]}")
+        capacity = float(definition.capacity(values))
+        effective = capacity if definition.efficiency is None else capacity * float(definition.efficiency(values))
+        for what, value in (("capacity", capacity), ("effective capacity", effective)):
+            # each parameter is in range, but their product may still overflow or underflow
+            if not (math.isfinite(value) and value > 0):
+                raise ProfileError(f"its {what} ({self.formula}) comes to {value:g} B/s: expected a finite "
+                                   "rate above zero", key=key)
+        if len(self.between) > 2 and definition.duplex(values) != "half":
+            raise ProfileError(f"only a shared (half-duplex) bus joins more than two components; "
+                               f"a {self.kind} link is full duplex", key=f"{key}.between")
 
     def __repr__(self) -> str:
         from .readable import rate
@@ -194,6 +298,19 @@ class Flow:
     passes: Mapping[str, float] = field(default_factory=dict)
     description: str | None = None
 
+    def __post_init__(self):
+        _set(self, "legs", tuple(tuple(leg) for leg in self.legs))
+        _set(self, "passes", freeze_map(self.passes))
+        key = f"flows.{self.name}"
+        if not self.legs:
+            raise ProfileError("a flow needs at least one leg", key=key)
+        for a, b in self.legs:
+            if a == b:
+                raise ProfileError(f"source and sink are both {a!r}", key=key)
+        for lid, n in self.passes.items():
+            if not _number(n) or not n > 0:
+                raise ProfileError(f"expected a number of passes > 0, got {n!r}", key=f"{key}.passes.{lid}")
+
     @property
     def source(self) -> str:
         return self.legs[0][0]
@@ -216,6 +333,15 @@ class Scenario:
     weights: tuple[float, ...]
     description: str | None = None
 
+    def __post_init__(self):
+        _set(self, "flows", tuple(self.flows))
+        _set(self, "weights", tuple(self.weights))
+        key = f"scenarios.{self.name}"
+        if not self.flows:
+            raise ProfileError("expected a non-empty list of flow names", key=f"{key}.flows")
+        if len(self.weights) != len(self.flows) or not all(_number(w) and w > 0 for w in self.weights):
+            raise ProfileError(f"expected {len(self.flows)} positive numbers", key=f"{key}.weights")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -230,6 +356,40 @@ class Profile:
     source: str | None = None
     path: str | None = None
     document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("components", "links", "flows", "scenarios"):
+            _set(self, name, freeze_map(getattr(self, name)))
+        _set(self, "document", read_only(self.document))
+        try:
+            self._check_references()
+        except ProfileError as exc:
+            raise exc.located(file=self.path) from None
+
+    def _check_references(self) -> None:
+        """Every name a part uses refers to a part of this profile (the ids match their keys)."""
+        for group, parts, ident in (("components", self.components, "id"), ("links", self.links, "id"),
+                                    ("flows", self.flows, "name"), ("scenarios", self.scenarios, "name")):
+            for k, part in parts.items():
+                if getattr(part, ident) != k:
+                    raise ProfileError(f"is named {getattr(part, ident)!r}", key=f"{group}.{k}")
+        comps = self.components
+        for lid, link in self.links.items():
+            for end in link.between:
+                if end not in comps:
+                    raise ProfileError(f"no component {end!r}", key=f"links.{lid}.between")
+        for name, flow in self.flows.items():
+            for leg in flow.legs:
+                for end in leg:
+                    if end not in comps:
+                        raise ProfileError(f"no component {end!r}", key=f"flows.{name}")
+            for lid in flow.passes:
+                if lid not in self.links:
+                    raise ProfileError(f"no link {lid!r}", key=f"flows.{name}.passes.{lid}")
+        for name, sc in self.scenarios.items():
+            for n in sc.flows:
+                if n not in self.flows:
+                    raise ProfileError(f"no flow {n!r}", key=f"scenarios.{name}.flows")
 
     def __repr__(self) -> str:
         from .readable import names
@@ -260,15 +420,21 @@ class Profile:
         if param not in {p.name for p in link.definition.params}:
             raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
                                file=self.path)
-        why = link.definition.param(param).problem(si_value, whole=False)
-        if why:
-            raise ProfileError(f"{param} = {si_value:g} {why}", file=self.path, key=f"links.{link_id}.{param}")
-        params = dict(link.params)
-        params[param] = Value(si_value, units.format_quantity(si_value, link.definition.param(param).dimension),
-                              "what-if")
-        links = dict(self.links)
-        links[link_id] = replace(link, params=params)
-        return replace(self, links=links)
+        spec = link.definition.param(param)
+        why = spec.problem(si_value, whole=False) if isinstance(si_value, (int, float)) else "is not a number"
+        if why:  # the range, named with the link and parameter: a capacity of -40 B/s is not an answer
+            raise ProfileError(f"link {link_id!r} ({link.kind}): {param} = {shown(si_value)} {why} ({spec.doc})",
+                               file=self.path, key=f"links.{link_id}.{param}")
+        value = Value(float(si_value), units.format_quantity(si_value, spec.dimension), "what-if")
+        try:
+            changed = replace(link, params=link.params | {param: value})
+        except ProfileError as exc:  # in range alone, but not with the others (a capacity that underflows)
+            raise exc.located(file=self.path) from None
+        # the same link with other values: its ends, and so every reference of the profile, are
+        # unchanged and the link has checked itself; copy without re-checking all n references
+        out = copy.copy(self)
+        _set(out, "links", self.links | {link_id: changed})
+        return out
 
     def to_dict(self) -> dict:
         return {
@@ -378,6 +544,22 @@ def _component(ctx, cid, table, source) -> Component:
                      ctx.text_field(table, "description", key), caches, tuple(unknown), csource)
 
 
+class _LinkReader(linkkinds.LinkReader):
+    """The reader's checks, located under one link's key, for a kind's ``defaults`` hook."""
+
+    def __init__(self, ctx: Reader, key: str):
+        self.ctx, self.key = ctx, key
+
+    def error(self, subkey: str, message: str) -> ProfileError:
+        return self.ctx.error(f"{self.key}.{subkey}" if subkey else self.key, message)
+
+    def check_keys(self, table, allowed, subkey) -> None:
+        self.ctx.check_keys(table, allowed, f"{self.key}.{subkey}")
+
+    def text(self, table, name, subkey) -> str | None:
+        return self.ctx.text_field(table, name, f"{self.key}.{subkey}")
+
+
 def _link(ctx, lid, table, components, source) -> Link:
     key = f"links.{lid}"
     if not isinstance(table, dict):
@@ -386,11 +568,11 @@ def _link(ctx, lid, table, components, source) -> Link:
     if kname not in linkkinds.KINDS:
         raise ctx.error(f"{key}.kind", f"unknown link kind {kname!r} (expected one of: {', '.join(linkkinds.KINDS)})")
     definition = linkkinds.kind(kname)
-    text_keys = linkkinds.TEXT_KEYS.get(kname, frozenset())
-    allowed = _LINK_TEXT | text_keys | {p.name for p in definition.params}
+    allowed = _LINK_TEXT | definition.text_keys | {p.name for p in definition.params}
     ctx.check_keys(table, allowed, key)
-    if "generation" in table and "generation" not in text_keys:
-        raise ctx.error(f"{key}.generation", "only pcie and cxl links have a generation")
+    if "generation" in table and "generation" not in definition.text_keys:
+        having = [k.name for k in linkkinds.KINDS.values() if "generation" in k.text_keys]
+        raise ctx.error(f"{key}.generation", f"only {' and '.join(having)} links have a generation")
     between = table.get("between")
     if (not isinstance(between, list) or len(between) < 2
             or not all(isinstance(x, str) for x in between)):
@@ -402,70 +584,12 @@ def _link(ctx, lid, table, components, source) -> Link:
     if len(set(between)) != len(between):
         raise ctx.error(f"{key}.between", "a link joins different components (a name appears twice)")
     lsource = ctx.text_field(table, "source", key) or source
-    table = dict(table)
-    if kname in ("pcie", "cxl"):
-        table = _pcie_defaults(ctx, table, key, kname)
+    if definition.defaults is not None:  # a PCIe generation fills lane rate and line code
+        table = definition.defaults(dict(table), _LinkReader(ctx, key))
     params = _params(ctx, table, definition.params, key, lsource)
-    if kname in ("pcie", "cxl"):
-        needed = ("lane_rate", "encoding") + (("flit_size", "flit_payload") if kname == "cxl" else ())
-        for name in needed:
-            if name not in params:
-                hint = ("give 'generation' (5 or 6) and 'version' ('1.1', '2.0', '3.0', '3.1')" if kname == "cxl"
-                        else "give 'generation' (1..6) or both lane_rate and encoding")
-                raise ctx.error(f"{key}.{name}", f"missing: {hint}")
-        if kname == "cxl" and params["flit_payload"].si > params["flit_size"].si:
-            raise ctx.error(f"{key}.flit_payload", "a flit carries at most its own size")
-    link = Link(lid, kname, tuple(between), params, ctx.text_field(table, "description", key), lsource)
-    for what, value in (("capacity", link.capacity), ("effective capacity", link.effective_capacity)):
-        # each parameter is in range, but their product may still overflow or underflow
-        if not (math.isfinite(value) and value > 0):
-            raise ctx.error(key, f"its {what} ({link.formula}) comes to {value:g} B/s: expected a finite "
-                            "rate above zero")
-    if len(between) > 2 and link.duplex != "half":
-        raise ctx.error(f"{key}.between", f"only a shared (half-duplex) bus joins more than two components; "
-                        f"a {kname} link is full duplex")
-    return link
-
-
-def _pcie_defaults(ctx, table, key, kname="pcie"):
-    """Fill what a generation (and, for CXL, a version) fixes, unless the profile states it."""
-    gen = table.get("generation")
-    gen_source = None
-    if isinstance(gen, dict):  # { value = 5, source = "..." }
-        ctx.check_keys(gen, {"value", "source"}, f"{key}.generation")
-        gen_source = ctx.text_field(gen, "source", f"{key}.generation")
-        gen = gen.get("value")
-    allowed = (5, 6) if kname == "cxl" else tuple(linkkinds.PCIE_GENERATIONS)
-    if gen is not None:
-        if not isinstance(gen, int) or isinstance(gen, bool) or gen not in allowed:
-            raise ctx.error(f"{key}.generation", f"expected a {'CXL' if kname == 'cxl' else 'PCIe'} generation "
-                            f"{allowed[0]}..{allowed[-1]}, got {gen!r}")
-        g = linkkinds.PCIE_GENERATIONS[gen]
-        spec = "; ".join(x for x in (gen_source, g.source) if x)
-        table.setdefault("lane_rate", {"value": f"{g.lane_rate / 1e9:g} GT/s", "source": spec})
-        table.setdefault("encoding", {"value": g.encoding, "source": spec})
-    else:  # stated rates: the defaults of a link that is not in FLIT mode
-        g = linkkinds.PCIE_GENERATIONS[1]
-    if kname == "pcie":
-        src = g.source or "PCI Express Base Specification"
-        for name in ("tlp_overhead", "dllp_overhead", "flit_payload"):
-            value = getattr(g, name)
-            table.setdefault(name, {"value": f"{value:g} B" if name == "tlp_overhead" else value, "source": src})
-        return table
-    version = table.get("version")
-    if version is None:
-        return table
-    if not isinstance(version, str) or version not in linkkinds.CXL_VERSIONS:
-        raise ctx.error(f"{key}.version", f"expected a CXL version ({', '.join(linkkinds.CXL_VERSIONS)}), "
-                        f"got {version!r}")
-    size, payload, gens = linkkinds.CXL_VERSIONS[version]
-    if gen is not None and gen not in gens:
-        raise ctx.error(f"{key}.generation", f"CXL {version} runs on PCIe generation "
-                        f"{' or '.join(map(str, gens))}, not {gen}")
-    src = f"CXL Specification {version}: {size:g}-byte flits, {payload:g} bytes of slots"
-    table.setdefault("flit_size", {"value": f"{size:g} B", "source": src})
-    table.setdefault("flit_payload", {"value": f"{payload:g} B", "source": src})
-    return table
+    # the link checks the rest itself (the kind's joint rule, capacity above zero, duplex); its
+    # errors name the key, and profile_from_document adds the file
+    return Link(lid, kname, tuple(between), _ReaderChecked(params), ctx.text_field(table, "description", key), lsource)
 
 
 def _endpoint_pair(ctx, raw, key, components) -> tuple[str, str]:
@@ -546,6 +670,13 @@ def _check_id(ctx, key, ident):
 def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
                           default_name: str | None = None) -> Profile:
     """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
+    try:
+        return _profile(doc, file, default_name)
+    except ProfileError as exc:  # raised by an object checking itself: it knows the key, not the file
+        raise exc if exc.file else exc.located(file=file) from None
+
+
+def _profile(doc, file, default_name) -> Profile:
     ctx = Reader(file, ProfileError)
     ctx.check_keys(doc, {"schema", "name", "description", "source", "extends",
                            "components", "links", "flows", "scenarios"}, "")

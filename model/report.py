@@ -21,8 +21,6 @@ from .paths import atomic_write
 
 #: Rows of a signature kernel shown in the report before the table is cut short.
 MAX_SIGNATURE_ROWS = 60
-#: Link kinds whose capacity is drawn on the MAPS staircase as a theoretical memory ceiling.
-MEMORY_KINDS = ("memory", "fsb")
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; margin: 2em auto;
@@ -205,7 +203,7 @@ def _signature_section(profile, signature, name, ceilings) -> str:
                          + _e(", ".join(above)) + _e(": a measurement cannot beat its ceiling, so either the "
                                                     "signature comes from another machine than the profile "
                                                     "describes, or the profile understates the hardware.") + "</p>")
-    lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.kind in MEMORY_KINDS]
+    lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.definition.memory_path]
     from .resource_ids import uses_network
 
     lines += [(f"flow {c.name}", c.ceiling_bytes_per_s) for c in ceilings if not uses_network(profile, c.usage)]

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 
 from .document import Reader, key_path
 from .errors import SignatureError
+from .frozen import deep_freeze, freeze_map, thaw
 from .input_text import parse_bounded, read_text
 from .paths import atomic_write, data_root
 
@@ -153,7 +154,7 @@ class Point:
     result: Result
 
     def __post_init__(self):
-        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "params", freeze_map(self.params))
         for name, value in self.params.items():
             if name == "result":
                 raise SignatureError("'result' cannot be a parameter name", key="params")
@@ -225,9 +226,10 @@ class Signature:
     schema: int = SCHEMA_VERSION
 
     def __post_init__(self):
-        object.__setattr__(self, "host", dict(self.host))
-        object.__setattr__(self, "compiler", dict(self.compiler))
-        object.__setattr__(self, "kernels", dict(self.kernels))
+        # read-only all the way down (host facts are nested tables and arrays) and hashable
+        object.__setattr__(self, "host", deep_freeze(self.host))
+        object.__setattr__(self, "compiler", deep_freeze(self.compiler))
+        object.__setattr__(self, "kernels", freeze_map(self.kernels))
 
     # ---- lookups used by the rest of pinchpoint ---------------------------------------------
 
@@ -270,7 +272,7 @@ class Signature:
     # ---- (de)serialisation ------------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        return {"schema": self.schema, "host": self.host, "compiler": self.compiler,
+        return {"schema": self.schema, "host": thaw(self.host), "compiler": thaw(self.compiler),
                 "created": self.created,
                 "kernels": {k: v.to_dict() for k, v in self.kernels.items()}}
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from .errors import ProfileError
 
@@ -87,7 +88,7 @@ def target_caches(caches, *, source: str) -> tuple[CacheGeometry, ...]:
     """
     by_level: dict[int, CacheGeometry] = {}
     for c in caches:
-        get = c.get if isinstance(c, dict) else (lambda k, d=None, _c=c: getattr(_c, k, d))
+        get = c.get if isinstance(c, Mapping) else (lambda k, d=None, _c=c: getattr(_c, k, d))
         kind = str(get("type", "unified") or "unified").lower()
         if kind not in ("data", "unified"):
             continue

@@ -7,7 +7,7 @@ formulas.md.
 
 from __future__ import annotations
 
-from .. import framing, tcp
+from .. import framing, linkkinds, tcp
 from .resolve import window as _window
 from .wording import at_least as _at_least
 from .wording import net as _net
@@ -119,14 +119,12 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
         jumbo = "jumbo frames (fewer packets) and " if _jumbo_capable(line) else ""
         advice.append("the host CPU binds: spread the work over more cores (parallel streams, RSS and IRQ "
                       f"affinity), use {jumbo}offloads (TSO, GRO, checksum)")
-    elif kind == "pcie" and verdict != "far-below-all":
-        advice.append("the PCIe link binds: check the negotiated speed and width (lspci -vv: LnkSta against "
-                      "LnkCap) and MaxPayload / MaxReadReq")
-    elif kind in ("memory", "hypertransport", "fsb") and verdict != "far-below-all":
-        advice.append(f"hardware-bound at the {kind} link: only fewer passes over it (zero-copy, sendfile) help")
-    elif kind == "pci-x" and verdict != "far-below-all" and _burst(profile, binding) >= 4096:
-        advice.append(f"hardware-bound at the PCI-X bus ({_net(binding.raw_bytes_per_s or 0)} raw): beyond it "
-                      "only a PCIe NIC helps")
+    elif kind in linkkinds.KINDS and verdict != "far-below-all":
+        # a link binds: what its kind advises (the registry entry's bound_advice)
+        bound = linkkinds.KINDS[kind].bound_advice
+        said = bound(_link_values(profile, binding), binding.raw_bytes_per_s, _net) if bound else None
+        if said:
+            advice.append(said)
 
     if throttle:
         advice.append(f"{throttle}: turn power saving off (cpuspeed service, or cpupower frequency-set -g "
@@ -172,10 +170,11 @@ def _jumbo_capable(line) -> bool:
     return line is None or line >= JUMBO_MIN_LINE * (1 - 1e-9)
 
 
-def _burst(profile, limit) -> float:
+def _link_values(profile, limit) -> dict[str, float]:
+    """The parameter values of the link behind a limit ({} where there is no profile)."""
     if profile is None or limit.link is None:
-        return 4096.0
-    return profile.links[limit.link].values().get("burst", 4096.0)
+        return {}
+    return profile.links[limit.link].values()
 
 
 def _loss_advice(inputs, hyps, measured) -> str | None:

@@ -35,17 +35,21 @@ _CEILING_CACHE: dict = {}
 
 
 def flow_ceiling(profile, flow: str):
-    """pinchpoint.ceilings.flow_ceiling, memoised on the (frozen) profile's links for one process."""
+    """pinchpoint.ceilings.flow_ceiling, memoised on the profile itself for one process.
+
+    A profile is deeply frozen and hashes by its contents (its hash is computed once), so equal
+    profiles share an answer and a profile freed and another allocated at its address (the
+    hazard of keying on ``id``) cannot be mistaken for it."""
     from ..ceilings import flow_ceiling as compute
 
-    key = (id(profile), flow)
+    key = (profile, flow)
     hit = _CEILING_CACHE.get(key)
-    if hit is not None and hit[0] is profile:
-        return hit[1]
+    if hit is not None:
+        return hit
     c = compute(profile, flow)
     if len(_CEILING_CACHE) > 64:
         _CEILING_CACHE.clear()
-    _CEILING_CACHE[key] = (profile, c)
+    _CEILING_CACHE[key] = c
     return c
 
 

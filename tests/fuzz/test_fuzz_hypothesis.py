@@ -65,7 +65,7 @@ def hostile_profiles(draw):
     for p in linkkinds.kind(kind).params:
         if p.default is None and p.required or draw(st.booleans()):
             link[p.name] = _value(draw, p)
-    if kind == "pcie":
+    if "generation" in linkkinds.kind(kind).text_keys:  # pcie, cxl: the registry says which take one
         link["generation"] = draw(st.one_of(st.integers(1, 6), st.integers(-2, 9), VALUES))
     ckind = draw(st.sampled_from(sorted(COMPONENT_PARAMS)))
     comp = {"kind": ckind}

@@ -4,38 +4,37 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from pinchpoint.linkkinds import KINDS
+from pinchpoint.linkkinds import KINDS, RATE_UNITS
+from pinchpoint.profile import profile_from_document
 
-#: Kinds drawn from the registry's own examples (a new kind brings its test strategy with it).
-EXAMPLE_KINDS = ["hbm", "nvlink", "nvlink-c2c", "upi", "xgmi", "cxl"]
-
-RATE_UNITS = {  # unit -> bytes per second in one of it
-    "Gbit/s": 1e9 / 8, "Mbit/s": 1e6 / 8, "GB/s": 1e9, "MB/s": 1e6, "kB/s": 1e3, "GiB/s": 2**30,
-}
+__all__ = ["RATE_UNITS", "half_duplex", "kind_names", "link_tables", "profile_documents", "rate_text"]
 
 
 def rate_text(bytes_per_s: float, unit: str) -> str:
     return f"{bytes_per_s / RATE_UNITS[unit]!r} {unit}"
 
 
+def kind_names():
+    """Every registered link kind (read when drawn: a kind registered by a test is drawn too),
+    the generic ``link`` twice as often (it is the one most profiles use)."""
+    return st.deferred(lambda: st.sampled_from(sorted(KINDS) + ["link"]))
+
+
 @st.composite
 def link_tables(draw, a: str, b: str):
-    """A link between a and b of a random kind with random parameters."""
-    kind = draw(st.sampled_from(["link", "link", "pci", "memory", "hypertransport", "pcie", "registry"]))
-    if kind == "registry":
-        kind = draw(st.sampled_from(EXAMPLE_KINDS))
-        return {"kind": kind, "between": [a, b], **KINDS[kind].example}
-    table = {"kind": kind, "between": [a, b]}
-    if kind == "link":
-        table["rate"] = rate_text(draw(st.floats(1e6, 1e11)), draw(st.sampled_from(list(RATE_UNITS))))
-        table["shared"] = draw(st.sampled_from([0, 1]))
-    elif kind == "pcie":
-        table["generation"] = draw(st.integers(1, 5))
-        table["lanes"] = draw(st.sampled_from([1, 2, 4, 8, 16]))
-    else:
-        table["width"] = f"{draw(st.sampled_from([8, 16, 32, 64, 128]))} bit"
-        table["clock"] = f"{draw(st.floats(10, 2000))!r} MHz"
-    return table
+    """A link between a and b of a random kind, its parameters drawn by the kind's own registry
+    entry (``LinkKind.sample``) from a random source hypothesis controls and shrinks."""
+    kind = draw(kind_names())
+    rng = draw(st.randoms(use_true_random=False))
+    return {"kind": kind, "between": [a, b], **KINDS[kind].random_table(rng)}
+
+
+def half_duplex(table: dict) -> bool:
+    """Whether a link table describes a shared (half-duplex) bus, as the kind's duplex rule says."""
+    ends = table["between"][:2]
+    doc = {"schema": 1, "components": {e: {"kind": "device"} for e in ends},
+           "links": {"l": {**table, "between": ends}}}
+    return profile_from_document(doc).links["l"].duplex == "half"
 
 
 @st.composite
@@ -51,7 +50,7 @@ def profile_documents(draw, mesh: bool | None = None, max_nodes: int = 7):
         if i + 1 < n and draw(st.booleans()):
             # a shared bus: the parent and two new components hang on one hub (still a tree)
             bus = draw(link_tables(names[parent], names[i]))
-            if bus["kind"] in ("pci", "memory") or (bus["kind"] == "link" and bus["shared"]):
+            if half_duplex(bus):
                 bus["between"].append(names[i + 1])
                 links[f"l{i}"] = bus
                 i += 2
