@@ -129,7 +129,9 @@ class MemoryOps:
     op : {"load", "store", "copy", "triad"}
         Which MAPS curve prices the traffic.
     working_set_bytes : float or None
-        Footprint [B]; None when ``hit_rates`` is given.
+        Footprint [B].  A workload file gives it or ``hit_rates``, not both; entries derived
+        from a loop nest carry both, the footprint capping the working set each level is
+        priced at.
     hit_rates : tuple of (str, float)
         (level, fraction of the bytes) pairs, levels "L1" .. "L4" and "memory"; fractions sum to 1.
     in_place : bool
