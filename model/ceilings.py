@@ -21,6 +21,7 @@ else binds (``growth``): the effective ceiling is recomputed with the binding li
 from __future__ import annotations
 
 import math
+import sys
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -678,14 +679,19 @@ def _links(rids: Iterable[str]) -> tuple[str, ...]:
 
 def _what_binds_next(g, flow: Flow, binding: tuple[str, ...]) -> _Solution | None:
     """The same flow with the binding links unbounded (None when nothing else limits it)."""
-    import networkx as nx
-
     part = _as_part(g)
     relaxed = part.relaxed(binding)
     try:
         nxt = _solve_flow(relaxed, flow)
-    except (ProfileError, ValueError, ArithmeticError, nx.NetworkXUnbounded):
+    except (ProfileError, ValueError, ArithmeticError):
         return None  # nothing else limits the flow: the binding links are all there is
+    except Exception as exc:  # networkx's NetworkXUnbounded: the same answer
+        # networkx is looked up, not imported: a small profile solved on arrays never loads it
+        # (0.1-0.2 s of a `ceilings` process), and then none of its errors can have been raised
+        nx = sys.modules.get("networkx")
+        if nx is not None and isinstance(exc, nx.NetworkXUnbounded):
+            return None
+        raise
     return nxt if math.isfinite(nxt.value) and nxt.value < 1e30 else None
 
 

@@ -227,13 +227,18 @@ class Link:
             if problem:
                 raise ProfileError(problem[1], key=f"{key}.{problem[0]}")
         capacity = float(definition.capacity(values))
-        effective = capacity if definition.efficiency is None else capacity * float(definition.efficiency(values))
+        efficiency = 1.0 if definition.efficiency is None else float(definition.efficiency(values))
+        effective = capacity * efficiency
         for what, value in (("capacity", capacity), ("effective capacity", effective)):
             # each parameter is in range, but their product may still overflow or underflow
             if not (math.isfinite(value) and value > 0):
                 raise ProfileError(f"its {what} ({self.formula}) comes to {value:g} B/s: expected a finite "
                                    "rate above zero", key=key)
-        if len(self.between) > 2 and definition.duplex(values) != "half":
+        duplex = definition.duplex(values)
+        # Kept, not recomputed: the values cannot change, and a 100,000-link fabric asks for each
+        # link's capacity several times (rebuilding the values dict every time was a second).
+        _set(self, "_figures", (capacity, efficiency, duplex))
+        if len(self.between) > 2 and duplex != "half":
             raise ProfileError(f"only a shared (half-duplex) bus joins more than two components; "
                                f"a {self.kind} link is full duplex", key=f"{key}.between")
 
@@ -255,18 +260,17 @@ class Link:
 
     @property
     def duplex(self) -> str:
-        return self.definition.duplex(self.values())
+        return self._figures[2]
 
     @property
     def capacity(self) -> float:
         """Raw capacity [B/s]: per direction when full duplex, shared when half duplex."""
-        return float(self.definition.capacity(self.values()))
+        return self._figures[0]
 
     @property
     def efficiency(self) -> float:
         """Protocol efficiency [-] (1 where the kind models none)."""
-        eff = self.definition.efficiency
-        return 1.0 if eff is None else float(eff(self.values()))
+        return self._figures[1]
 
     @property
     def effective_capacity(self) -> float:
