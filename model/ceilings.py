@@ -636,8 +636,42 @@ def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     members = set().union(*(blocks[i] for i in keep))
     if len(members) == len(net.nodes):
         return _Part(net)
-    return _Part(net, frozenset(net.nodes[i] for i in members),
-                 net.forest or all(len(blocks[i]) == 2 for i in keep))
+    return _Part(net, frozenset(net.nodes[i] for i in members), net.forest or _forest_among(net, members))
+
+
+def _forest_among(net, members: set[int]) -> bool:
+    """Whether the links among ``members`` form a forest by :func:`pinchpoint.graph.layout`'s
+    rule: the multigraph of components and bus hubs, where a shared bus is a star (one hub,
+    routes through it unique) and two parallel links close a cycle.  Counting nodes per block
+    instead called a bus's block (hub in, hub out and three members) a cycle, so one flow's
+    part (a forest) and the same flow in the whole graph (not) took different solvers."""
+    def shape_node(name: str) -> str:  # a bus's two hub nodes are its one hub
+        return name.rsplit("/", 1)[0] if name.startswith("~") and name.endswith(("/in", "/out")) else name
+
+    parent: dict[str, str] = {}
+
+    def root(n: str) -> str:
+        while parent.setdefault(n, n) != n:
+            parent[n] = parent.get(parent[n], parent[n])
+            n = parent[n]
+        return n
+
+    seen = set()
+    for i in members:
+        for j, a in net.succ[i]:
+            d = net.data[a]
+            if j not in members or d is None:
+                continue
+            u, v = shape_node(net.nodes[i]), shape_node(net.nodes[j])
+            edge = (d["link"], frozenset((u, v)))
+            if u == v or edge in seen:
+                continue  # inside a hub, or the other direction of an edge already joined
+            seen.add(edge)
+            ru, rv = root(u), root(v)
+            if ru == rv:
+                return False
+            parent[ru] = rv
+    return True
 
 
 def _flow_network(profile: Profile, pairs: list[tuple[str, str]]):

@@ -11,7 +11,7 @@ import math
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.flow import edmonds_karp
 
@@ -122,6 +122,13 @@ def test_blocks_are_networkx_biconnected_components(edges):
 
 @SETTINGS
 @given(doc=profile_documents())
+@example(doc={  # found by CI: a shared bus's block (hub in, hub out, three members) beside
+    # parallel links elsewhere; the whole graph's part was called a mesh, the flow's own a forest
+    "schema": 1, "name": "bus-and-parallel", "components": {f"n{i}": {"kind": "device"} for i in range(6)},
+    "links": {"l1": {"kind": "disk", "between": ["n0", "n1", "n2"], "rate": "3 GB/s"},
+              **{lid: {"kind": "cxl", "between": ["n0", end], "generation": 5, "version": "2.0", "lanes": 1}
+                 for lid, end in (("l3", "n3"), ("l4", "n4"), ("l5", "n5"), ("x0", "n3"))}},
+    "flows": {"round-trip": {"legs": [["n0", "n5"], ["n5", "n1"]]}}})
 def test_one_flow_alone_builds_its_part_and_answers_the_same(doc):
     """flow_ceiling without shared graphs builds only the flow's blocks (ceilings._flow_network);
     every field of its answer is the one all_ceilings gives from the whole graph."""
