@@ -165,6 +165,58 @@ class _Part:
             self._inf = self.arcs().stand_in_for_infinity(self.arc_capacities())
         return self._inf
 
+    def _edge_data(self, a: int) -> dict:
+        """Arc ``a``'s edge attributes, with this part's capacity where it overrides the graph's
+        (as :meth:`graph` writes them)."""
+        d = self.whole.data[a]
+        caps = self.capacities
+        if caps and d["resource"] is not None and d["link"] in caps:
+            return {**d, "capacity": caps[d["link"]]}
+        return d
+
+    def route(self, src: str, dst: str) -> list[tuple[str, str, dict]] | None:
+        """The fewest-hop route from ``src`` to ``dst`` inside the part, as edges (u, v,
+        attributes), by breadth-first search on the arcs; None when there is none."""
+        net = self.whole
+        s, t = net.index.get(src), net.index.get(dst)
+        mask = self.mask()
+        if s is None or t is None or not (mask[s] and mask[t]):
+            return None
+        pred: dict[int, tuple[int, int] | None] = {s: None}
+        frontier = [s]
+        while frontier and t not in pred:
+            nxt = []
+            for u in frontier:
+                for v, a in net.succ[u]:
+                    if v not in pred and mask[v] and net.data[a] is not None:
+                        pred[v] = (u, a)
+                        nxt.append(v)
+            frontier = nxt
+        if t not in pred:
+            return None
+        edges = []
+        v = t
+        while pred[v] is not None:
+            u, a = pred[v]
+            edges.append((net.nodes[u], net.nodes[v], self._edge_data(a)))
+            v = u
+        return edges[::-1]
+
+    def resource_capacities(self) -> dict[str, float]:
+        """Resource id -> capacity over the part's edges (what :func:`_capacities` reads off
+        :meth:`graph`, without building it)."""
+        net, mask = self.whole, self.mask()
+        out: dict[str, float] = {}
+        for i, keep in enumerate(mask):
+            if not keep:
+                continue
+            for j, a in net.succ[i]:
+                if not mask[j] or net.data[a] is None or net.data[a]["resource"] is None:
+                    continue
+                d = self._edge_data(a)
+                out[d["resource"]] = d.get("capacity", math.inf)
+        return out
+
     def graph(self):
         """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the
         whole graph's order (so the solvers see the same program in every process)."""
@@ -362,24 +414,40 @@ def is_forest(g) -> bool:
     return g.graph["forest"]
 
 
-def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
-    """The LP of :func:`_lp` solved in closed form for graphs where routes are unique."""
+def _route(g, src: str, dst: str) -> list[tuple[str, str, dict]]:
+    """The edges (u, v, attributes) of the route from ``src`` to ``dst``: on a forest the only one.
+
+    ``g`` is a :class:`_Part` (walked on its arcs, breadth first: no networkx graph is built, so a
+    small profile's ``ceilings`` never imports networkx) or a networkx DiGraph.
+    """
+    if isinstance(g, _Part):
+        found = g.route(src, dst)
+        if found is not None:
+            return found
+        g = g.graph()  # no route: networkx raises its NetworkXNoPath, as it always did
     import networkx as nx
 
-    caps = _capacities(g)
+    nodes = nx.shortest_path(g, src, dst)
+    return [(u, v, g.edges[u, v]) for u, v in zip(nodes, nodes[1:])]
+
+
+def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
+    """The LP of :func:`_lp` solved in closed form for graphs where routes are unique."""
+    caps = g.resource_capacities() if isinstance(g, _Part) else _capacities(g)
     usages, paths = [], []
     for f in flows:
         usage: dict[str, float] = {}
         path: list[str] = []
-        for src, dst in f.legs:
-            nodes = nx.shortest_path(g, src, dst)
-            for u, v in zip(nodes, nodes[1:]):
-                d = g.edges[u, v]
+        routes = [_route(g, src, dst) for src, dst in f.legs]
+        for (src, _), edges in zip(f.legs, routes):
+            for _, _, d in edges:
                 if d["resource"] is not None and d["link"] not in f.passes:
                     usage[d["resource"]] = usage.get(d["resource"], 0.0) + 1.0
+            nodes = [src] + [v for _, v, _ in edges]
             leg = [n for n in nodes if not n.startswith("~")]
             path += leg if not path else leg[1:]
-        _apply_passes(f, usage, list(caps), crossed=lambda r, f=f: _crosses(g, f, r))
+        _apply_passes(f, usage, list(caps), crossed=lambda r, routes=routes: any(
+            d["resource"] == r for edges in routes for _, _, d in edges))
         usages.append(usage)
         paths.append(tuple(path))
     load: dict[str, float] = {}
@@ -394,16 +462,6 @@ def _fixed_routes(g, flows: list[Flow], weights: list[float]) -> tuple[float, li
         duals = {r: (w / load[r] if len(binding) == 1 else 0.0) for r in binding if r in usage}
         answers.append(_Solution(w * tau, usage, tuple(r for r in binding if r in usage), path, duals, "path"))
     return tau, answers
-
-
-def _crosses(g, flow: Flow, rid: str) -> bool:
-    import networkx as nx
-
-    for src, dst in flow.legs:
-        nodes = nx.shortest_path(g, src, dst)
-        if any(g.edges[u, v]["resource"] == rid for u, v in zip(nodes, nodes[1:])):
-            return True
-    return False
 
 
 def _apply_passes(flow: Flow, usage: dict[str, float], resources: list[str], crossed) -> None:
@@ -695,8 +753,9 @@ def _pairs(flows: Iterable[Flow]) -> list[tuple[str, str]]:
 def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
     """Flows at once: closed form where routes are unique, the LP otherwise."""
     part = _as_part(g)
-    solver = _fixed_routes if part.forest else _lp
-    return solver(part.graph(), flows, weights)[1]
+    if part.forest:
+        return _fixed_routes(part, flows, weights)[1]
+    return _lp(part.graph(), flows, weights)[1]
 
 
 def _solve_flow(g, flow: Flow) -> _Solution:
