@@ -58,11 +58,14 @@ def test_l2_plateau_close_to_likwid(binaries, host_caches, op):
                          kernel="maps", timeout=120)
         return max(out.points[0]["repetitions"])
 
-    # ours before and after theirs: a burst of other load on a shared machine then hits
-    # neither side alone (best against best, as likwid's own max)
-    ours = our_best()
+    # ours and theirs interleaved, as many runs each: a burst of other load on a shared machine
+    # then hits neither side alone (best against best, as likwid's own max).  With fewer runs
+    # of ours than of theirs, a noisy L2 (likwid itself 89..116 GB/s over four runs on a 2-vCPU
+    # Xeon VM) failed the comparison on chance alone.
     first, t1, it1 = likwid_run(f"{op}_avx", kb)
-    theirs = [first] + [likwid_run(f"{op}_avx", kb, max(10, int(it1 * 0.1 / t1)))[0]
-                        for _ in range(3)]
-    ours = max(ours, our_best())
+    theirs, ours = [first], [our_best()]
+    for _ in range(3):
+        theirs.append(likwid_run(f"{op}_avx", kb, max(10, int(it1 * 0.1 / t1)))[0])
+        ours.append(our_best())
+    ours = max(ours)
     assert 0.8 < ours / max(theirs) < 1.25, (op, ours, theirs)
