@@ -706,30 +706,16 @@ def _forest_among(net, members: set[int]) -> bool:
     def shape_node(name: str) -> str:  # a bus's two hub nodes are its one hub
         return name.rsplit("/", 1)[0] if name.startswith("~") and name.endswith(("/in", "/out")) else name
 
-    parent: dict[str, str] = {}
-
-    def root(n: str) -> str:
-        while parent.setdefault(n, n) != n:
-            parent[n] = parent.get(parent[n], parent[n])
-            n = parent[n]
-        return n
-
-    seen = set()
+    edges = {}  # (link, ends) -> ends: each direction of an edge, and a hub's inside, once
     for i in members:
         for j, a in net.succ[i]:
             d = net.data[a]
             if j not in members or d is None:
                 continue
             u, v = shape_node(net.nodes[i]), shape_node(net.nodes[j])
-            edge = (d["link"], frozenset((u, v)))
-            if u == v or edge in seen:
-                continue  # inside a hub, or the other direction of an edge already joined
-            seen.add(edge)
-            ru, rv = root(u), root(v)
-            if ru == rv:
-                return False
-            parent[ru] = rv
-    return True
+            if u != v:
+                edges.setdefault((d["link"], frozenset((u, v))), (u, v))
+    return graphmod._is_forest(edges.values())
 
 
 def _flow_network(profile: Profile, pairs: list[tuple[str, str]]):
