@@ -1,10 +1,10 @@
 """Theoretical ceilings of flows: max-flow / min-cut, or a linear program with duals.
 
-A flow with one leg and no pass overrides is a single-commodity max-flow problem: networkx's
-preflow-push gives the ceiling, and the saturated cuts next to the source and the sink give the
-binding links (both, so that ties are reported, not hidden).  Flows with several legs (a TCP
+A flow with one leg and no pass overrides is a single-commodity max-flow problem: Edmonds-Karp
+on the graph's arcs (:mod:`pinchpoint.maxflow`) gives the ceiling, and the saturated cuts next to
+the source and the sink give the binding links (both, so that ties are reported, not hidden).  Flows with several legs (a TCP
 receive with one copy crosses memory three times), pass overrides, or several flows sharing the
-links at once (a scenario) are solved as a linear program with scipy's HiGHS: one variable per
+links at once (a scenario) are solved as a linear program with HiGHS (highspy): one variable per
 leg and edge, flow conservation per leg, one capacity row per resource.  Its dual values say how
 much the ceiling gains per byte/s of extra capacity of each binding resource.
 
@@ -24,7 +24,7 @@ import math
 import sys
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from . import graph as graphmod
 from . import lp_exact
@@ -121,7 +121,7 @@ class _Part:
         self.nodes = nodes  # None: every node
         self.forest = self.whole.forest if forest is None else forest
         self.capacities = capacities  # link id -> capacity, over the whole graph's
-        self._graph = self._mask = self._inf = self._caps = None
+        self._graph = self._edges = self._mask = self._inf = self._caps = None
 
     def __iter__(self):
         return iter(self.whole.nodes if self.nodes is None else self.nodes)
@@ -217,13 +217,13 @@ class _Part:
                 out[d["resource"]] = d.get("capacity", math.inf)
         return out
 
-    def graph(self):
-        """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the
-        whole graph's order (so the solvers see the same program in every process)."""
-        if self._graph is not None:
-            return self._graph
-        import networkx as nx
-
+    def edge_list(self) -> tuple[list[str], list[tuple[str, str, dict]]]:
+        """The part's nodes and edges (u, v, attributes) in the order :meth:`graph` would hold
+        them (the whole graph's), without building it: the linear program reads these, so the
+        same program reaches the solver in every process, and a mesh's parts cost no networkx
+        graph (0.54 s of 1.9 s on benchmarks/ceilings_large.py's mesh)."""
+        if self._edges is not None:
+            return self._edges
         net = self.whole
         if self.nodes is None:
             order = range(len(net.nodes))
@@ -231,9 +231,7 @@ class _Part:
             order = sorted(net.index[n] for n in self.nodes)
         keep = net.mask(self.nodes)
         caps = self.capacities or {}
-        g = nx.DiGraph(profile=net.name)
-        g.add_nodes_from((net.nodes[i], net.node_attrs[i]) for i in order)
-        edges = []
+        edges: dict[tuple[str, str], dict] = {}  # a DiGraph's edges: one per ordered pair
         for i in order:
             u = net.nodes[i]
             for j, a in sorted(net.succ[i], key=lambda x: net.seq[x[1]]):  # the graph's edge order
@@ -242,7 +240,22 @@ class _Part:
                     continue
                 if caps and d["resource"] is not None and d["link"] in caps:
                     d = {**d, "capacity": caps[d["link"]]}
-                edges.append((u, net.nodes[j], d))
+                pair = (u, net.nodes[j])
+                edges[pair] = {**edges[pair], **d} if pair in edges else d  # as networkx merges
+        self._edges = ([net.nodes[i] for i in order], [(u, v, d) for (u, v), d in edges.items()])
+        return self._edges
+
+    def graph(self):
+        """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the
+        whole graph's order (so the solvers see the same program in every process)."""
+        if self._graph is not None:
+            return self._graph
+        import networkx as nx
+
+        nodes, edges = self.edge_list()
+        net = self.whole
+        g = nx.DiGraph(profile=net.name)
+        g.add_nodes_from((n, net.node_attrs[net.index[n]]) for n in nodes)
         g.add_edges_from(edges)
         g.graph["forest"] = self.forest
         g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
@@ -495,28 +508,101 @@ def _without_circulations(xs, legs, edges):
     return xs
 
 
-def _highs(a_ub, caps, a_eq, n_var):
-    """HiGHS on the scaled program: (x, d tau / d capacity per row), or None when it fails."""
-    import numpy as np
-    from scipy.optimize import linprog
+class _Coo(NamedTuple):
+    """A sparse matrix as coordinates (duplicates add), all the program needs of one: HiGHS
+    takes it by columns and the load is one bincount, so neither scipy.sparse (0.2 s to
+    import) nor scipy.optimize (0.45 s) is loaded to solve a mesh."""
 
+    row: "np.ndarray"
+    col: "np.ndarray"
+    data: "np.ndarray"
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, data: list, row: list, col: list, shape: tuple[int, int]) -> "_Coo":
+        import numpy as np
+
+        def cat(parts, dtype):
+            return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
+
+        return cls(cat(row, np.int64), cat(col, np.int64), cat(data, float), shape)
+
+    def __matmul__(self, x):
+        import numpy as np
+
+        return np.bincount(self.row, weights=self.data * x[self.col], minlength=self.shape[0])
+
+
+def _new_highs():
+    """A silent HiGHS instance.  highspy's ``Highs`` wrapper prints HiGHS's banner on stdout when
+    it is made (its callbacks are enabled before any option can be set), which would corrupt
+    ``--json``; its base class ``_Highs`` is the solver without that wrapper."""
+    import highspy
+
+    h = getattr(highspy, "_Highs", highspy.Highs)()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _highs(a_ub: _Coo, caps, a_eq: _Coo, n_var: int):
+    """HiGHS on the scaled program: (x, d tau / d capacity per row), or None when it fails.
+
+    The program goes to HiGHS directly (highspy: the HiGHS team's own Python interface, the
+    same solver scipy's ``linprog(method="highs")`` wraps).
+    """
+    import highspy
+    import numpy as np
+
+    n_ub, n_eq = a_ub.shape[0], a_eq.shape[0]
+    n_rows = n_ub + n_eq
+    rows = np.concatenate([a_ub.row, a_eq.row + n_ub])
+    cols = np.concatenate([a_ub.col, a_eq.col])
+    # Column-wise, duplicates summed (several flows' pass counts meet in column 0).
+    keys, where = np.unique(cols * n_rows + rows, return_inverse=True)
+    values = np.bincount(where, weights=np.concatenate([a_ub.data, a_eq.data]))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n_var, n_rows
     cost = np.full(n_var, 1e-7 / max(1, n_var))  # a whisper of cost: no needless detours
     cost[0] = -1.0
-    res = linprog(cost, A_ub=a_ub, b_ub=caps, A_eq=a_eq, b_eq=np.zeros(a_eq.shape[0]),
-                  bounds=(0, None), method="highs")
-    if res.status != 0 or res.x[0] <= _EPS:
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.zeros(n_var)
+    lp.col_upper_ = np.full(n_var, highspy.kHighsInf)
+    lp.row_lower_ = np.concatenate([np.full(n_ub, -highspy.kHighsInf), np.zeros(n_eq)])
+    lp.row_upper_ = np.concatenate([np.asarray(caps, dtype=float), np.zeros(n_eq)])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.searchsorted(keys // n_rows, np.arange(n_var + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = (keys % n_rows).astype(np.int32)
+    lp.a_matrix_.value_ = values
+    h = _new_highs()
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
-    return res.x, -res.ineqlin.marginals
+    solution = h.getSolution()
+    x = np.array(solution.col_value)
+    if x[0] <= _EPS:
+        return None
+    return x, -np.array(solution.row_dual)[:n_ub]
+
+
+def _lp_input(g) -> tuple[list[str], list[tuple[str, str, dict]]]:
+    """Nodes and edges (u, v, attributes) of a :class:`_Part` or a networkx DiGraph."""
+    if isinstance(g, _Part):
+        return g.edge_list()
+    return list(g.nodes), list(g.edges(data=True))
 
 
 def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Solution]]:
-    """Maximise tau with every flow f at rate weights[f] * tau; returns tau and per-flow answers."""
-    import numpy as np
-    from scipy.sparse import coo_matrix
+    """Maximise tau with every flow f at rate weights[f] * tau; returns tau and per-flow answers.
 
-    edges = list(g.edges(data=True))
-    nodes = {n: i for i, n in enumerate(g.nodes)}
-    capacity = _capacities(g)
+    The program is assembled with array operations, one block of columns per leg (the same
+    incidence pattern shifted), so its cost is the solver's, not Python's loops.
+    """
+    import numpy as np
+
+    node_list, edges = _lp_input(g)
+    nodes = {n: i for i, n in enumerate(node_list)}
+    capacity = {d["resource"]: d.get("capacity", math.inf) for _, _, d in edges if d["resource"] is not None}
     resources = sorted(capacity)
     # Only finite capacities get a row: an unbounded resource constrains nothing (a stand-in
     # such as 1e12 would, and would make up a "next" bottleneck).
@@ -532,34 +618,36 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
     caps = caps_si / scale
 
     legs = [(fi, leg) for fi, f in enumerate(flows) for leg in f.legs]
-    n_e = len(edges)
+    n_e, n_n = len(edges), len(nodes)
     n_var = 1 + len(legs) * n_e
-    eq_r, eq_c, eq_v = [], [], []
-    ub_r, ub_c, ub_v = [], [], []
-    overrides = [set(f.passes) for f in flows]
+    tails = np.array([nodes[u] for u, _, _ in edges], dtype=np.int64)
+    heads = np.array([nodes[v] for _, v, _ in edges], dtype=np.int64)
+    row_of = np.array([rindex.get(d["resource"], -1) for _, _, d in edges], dtype=np.int64)
+    links = [d["link"] for _, _, d in edges]
+    eq_r, eq_c, eq_v, ub_r, ub_c, ub_v = [], [], [], [], [], []
+    ones, cols = np.ones(n_e), np.arange(n_e)
     for li, (fi, (src, dst)) in enumerate(legs):
-        base = 1 + li * n_e
-        row0 = li * len(nodes)
-        for ei, (u, v, d) in enumerate(edges):
-            eq_r += [row0 + nodes[u], row0 + nodes[v]]
-            eq_c += [base + ei, base + ei]
-            eq_v += [1.0, -1.0]
-            if d["resource"] in rindex and d["link"] not in overrides[fi]:
-                ub_r.append(rindex[d["resource"]])
-                ub_c.append(base + ei)
-                ub_v.append(1.0)
-        eq_r += [row0 + nodes[src], row0 + nodes[dst]]
-        eq_c += [0, 0]
-        eq_v += [-weights[fi], weights[fi]]
+        base, row0 = 1 + li * n_e, li * n_n
+        # conservation: +x at the edge's tail, -x at its head; the leg's rate enters at its ends
+        eq_r += [row0 + tails, row0 + heads, np.array([row0 + nodes[src], row0 + nodes[dst]])]
+        eq_c += [base + cols, base + cols, np.zeros(2, dtype=np.int64)]
+        eq_v += [ones, -ones, np.array([-weights[fi], weights[fi]])]
+        counted = row_of >= 0
+        if flows[fi].passes:
+            counted &= np.array([lid not in flows[fi].passes for lid in links])
+        ub_r.append(row_of[counted])
+        ub_c.append(base + cols[counted])
+        ub_v.append(ones[counted])
     for fi, f in enumerate(flows):
         for lid, n in f.passes.items():
             if lid not in rindex:
                 continue  # made unbounded (what binds next)
-            ub_r.append(rindex[lid])  # passes name half-duplex links: one resource
-            ub_c.append(0)
-            ub_v.append(n * weights[fi])
-    a_eq = coo_matrix((eq_v, (eq_r, eq_c)), shape=(len(legs) * len(nodes), n_var)).tocsr()
-    a_ub = coo_matrix((ub_v, (ub_r, ub_c)), shape=(len(bounded), n_var)).tocsr()
+            ub_r.append(np.array([rindex[lid]]))  # passes name half-duplex links: one resource
+            ub_c.append(np.zeros(1, dtype=np.int64))
+            ub_v.append(np.array([n * weights[fi]]))
+
+    a_eq = _Coo.of(eq_v, eq_r, eq_c, (len(legs) * n_n, n_var))
+    a_ub = _Coo.of(ub_v, ub_r, ub_c, (len(bounded), n_var))
     spread = float(caps.max()) if len(caps) else 1.0  # caps are in units of the smallest
     exact = spread > _FLOAT_SPREAD and lp_exact.small_enough(n_var, a_ub.shape[0] + 2 * a_eq.shape[0])
     solved = None if exact else _highs(a_ub, caps, a_eq, n_var)
@@ -581,22 +669,22 @@ def _lp(g, flows: list[Flow], weights: list[float]) -> tuple[float, list[_Soluti
         rate = weights[fi] * tau
         usage: dict[str, float] = {}
         path: list[str] = []
+        crossed: set[str] = set()  # resources this flow's legs carry traffic over
         noise = 0.0 if exact else _EPS * rate  # exact solutions carry no solver noise
         for li, (lfi, (src, dst)) in enumerate(legs):
             if lfi != fi:
                 continue
             x = xs[1 + li * n_e: 1 + (li + 1) * n_e]
             leg_flows: dict[str, dict[str, float]] = {}
-            for ei, (u, v, d) in enumerate(edges):
-                if x[ei] > noise:
-                    leg_flows.setdefault(u, {})[v] = x[ei]
-                    if d["resource"] is not None and d["link"] not in f.passes:
-                        usage[d["resource"]] = usage.get(d["resource"], 0.0) + x[ei] / rate
+            for ei in np.flatnonzero(x > noise).tolist():
+                u, v, d = edges[ei]
+                leg_flows.setdefault(u, {})[v] = x[ei]
+                crossed.add(d["resource"])
+                if d["resource"] is not None and d["link"] not in f.passes:
+                    usage[d["resource"]] = usage.get(d["resource"], 0.0) + x[ei] / rate
             leg_path = [n for n in _follow(leg_flows, src, dst) if not n.startswith("~")]
             path += leg_path if not path else leg_path[1:]
-        _apply_passes(f, usage, resources, crossed=lambda r, fi=fi, noise=noise: any(
-            d["resource"] == r and xs[1 + li * n_e + ei] > noise
-            for li, (lfi, _) in enumerate(legs) if lfi == fi for ei, (_, _, d) in enumerate(edges)))
+        _apply_passes(f, usage, resources, crossed=crossed.__contains__)
         slack = 0.0 if exact else 1e-7
         full = [r for r in usage if r in rindex and load[rindex[r]] >= caps[rindex[r]] * (1 - slack - 1e-12)]
         binding = tuple(sorted(r for r in full if marg[rindex[r]] > _EPS)) or tuple(sorted(full))
@@ -741,7 +829,7 @@ def _shared(g, flows: list[Flow], weights: list[float]) -> list[_Solution]:
     part = _as_part(g)
     if part.forest:
         return _fixed_routes(part, flows, weights)[1]
-    return _lp(part.graph(), flows, weights)[1]
+    return _lp(part, flows, weights)[1]
 
 
 def _solve_flow(g, flow: Flow) -> _Solution:

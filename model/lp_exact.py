@@ -31,7 +31,8 @@ def maximise_rate(a_ub, b_ub, a_eq) -> tuple[list[float], list[float]] | None:
     """Maximise x[0] subject to ``a_ub @ x <= b_ub``, ``a_eq @ x == 0``, ``x >= 0``.
 
     Returns (x, duals of the ``a_ub`` rows: d x[0] / d b_ub) as floats, or None when x[0]
-    cannot be positive or is unbounded.  ``a_ub`` and ``a_eq`` are scipy sparse matrices.
+    cannot be positive or is unbounded.  ``a_ub`` and ``a_eq`` are sparse
+    matrices in coordinates (``row``, ``col``, ``data``, ``shape``; duplicates add).
     """
     from sympy import Matrix, Rational, zeros
     from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, _simplex
@@ -40,9 +41,8 @@ def maximise_rate(a_ub, b_ub, a_eq) -> tuple[list[float], list[float]] | None:
 
     def rows(sparse, n_rows):
         dense = zeros(n_rows, n_var)
-        coo = sparse.tocoo()
-        for r, c, v in zip(coo.row, coo.col, coo.data):
-            dense[int(r), int(c)] = Rational(float(v))  # exact value of the binary float
+        for r, c, v in zip(sparse.row, sparse.col, sparse.data):  # duplicates add
+            dense[int(r), int(c)] += Rational(float(v))  # exact value of the binary float
         return dense
 
     ub = rows(a_ub, a_ub.shape[0])
