@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -37,19 +36,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 KiB, MiB = 1024, 1024 ** 2
 OPS = ("stencil", "matvec", "gather", "chase", "init", "sum4", "horner8")
-
-
-def level_sizes(caches) -> dict[str, int]:
-    """Working sets [B] named by where they should live, from the host's data caches."""
-    sizes = sorted({int(c["size_bytes"]) for c in caches
-                    if str(c.get("type", "")).lower() in ("data", "unified")})
-    if len(sizes) < 2:
-        sizes = [32 * KiB, MiB, 32 * MiB][:max(len(sizes), 0)] or [32 * KiB, MiB, 32 * MiB]
-    out = {"L1/2": sizes[0] // 2}
-    for lo, hi, name in zip(sizes, sizes[1:], ("L1-L2", "L2-L3", "L3-L4")):
-        out[name] = int(math.sqrt(lo * hi))
-    out["4xLLC"] = 4 * sizes[-1]
-    return {k: v // 4096 * 4096 for k, v in out.items()}
 
 
 def workload_text(op: str, p: dict) -> str:
@@ -108,7 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     args = ap.parse_args(argv)
 
-    from predict_validation import compile_heldout
+    from predict_validation import compile_heldout, level_sizes
 
     from pinchpoint.convolve import convolve
     from pinchpoint.hostinfo import host_info

@@ -6,8 +6,11 @@
    add_chain and fma_chain for the latency of one dependent add or FMA, which bounds the
    reductions).
 2. Run the held-out kernels of benchmarks/heldout.c (DAXPY, DOT, a sum reduction and a
-   strided update, at L1, L2, L3 and DRAM sizes that fall between the MAPS points), compiled
-   with the same compiler and flags as the kernels and run by the same kernel runner.
+   strided update) at working sets taken from this host's caches (:func:`level_sizes`: half
+   of L1, between L1 and L2, between L2 and L3, 4x the last level), compiled with the same
+   compiler and flags as the kernels and run by the same kernel runner.  The kernels of more
+   shapes (stencil, matvec, gather, pointer chase, store-only, multi-stream sum, polynomial,
+   1..all-core triad) are in benchmarks/predict_unseen.py, at the same sizes.
 3. Describe each held-out kernel as a workload (bytes loaded and stored, working set,
    flops: counted from the loop, nothing fitted) and predict its time with
    :func:`pinchpoint.convolve.convolve`; compare with the measured time.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -41,9 +45,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KiB, MiB = 1024, 1024 ** 2
-#: Held-out working sets [B]: between the MAPS points (powers of 2), one per memory level of a
-#: machine with 32-64 KiB L1, 0.5-2 MiB L2 and 16-32+ MiB L3.
-SIZES = {"L1": 24 * KiB, "L2": 384 * KiB, "L3": 6 * MiB, "DRAM": 96 * MiB}
 OPS = ("daxpy", "dot", "sum", "strided")
 #: Partial sums of heldout.c's dot and sum (its LANES).
 HELDOUT_LANES = 16
@@ -78,6 +79,19 @@ def maps_sizes(llc: int) -> list[int]:
     midpoints, which are exactly the held-out sizes: every prediction interpolates)."""
     from pinchpoint.measure import maps_sizes as plan_sizes
     return [s for s in plan_sizes(llc, "full") if s & (s - 1) == 0 or s == 4 * llc]
+
+
+def level_sizes(caches) -> dict[str, int]:
+    """Working sets [B] named by where they should live, from the host's data caches."""
+    sizes = sorted({int(c["size_bytes"]) for c in caches
+                    if str(c.get("type", "")).lower() in ("data", "unified")})
+    if len(sizes) < 2:
+        sizes = [32 * KiB, MiB, 32 * MiB][:max(len(sizes), 0)] or [32 * KiB, MiB, 32 * MiB]
+    out = {"L1/2": sizes[0] // 2}
+    for lo, hi, name in zip(sizes, sizes[1:], ("L1-L2", "L2-L3", "L3-L4")):
+        out[name] = int(math.sqrt(lo * hi))
+    out["4xLLC"] = 4 * sizes[-1]
+    return {k: v // 4096 * 4096 for k, v in out.items()}
 
 
 def workload_text(op: str, elements: int, ws: int, in_place: bool = True,
@@ -139,7 +153,8 @@ def main(argv=None) -> int:
     peak_bin = compile_kernel("peak", compiler)
     held_bin = compile_heldout(compiler)
     common = ["--reps", str(args.reps), "--min-time", str(args.min_time), "--max-seconds", "300"]
-    held_sizes = [s for s in SIZES.values()]
+    levels = level_sizes(host.get("caches", []))  # held-out working sets, from this host's caches
+    held_sizes = list(levels.values())
     reps: dict[tuple, list[float]] = {}
     meta: dict[tuple, dict] = {}
     held: dict[tuple, list[float]] = {}
@@ -179,7 +194,7 @@ def main(argv=None) -> int:
                     compiler.to_dict(), time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
                     {k: KernelRun(source_sha256(k), tuple(v)) for k, v in kernels.items()})
 
-    level_of = {v: k for k, v in SIZES.items()}
+    level_of = {v: k for k, v in levels.items()}
     rows = []
     for stat in ("best", "median"):
         for op in OPS:

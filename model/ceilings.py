@@ -782,7 +782,21 @@ def _core(g, pairs: Iterable[tuple[str, str]]) -> _Part:
     members = set().union(*(blocks[i] for i in keep))
     if len(members) == len(net.nodes):
         return _Part(net)
-    return _Part(net, frozenset(net.nodes[i] for i in members), net.forest or _forest_among(net, members))
+    return _Part(net, frozenset(net.nodes[i] for i in members),
+                 net.forest or all(_block_is_forest(net, blocks, i) for i in keep))
+
+
+def _block_is_forest(net, blocks, i: int) -> bool:
+    """Whether block ``i`` is a forest by :func:`_forest_among`'s rule, computed once per block.
+
+    A part is a forest exactly when each of its blocks is: a cycle of the shape (a bus hub
+    counted once) lifts to a cycle of the graph through the hub's in or out node, and a cycle
+    lies inside one block.  Per block, a fabric's flows share the test of its one big block
+    instead of walking it again per flow (0.18 s a flow on a 98,304-link fat tree).
+    """
+    if i not in net.block_forest:
+        net.block_forest[i] = _forest_among(net, blocks[i])
+    return net.block_forest[i]
 
 
 def _forest_among(net, members: set[int]) -> bool:

@@ -79,6 +79,7 @@ class Arcs:
         self._last: tuple[dict, list[float]] | None = None
         self._totals: dict[int, tuple[list[float], float]] = {}
         self._blocks = None
+        self.block_forest: dict[int, bool] = {}  # block index -> a forest? (ceilings fills it)
 
     @classmethod
     def of_graph(cls, g) -> "Arcs":

@@ -29,7 +29,13 @@ _PERCENT = re.compile(r"^(?P<p>[0-9.eE+-]+)\s*%$")
 
 def looks_like_spread(text) -> bool:
     """Whether ``text`` is written as a range or distribution (cheap, no unit parsing)."""
-    return isinstance(text, str) and bool(_PM.match(text) or _RANGE.match(text) or _NORMAL.match(text))
+    if not isinstance(text, str):
+        return False
+    # Every spread holds "+" (of +- or +/-), "±" or "..", or starts with "normal"; most values
+    # hold none, and the regular expressions are skipped (180,000 values on a 100,000-link fabric).
+    if "+" not in text and "±" not in text and ".." not in text and text[:6].lower() != "normal":
+        return False
+    return bool(_PM.match(text) or _RANGE.match(text) or _NORMAL.match(text))
 
 
 def _number(text: str, dimension: str, file, key) -> float:
