@@ -97,7 +97,7 @@ from typing import Any, Mapping
 
 from .document import Reader
 from .errors import WorkloadError
-from .input_text import parse_bounded, read_text
+from .input_text import parse_bounded, read_text, toml_loads
 from .paths import data_root, exists
 
 SCHEMA_VERSION = 1
@@ -542,7 +542,7 @@ def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
 def loads_workload(text: str, *, file=None, default_name="workload") -> Workload:
     """Parse workload TOML text (``file`` names it in error messages)."""
     try:
-        doc = parse_bounded(tomllib.loads, text, WorkloadError, file=file)
+        doc = parse_bounded(toml_loads, text, WorkloadError, file=file)
     except tomllib.TOMLDecodeError as exc:
         raise WorkloadError(f"not valid TOML: {exc}", file=file) from None
     return workload_from_dict(doc, file=file, default_name=default_name)
