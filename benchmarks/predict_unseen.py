@@ -18,6 +18,7 @@ Usage::
 
     python3 benchmarks/predict_unseen.py [--signature SIG.json] [--mode quick|full]
                                          [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
+                                         [--times EARLIER.json]
 
 Goal (issue 13): median |error| of the headline estimate <= 10 %, none over 35 %.
 """
@@ -57,9 +58,10 @@ def workload_text(op: str, p: dict) -> str:
                ("store", 8 * m, 8 * m * m + 16 * m, "stride1")]
         flops = {"add_multiply": 2 * m * m, "chained_adds": m * m, "chains": 1,
                  "chain_length": m}
-    elif op == "gather":  # x read at independent random places (MAPS gather's figure holds
-        # the index stream it walks, as this loop's idx), y streamed out
-        mem = [("load", 8 * n, 24 * n, "gather"), ("store", 8 * n, 24 * n, "stride1")]
+    elif op == "gather":  # x read at independent random places: the accesses range over x
+        # (8n B; MAPS gather's figure holds the index stream it walks, as this loop's idx),
+        # y streamed out over the loop's whole footprint (24n B)
+        mem = [("load", 8 * n, 8 * n, "gather"), ("store", 8 * n, 24 * n, "stride1")]
     elif op == "chase":  # each step's address is the value the last one loaded
         mem = [("load", 8 * p["units"], 8 * n, "random")]
     elif op == "init":
@@ -92,6 +94,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=0.005)
     ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    ap.add_argument("--times", metavar="FILE",
+                    help="predict the kernel times kept in an earlier run's --json FILE instead of "
+                         "running the kernels (with --signature: the model changes, the data do not)")
     args = ap.parse_args(argv)
 
     from predict_validation import compile_heldout, level_sizes
@@ -118,7 +123,13 @@ def main(argv=None) -> int:
     common = ["--reps", str(args.reps), "--min-time", str(args.min_time), "--max-seconds", "600"]
     times: dict[tuple, list[float]] = {}
     params: dict[tuple, dict] = {}
-    for r in range(args.rounds):
+    if args.times:
+        with open(args.times, encoding="utf-8") as fh:
+            for rec in json.load(fh)["measured"]:
+                p = rec["params"]
+                key = (p["op"], p["working_set_bytes"], p["threads"])
+                times[key], params[key] = rec["repetitions"], p
+    for r in range(0 if args.times else args.rounds):
         print(f"round {r + 1}/{args.rounds} ...", file=sys.stderr)
         runs = [["--ops", ",".join(OPS), "--sizes", ",".join(map(str, sizes.values()))],
                 ["--ops", "triad", "--sizes", str(sizes["4xLLC"]),
@@ -182,7 +193,9 @@ def main(argv=None) -> int:
                   f"{summary[stat]['over_35_pct']} over 35 % (goal: median <= 10 %, none over 35 %)")
     if args.json:
         with atomic_write(args.json) as fh:
-            json.dump({"rows": rows, "summary": summary, "sizes": sizes}, fh, indent=1)
+            json.dump({"rows": rows, "summary": summary, "sizes": sizes,
+                       "measured": [{"params": params[k], "repetitions": v} for k, v in times.items()]},
+                      fh, indent=1)
         print(f"wrote {args.json}")
     return 0
 

@@ -2,11 +2,12 @@
 
 A flow with one leg and no pass overrides is a single-commodity max-flow problem: Edmonds-Karp
 on the graph's arcs (:mod:`pinchpoint.maxflow`) gives the ceiling, and the saturated cuts next to
-the source and the sink give the binding links (both, so that ties are reported, not hidden).  Flows with several legs (a TCP
-receive with one copy crosses memory three times), pass overrides, or several flows sharing the
-links at once (a scenario) are solved as a linear program with HiGHS (highspy): one variable per
-leg and edge, flow conservation per leg, one capacity row per resource.  Its dual values say how
-much the ceiling gains per byte/s of extra capacity of each binding resource.
+the source and the sink give the binding links (both, so that ties are reported, not hidden).
+Flows with several legs (a TCP receive with one copy crosses memory three times), pass
+overrides, or several flows sharing the links at once (a scenario) are solved as a linear
+program with HiGHS (through highspy): one variable per leg and edge, flow conservation per leg,
+one capacity row per resource.  Its dual values say how much the ceiling gains per byte/s of
+extra capacity of each binding resource.
 
 The binding links users read are the ones that bind after protocol overhead (the effective
 graph): a 56 Gbit/s line into PCIe gen3 x8 (63 Gbit/s raw, 54.7 effective at MPS 256) is bound

@@ -24,7 +24,18 @@ Applications?", SC05 / FGCS 2005; reference/formulas.md section 7):
   element at long loops: 2 flop / 289.66 MFLOPS = 6.9 ns vs 2 / 559.24 = 3.6 ns), so where the
   memory bandwidth comes from PEAK (no MAPS) in-place stores are priced serially like other
   stores.  A signature measured before MAPS had ``update`` keeps the old assumption phi = 1,
-  with a note;
+  with a note.  Stride-1 stores to other lines (``y[i] = f(x[i])``) overlap the loads the same
+  way, by the fraction MAPS ``copy`` (8 B loaded from one array and stored to another per
+  element) shows beside load and store: phi = (t_l + t_s - t_c) / min(t_l, t_s) with
+  t_c = 16 B / BW_copy.  On the 2-vCPU Xeon of issue 13 phi is 0.9-1 in L1, 0.45-0.7 in L2,
+  0.1-0.2 in L3 and 0.3-0.5 from DRAM; pricing those stores serially over-predicted a triad
+  from DRAM by 19 % and a 5-point stencil by 25 % (benchmarks/predict_unseen.py; -2 and +2 %
+  with the overlap).  Without
+  copy points at the phase's thread count (quick mode sweeps only load and store on several
+  threads) they are priced serially, with a note.  Gathers (``pattern = "gather"``) are read
+  against the size of the array they range over: MAPS gather's working set holds its index
+  array and its target in equal parts, so its curve is keyed by half the working set
+  (:data:`GATHER_TARGET_SHARE`);
 - floating point  T_fp = flops / PEAK rate (division -> PEAK "division"; add/multiply and FMA
   -> PEAK "poly5", whose Horner steps are multiply-add pairs), at the workload's loop length
   (interpolated in log loop length) or, without one, the best rate over all loop lengths.
@@ -100,6 +111,9 @@ STATS = ("median", "best")
 #: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7); defined with the
 #: signature-rates policy, whose PEAK stand-in uses them too.
 PEAK_BYTES_PER_FLOP = _PEAK_BYTES_PER_FLOP
+#: Share of a MAPS gather point's working set that its random accesses range over: the
+#: target array x, beside an index array of the same length (kernels/maps.c).
+GATHER_TARGET_SHARE = 0.5
 #: PEAK loop that prices each memory op when the signature has no MAPS.
 PEAK_FOR_OP = {"load": "dot", "store": "daxpy", "copy": "daxpy", "triad": "daxpy"}
 #: PEAK loop that prices each flop kind.
@@ -352,9 +366,13 @@ class SignatureRates:
                 raise WorkloadError(f"needs MAPS {op} {pattern} points{at}, but signature "
                                     f"{sig.name!r} measured none (run maps with that op and "
                                     f"pattern)", key=key)
+            # MAPS gather's working set holds its index array and its target x in equal parts;
+            # the random accesses range over x alone, and a workload's gather entry states the
+            # footprint its accesses range over (its x): the curve is read against x's size.
+            share = GATHER_TARGET_SHARE if pattern == "gather" and source == "maps" else 1.0
             by_ws: dict[float, float] = {}
             for p in pts:
-                by_ws[float(p["working_set_bytes"])] = self._value(p.result, "rate")
+                by_ws[share * float(p["working_set_bytes"])] = self._value(p.result, "rate")
             desc = (f"MAPS {op} {pattern}" if source == "maps"
                     else f"likwid-bench {op} {pattern}")
             desc += f" x{threads} threads" if threads != 1 else ""
@@ -439,6 +457,21 @@ class SignatureRates:
         t_l = 8.0 / self.memory_bandwidth("load", "stride1", working_set, key, threads)
         t_s = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
         return in_place_overlap(t_u, t_l, t_s)
+
+    def store_overlap(self, working_set: float | None, key: str, threads: int = 1) -> float:
+        """Fraction [0, 1] of the shorter of (loads, stride-1 stores to other lines) that hides
+        behind the other at ``working_set`` [B]: phi = (t_l + t_s - t_c) / min(t_l, t_s) from
+        MAPS copy (8 B loaded and 8 B stored per element, to another array), load and store.
+        0 (serial, plain PMaC; with a note) where the signature has no MAPS copy at
+        ``threads`` threads (quick mode sweeps only load and store on several threads)."""
+        if not self.signature.points("maps", op="copy", pattern="stride1", threads=threads):
+            self._note(f"stores: signature {self.signature.name!r} has no MAPS copy sweep on "
+                       f"{threads} thread(s); stores are priced after the loads (plain PMaC)")
+            return 0.0
+        t_c = 16.0 / self.memory_bandwidth("copy", "stride1", working_set, key, threads)
+        t_l = 8.0 / self.memory_bandwidth("load", "stride1", working_set, key, threads)
+        t_s = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
+        return in_place_overlap(t_c, t_l, t_s)
 
     def dram_copy_bandwidth(self, key: str) -> float:
         """Copy bandwidth [B/s, read + written bytes] at the DRAM plateau, for payload passes
@@ -658,8 +691,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
     rep = phase.repeat
     threads = phase.threads
-    mem = {"load": 0.0, "in_place": 0.0, "other": 0.0}
-    hidden = 0.0  # in-place store time x its overlap fraction, summed over the entries
+    mem = {"load": 0.0, "in_place": 0.0, "store": 0.0, "other": 0.0}
+    hidden = {"in_place": 0.0, "store": 0.0}  # store time x its overlap fraction, summed
     peak = _peak_priced(phase, rates, key)
     # Without MAPS, a PEAK loop's time already holds its flops: those flops are not priced again.
     covered = 0.0
@@ -682,7 +715,9 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
                                     f" (the loop's flops included)")
             continue
         part = "load" if m.op == "load" else "other"
-        if m.in_place and "maps" in rates.signature.kernels:
+        if m.op == "store" and m.pattern == "stride1" and "maps" in rates.signature.kernels:
+            part = "in_place" if m.in_place else "store"
+        elif m.in_place and "maps" in rates.signature.kernels:
             part = "in_place"
         before = mem[part]
         tag = f"{m.op}{' in place' if m.in_place else ''} {m.pattern}"
@@ -699,21 +734,25 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
             mem[part] += transfer_time(nbytes, bw)
             detail["memory"].append(f"{tag} at {_fmt_size(m.working_set_bytes)}: "
                                     f"{bw / 1e9:.4g} GB/s")
-        if part == "in_place":
+        if part in hidden:
             if m.hit_rates:  # the overlap where most of the bytes are served
                 level = max(m.hit_rates, key=lambda lf: lf[1])[0]
                 ws = rates.hit_working_set(level, m, k)
             else:
                 ws = m.working_set_bytes
-            hidden += (mem[part] - before) * rates.in_place_overlap(ws, k, threads)
-    if mem["in_place"] > 0:
-        phi = hidden / mem["in_place"]  # the in-place entries' time-weighted overlap
-        t["memory"] = (mem["other"] + mem["load"] + mem["in_place"]
-                       - phi * min(mem["load"], mem["in_place"]))
-        detail["memory"].append(f"in-place stores {phi:.0%} hidden behind the loads "
-                                f"(MAPS update vs load and store)")
-    else:
-        t["memory"] = mem["other"] + mem["load"]
+            overlap = rates.in_place_overlap if part == "in_place" else rates.store_overlap
+            hidden[part] += (mem[part] - before) * overlap(ws, k, threads)
+    t["memory"] = mem["other"] + mem["load"] + mem["in_place"] + mem["store"]
+    hide = 0.0
+    for part, what, sweep in (("in_place", "in-place stores", "MAPS update"),
+                              ("store", "stores", "MAPS copy")):
+        if mem[part] > 0:
+            phi = hidden[part] / mem[part]  # the entries' time-weighted overlap
+            hide += phi * min(mem["load"], mem[part])
+            detail["memory"].append(f"{what} {phi:.0%} hidden behind the loads "
+                                    f"({sweep} vs load and store)")
+    # in-place and other stores hide behind the same loads: never more than the loads take
+    t["memory"] -= min(hide, mem["load"])
     f: Flops = phase.flops
     for kind in ("division", "add_multiply", "fma"):
         n = getattr(f, kind) * rep

@@ -31,7 +31,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # priced by latency); "gather": independent random
                                          # accesses (x[idx[i]], many misses in flight; MAPS
                                          # gather walks an index array too: its bytes are in
-                                         # the figure, so list the x loads only)
+                                         # the figure, so list the x loads only, with x's size
+                                         # as the working set)
     op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
     # in_place = true                    # op = "store" only: stores to lines this phase also
     #                                    # loads (read-modify-write); see pinchpoint.convolve

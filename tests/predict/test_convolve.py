@@ -54,13 +54,61 @@ def test_hit_rate_for_a_cache_the_signature_lacks(sig):
         convolve(sig, wl("[[phases.memory]]\nbytes = '1 GiB'\nhit_rates = {L3 = 1.0}\n"))
 
 
-def test_in_place_stores_overlap_the_loads(sig):
+def copy_signature(copy_factor: float):
+    """The synthetic signature with MAPS copy at ``copy_factor`` x the load rate."""
+    from synthetic_signature import synthetic_doc
+    from pinchpoint.signature import Signature
+    doc = synthetic_doc()
+    for p in doc["kernels"]["maps"]["points"]:
+        if p["op"] == "copy":
+            load = next(q for q in doc["kernels"]["maps"]["points"] if q["op"] == "load"
+                        and q["pattern"] == p["pattern"] and q["threads"] == p["threads"]
+                        and q["working_set_bytes"] == p["working_set_bytes"])
+            p["result"] = {k: (v * copy_factor if k != "unit" and k != "repetitions" else v)
+                           for k, v in load["result"].items()}
+            p["result"]["repetitions"] = [r * copy_factor for r in load["result"]["repetitions"]]
+    return Signature.from_dict(doc)
+
+
+@pytest.mark.parametrize("copy_factor, hidden", [(1.0, 1.0), (0.8, 0.5), (2 / 3, 0.0)])
+def test_stores_overlap_the_loads_as_maps_copy_shows(copy_factor, hidden):
+    """Stores to other lines hide behind the loads by the fraction MAPS copy (8 B loaded and
+    8 B stored per element) shows beside load and store at the same working set:
+    phi = (t_l + t_s - t_c) / min(t_l, t_s).  Loads at L, stores at L / 2, copy at c L:
+    t_l = 8/L, t_s = 16/L, t_c = 16/(c L): c = 1 -> phi = 1, c = 0.8 -> 0.5, c = 2/3 -> 0."""
+    loads, stores = 2 * GiB / 20e9, GiB / 10e9  # 4 MiB: loads 20 GB/s, stores 10 GB/s
+    p = convolve(copy_signature(copy_factor), wl(mem("2 GiB", "4 MiB") + mem("1 GiB", "4 MiB", "store")))
+    assert p.seconds("memory") == pytest.approx(loads + stores - hidden * min(loads, stores), rel=1e-9)
+    memory = next(r for r in p.phases[0].resources if r.name == "memory")
+    assert f"stores {hidden:.0%} hidden behind the loads (MAPS copy" in memory.detail
+
+
+def test_in_place_stores_overlap_the_loads():
+    """In-place stores (to lines just loaded) are priced by MAPS update, whatever copy shows."""
+    sig = copy_signature(2 / 3)  # stores to other lines: serial
     loads = mem("2 GiB", "4 MiB")
     # stores at half the load bandwidth (10 GB/s): 1 GiB of stores takes as long as 2 GiB of loads
     serial = convolve(sig, wl(loads + mem("1 GiB", "4 MiB", "store")))
     overlapped = convolve(sig, wl(loads + mem("1 GiB", "4 MiB", "store", "in_place = true\n")))
     assert serial.seconds("memory") == pytest.approx(2 * GiB / 20e9 + GiB / 10e9)
     assert overlapped.seconds("memory") == pytest.approx(2 * GiB / 20e9)
+
+
+def test_stores_without_copy_points_are_priced_after_the_loads(sig):
+    """Quick mode sweeps only load and store on several threads: no copy there, so the stores
+    are priced serially (plain PMaC), and a note says why."""
+    from synthetic_signature import synthetic_doc
+    from pinchpoint.signature import Signature
+    doc = synthetic_doc()
+    for threads in (2, 4):
+        for ws, bw in ((4 * KiB, 400e9 * threads / 2), (64 * MiB, 5e9 * threads)):
+            doc["kernels"]["maps"]["points"].append(
+                {"op": "store", "pattern": "stride1", "threads": threads, "working_set_bytes": ws,
+                 "result": {"unit": "B/s", "min": bw, "median": bw, "max": bw, "repetitions": [bw]}})
+    body = "threads = 4\n" + mem("2 GiB", "64 MiB") + mem("1 GiB", "64 MiB", "store")
+    p = convolve(Signature.from_dict(doc), wl(body))
+    assert p.seconds("memory") == pytest.approx(2 * GiB / 25e9 + GiB / 20e9, rel=1e-9)
+    assert any("no MAPS copy sweep on 4 thread(s)" in n for n in p.notes)
 
 
 def test_flops_peak_rates(sig):
@@ -261,12 +309,16 @@ def test_memory_passes_from_stream_copy_without_maps():
 
 def test_gather_is_priced_by_the_independent_random_curve(sig):
     """A gather's loads are independent: priced by MAPS gather (1 GB/s at 64 MiB), not by the
-    dependent chain (MAPS random, 20 MB/s there), which would predict it 50x too slow."""
-    body = "[[phases.memory]]\nbytes = '1 GiB'\nworking_set = '64 MiB'\npattern = '{}'\n"
-    gather = convolve(sig, wl(body.format("gather")))
-    chase = convolve(sig, wl(body.format("random")))
+    dependent chain (MAPS random, 20 MB/s there), which would predict it 50x too slow.  MAPS
+    gather's 64 MiB hold its index array and its target in equal parts: a gather over a
+    32 MiB x is read at that point; a chase over 64 MiB at MAPS random's 64 MiB."""
+    body = "[[phases.memory]]\nbytes = '1 GiB'\nworking_set = '{}'\npattern = '{}'\n"
+    gather = convolve(sig, wl(body.format("32 MiB", "gather")))
+    chase = convolve(sig, wl(body.format("64 MiB", "random")))
     assert gather.seconds("memory") == pytest.approx(GiB / 1e9, rel=1e-12)
     assert chase.seconds("memory") == pytest.approx(GiB / 2e7, rel=1e-12)
+    with pytest.raises(WorkloadError, match="working set"):  # x beyond MAPS gather's 32 MiB
+        convolve(sig, wl(body.format("64 MiB", "gather")))
 
 
 def test_gather_needs_gather_points():

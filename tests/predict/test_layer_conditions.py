@@ -92,7 +92,9 @@ def test_stencil_workload_is_priced_by_levels(sig):
     loads = points * 40 * (0.8 / bw(16 * KiB) + 0.2 / bw(64 * KiB))
     stores = points * 8 / bw(64 * KiB, 0.5)
     assert bw(64 * KiB) != bw(256 * KiB)  # the cap changes the answer on this curve
-    assert p.seconds("memory") == pytest.approx(loads + stores, rel=1e-9)
+    # the synthetic MAPS copy runs at the load rate with stores at half: per element
+    # t_c = 16/L = t_l + t_s - t_l, the stores hide the loads fully (phi = 1): the longer one counts
+    assert p.seconds("memory") == pytest.approx(max(loads, stores), rel=1e-9)
     assert any("layer conditions" in n for n in p.notes)
 
 
