@@ -1,7 +1,7 @@
 """Validate the PMaC convolution on this machine with kernels that are NOT in the signature.
 
 1. Measure a signature with the bundled kernels through the measure module's own pieces (a
-   custom mode: MAPS load and store, stride 1, one thread pinned to CPU 0, working sets in
+   custom mode: MAPS load, store, copy, triad and update, stride 1, one thread pinned to CPU 0, working sets in
    powers of 2 from 4 KiB to 4x the last-level cache; PEAK poly5 for the flop rates, and
    add_chain and fma_chain for the latency of one dependent add or FMA, which bounds the
    reductions).
@@ -170,7 +170,7 @@ def main(argv=None) -> int:
 
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}: maps, peak, held-out kernels ...", file=sys.stderr)
-        out = run_kernel(maps_bin, common + ["--ops", "load,store,copy,triad", "--patterns", "stride1",
+        out = run_kernel(maps_bin, common + ["--ops", "load,store,copy,triad,update", "--patterns", "stride1",
                                              "--threads", "1", "--pin", str(args.cpu),
                                              "--sizes", ",".join(map(str, sizes))],
                          kernel="maps", timeout=900)
@@ -227,7 +227,7 @@ def main(argv=None) -> int:
     print(f"host: {host.get('cpu_model')}; compiler: {compiler.version} {' '.join(compiler.flags)}; "
           f"{args.rounds} rounds x {args.reps} reps, min-time {args.min_time} s, "
           f"pinned to CPU {args.cpu}; measured in {elapsed:.0f} s")
-    print(f"signature: MAPS load/store/copy/triad stride1 at {len(sizes)} sizes "
+    print(f"signature: MAPS load/store/copy/triad/update stride1 at {len(sizes)} sizes "
           f"({sizes[0] // KiB} KiB .. {sizes[-1] // MiB} MiB), PEAK poly5, add_chain, fma_chain")
     summary = {}
     for stat in ("best", "median"):

@@ -54,13 +54,13 @@ def test_hit_rate_for_a_cache_the_signature_lacks(sig):
         convolve(sig, wl("[[phases.memory]]\nbytes = '1 GiB'\nhit_rates = {L3 = 1.0}\n"))
 
 
-def copy_signature(copy_factor: float):
-    """The synthetic signature with MAPS copy at ``copy_factor`` x the load rate."""
+def copy_signature(copy_factor: float, op: str = "copy"):
+    """The synthetic signature with MAPS ``op`` at ``copy_factor`` x the load rate."""
     from synthetic_signature import synthetic_doc
     from pinchpoint.signature import Signature
     doc = synthetic_doc()
     for p in doc["kernels"]["maps"]["points"]:
-        if p["op"] == "copy":
+        if p["op"] == op:
             load = next(q for q in doc["kernels"]["maps"]["points"] if q["op"] == "load"
                         and q["pattern"] == p["pattern"] and q["threads"] == p["threads"]
                         and q["working_set_bytes"] == p["working_set_bytes"])
@@ -92,6 +92,21 @@ def test_in_place_stores_overlap_the_loads():
     overlapped = convolve(sig, wl(loads + mem("1 GiB", "4 MiB", "store", "in_place = true\n")))
     assert serial.seconds("memory") == pytest.approx(2 * GiB / 20e9 + GiB / 10e9)
     assert overlapped.seconds("memory") == pytest.approx(2 * GiB / 20e9)
+
+
+@pytest.mark.parametrize("update_factor", [4 / 3, 10.0])
+def test_in_place_stores_can_cost_less_than_a_store_stream(update_factor):
+    """An in-place store finds its line in the cache: no read for ownership, only the
+    write-back, so MAPS update (load and store in place) can run faster than its store part
+    alone.  Equal bytes of loads and in-place stores are then priced at the update's time,
+    but never below the loads' own time.  Loads at L = 20 GB/s, stores at 10 GB/s, update at
+    u L: t_l = 8/L, t_s = 16/L, t_u = 16/(u L); u = 4/3 gives phi = 1.5 and T = N t_u, u = 10
+    would hide more than the stores take: T = the loads' time."""
+    sig = copy_signature(update_factor, op="update")
+    p = convolve(sig, wl(mem("1 GiB", "4 MiB") + mem("1 GiB", "4 MiB", "store", "in_place = true\n")))
+    loads = GiB / 20e9
+    paired = GiB / 8 * 16 / (update_factor * 20e9)  # N elements x t_u
+    assert p.seconds("memory") == pytest.approx(max(paired, loads), rel=1e-9)
 
 
 def test_stores_without_copy_points_are_priced_after_the_loads(sig):
