@@ -1,10 +1,10 @@
 """Validate the PMaC convolution on this machine with kernels that are NOT in the signature.
 
 1. Measure a signature with the bundled kernels through the measure module's own pieces (a
-   custom mode: MAPS load, store, copy, triad and update, stride 1, one thread pinned to CPU 0, working sets in
-   powers of 2 from 4 KiB to 4x the last-level cache; PEAK poly5 for the flop rates, and
-   add_chain and fma_chain for the latency of one dependent add or FMA, which bounds the
-   reductions).
+   custom mode: MAPS load, store, copy, triad and update, stride 1, one thread pinned to CPU 0,
+   working sets in powers of 2 from 4 KiB to 4x the last-level cache; PEAK poly5 for the flop
+   rates, and add_chain and fma_chain for the latency of one dependent add or FMA, which bounds
+   the reductions).
 2. Run the held-out kernels of benchmarks/heldout.c (DAXPY, DOT, a sum reduction and a
    strided update) at working sets taken from this host's caches (:func:`level_sizes`: half
    of L1, between L1 and L2, between L2 and L3, 4x the last level), compiled with the same
@@ -85,8 +85,8 @@ def level_sizes(caches) -> dict[str, int]:
     """Working sets [B] named by where they should live, from the host's data caches."""
     sizes = sorted({int(c["size_bytes"]) for c in caches
                     if str(c.get("type", "")).lower() in ("data", "unified")})
-    if len(sizes) < 2:
-        sizes = [32 * KiB, MiB, 32 * MiB][:max(len(sizes), 0)] or [32 * KiB, MiB, 32 * MiB]
+    if len(sizes) < 2:  # caches unknown: a common shape (32 KiB L1, 1 MiB L2, 32 MiB L3)
+        sizes = [32 * KiB, MiB, 32 * MiB]
     out = {"L1/2": sizes[0] // 2}
     for lo, hi, name in zip(sizes, sizes[1:], ("L1-L2", "L2-L3", "L3-L4")):
         out[name] = int(math.sqrt(lo * hi))
@@ -170,7 +170,8 @@ def main(argv=None) -> int:
 
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}: maps, peak, held-out kernels ...", file=sys.stderr)
-        out = run_kernel(maps_bin, common + ["--ops", "load,store,copy,triad,update", "--patterns", "stride1",
+        out = run_kernel(maps_bin, common + ["--ops", "load,store,copy,triad,update",
+                                             "--patterns", "stride1",
                                              "--threads", "1", "--pin", str(args.cpu),
                                              "--sizes", ",".join(map(str, sizes))],
                          kernel="maps", timeout=900)

@@ -72,6 +72,29 @@ def test_maps_sizes_reach_four_times_llc():
     assert maps_sizes(32 * MiB, "quick", memory_bytes=256 * MiB)[-1] == 64 * MiB
 
 
+@pytest.mark.parametrize("mode", ["quick", "full"])
+@pytest.mark.parametrize("llc", [260 * MiB, 36 * MiB, 32 * MiB, 3 * MiB])
+def test_no_point_crowds_the_top(mode, llc):
+    """A point less than NEAR_TOP below 4 x LLC measures the same plateau again: a nominal
+    260 MiB L3 put 1 GiB beside a 1040 MiB top.  Powers of 2 further down all stay."""
+    from pinchpoint.kernel_plans import NEAR_TOP, random_sizes
+    for sizes in (maps_sizes(llc, mode), random_sizes(llc, mode)):
+        top = sizes[-1]
+        assert top == 4 * llc
+        assert all(s * NEAR_TOP < top for s in sizes[:-1])
+    below = [s for s in random_sizes(llc, mode)[:-1] if s & (s - 1) == 0]
+    assert below == [2 ** k for k in range(12, 40) if 2 ** k * NEAR_TOP < 4 * llc]
+
+
+def test_quick_stream_repeats_three_times_unless_told():
+    def stream_reps(**kw):
+        (job,) = make_plan(kw.pop("mode", "quick"), ("stream",), llc_bytes=MiB, cpus=2, mpi=False, **kw).jobs
+        return job.args[job.args.index("--reps") + 1]
+    assert stream_reps() == "3"
+    assert stream_reps(reps=7) == "7"  # the user's --reps wins
+    assert stream_reps(mode="full") == "11"
+
+
 def test_plan_only_and_modes():
     plan = make_plan("quick", ("peak", "ping"), llc_bytes=MiB, cpus=2, mpi=False)
     assert {j.kernel for j in plan.jobs} == {"peak", "ping"}
