@@ -223,28 +223,42 @@ class _Part:
         them (the whole graph's), without building it: the linear program reads these, so the
         same program reaches the solver in every process, and a mesh's parts cost no networkx
         graph (0.54 s of 1.9 s on benchmarks/ceilings_large.py's mesh)."""
-        if self._edges is not None:
-            return self._edges
+        if self._edges is None:
+            net, caps = self.whole, self.capacities or {}
+            nodes, pairs = self._shape()
+            edges = []
+            for u, v, arcs in pairs:
+                merged: dict | None = None
+                for a in arcs:  # parallel arcs of one ordered pair merge as networkx merges
+                    d = net.data[a]
+                    if caps and d["resource"] is not None and d["link"] in caps:
+                        d = {**d, "capacity": caps[d["link"]]}
+                    merged = d if merged is None else {**merged, **d}
+                edges.append((u, v, merged))
+            self._edges = (nodes, edges)
+        return self._edges
+
+    def _shape(self) -> tuple[list[str], list[tuple[str, str, list[int]]]]:
+        """The part's nodes and its edges as (u, v, arcs) in the whole graph's order, whatever
+        the capacities: made once per node set and kept on the whole graph, so the raw,
+        effective and relaxed parts of one flow share it."""
         net = self.whole
+        if self.nodes in net.part_shapes:
+            return net.part_shapes[self.nodes]
         if self.nodes is None:
             order = range(len(net.nodes))
         else:
             order = sorted(net.index[n] for n in self.nodes)
         keep = net.mask(self.nodes)
-        caps = self.capacities or {}
-        edges: dict[tuple[str, str], dict] = {}  # a DiGraph's edges: one per ordered pair
+        pairs: dict[tuple[str, str], list[int]] = {}  # a DiGraph's edges: one per ordered pair
         for i in order:
             u = net.nodes[i]
             for j, a in sorted(net.succ[i], key=lambda x: net.seq[x[1]]):  # the graph's edge order
-                d = net.data[a]
-                if d is None or not keep[j]:
-                    continue
-                if caps and d["resource"] is not None and d["link"] in caps:
-                    d = {**d, "capacity": caps[d["link"]]}
-                pair = (u, net.nodes[j])
-                edges[pair] = {**edges[pair], **d} if pair in edges else d  # as networkx merges
-        self._edges = ([net.nodes[i] for i in order], [(u, v, d) for (u, v), d in edges.items()])
-        return self._edges
+                if net.data[a] is not None and keep[j]:
+                    pairs.setdefault((u, net.nodes[j]), []).append(a)
+        shape = ([net.nodes[i] for i in order], [(u, v, arcs) for (u, v), arcs in pairs.items()])
+        net.part_shapes[self.nodes] = shape
+        return shape
 
     def graph(self):
         """A networkx DiGraph of the part, made once: the whole graph's nodes and edges in the

@@ -80,6 +80,7 @@ class Arcs:
         self._totals: dict[int, tuple[list[float], float]] = {}
         self._blocks = None
         self.block_forest: dict[int, bool] = {}  # block index -> a forest? (ceilings fills it)
+        self.part_shapes: dict = {}  # node set -> a part's nodes and edges (ceilings fills it)
 
     @classmethod
     def of_graph(cls, g) -> "Arcs":
