@@ -12,7 +12,8 @@ The workloads (one pass of the timed loop each):
   2 flop per element; HPCC reports 24 B per element / time.
 - RandomAccess ``T[r & (n-1)] ^= r`` on a table of RandomAccess_N words, 4 n updates: each
   an independent random load and store of 8 B (pattern "gather": the addresses come from a
-  generator, not from the table); GUP/s = updates / time.
+  generator, not from the table), the store in place (to the word its load just read: the
+  line is in the cache, only its write-back is left); GUP/s = updates / time.
 - DGEMM (C = a A B + b C, n = DGEMM_N, Debian's reference BLAS: for each column j and each l,
   the axpy C(:,j) += B(l,j) A(:,l)): A streams from where its 8 n^2 B live, the column of C
   stays in the smallest cache and is updated in place; 2 n^3 flop.
@@ -107,7 +108,7 @@ def workloads(s: dict[str, float]) -> dict[str, str]:
                               f"HPCC STREAM triad, {v:.0f} doubles per array")
     t = s["RandomAccess_N"]
     out["randomaccess"] = doc("randomaccess", mem("load", 8 * 4 * t, 8 * t, "gather")
-                              + mem("store", 8 * 4 * t, 8 * t, "gather"),
+                              + mem("store", 8 * 4 * t, 8 * t, "gather", in_place=True),
                               f"HPCC RandomAccess, table of {t:.0f} words, {4 * t:.0f} updates")
     d = s["DGEMM_N"]
     out["dgemm"] = doc("dgemm", mem("load", 8 * d ** 3, 8 * d * d) + mem("load", 8 * d ** 3, 8 * d)
