@@ -112,8 +112,9 @@ class _Part:
     routes, with the capacities to use (raw, effective, or with binding links unbounded).
 
     It copies nothing: max-flow runs on the whole graph's arcs through a node mask and a
-    capacity array.  Only the linear program and the closed form, which walk a networkx graph,
-    get one (:meth:`graph`), cut to the part and made once.
+    capacity array, the closed form walks the arcs (:meth:`route`), and the linear program reads
+    the part's edges (:meth:`edge_list`).  A networkx graph (:meth:`graph`) is made only when a
+    route is missing, for networkx's own error.
     """
 
     def __init__(self, whole, nodes: frozenset | None = None, forest: bool | None = None,
