@@ -109,7 +109,7 @@ def test_in_place_stores_can_cost_less_than_a_store_stream(update_factor):
     assert p.seconds("memory") == pytest.approx(max(paired, loads), rel=1e-9)
 
 
-def test_stores_without_copy_points_are_priced_after_the_loads(sig):
+def test_stores_without_copy_points_are_priced_after_the_loads():
     """Quick mode sweeps only load and store on several threads: no copy there, so the stores
     are priced serially (plain PMaC), and a note says why."""
     from synthetic_signature import synthetic_doc
