@@ -25,13 +25,16 @@ import math
 import sys
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
 from . import graph as graphmod
 from . import lp_exact
 from .errors import ProfileError
 from .profile import Flow, Profile
 from .resource_ids import direction_of, link_of
+
+if TYPE_CHECKING:  # numpy is imported where the program is built, not at start-up
+    import numpy as np
 
 _EPS = 1e-9
 
@@ -128,12 +131,6 @@ class _Part:
     def __iter__(self):
         return iter(self.whole.nodes if self.nodes is None else self.nodes)
 
-    def __len__(self) -> int:
-        return len(self.whole.nodes if self.nodes is None else self.nodes)
-
-    def __contains__(self, node) -> bool:
-        return node in self.whole.index if self.nodes is None else node in self.nodes
-
     def with_capacities(self, capacities: Mapping[str, float] | None) -> "_Part":
         """The same nodes with other capacities (link id -> capacity)."""
         return _Part(self.whole, self.nodes, self.forest, capacities)
@@ -169,7 +166,7 @@ class _Part:
 
     def _edge_data(self, a: int) -> dict:
         """Arc ``a``'s edge attributes, with this part's capacity where it overrides the graph's
-        (as :meth:`graph` writes them)."""
+        (as :meth:`edge_list` gives them)."""
         d = self.whole.data[a]
         caps = self.capacities
         if caps and d["resource"] is not None and d["link"] in caps:
@@ -225,15 +222,12 @@ class _Part:
         same program reaches the solver in every process, and a mesh's parts cost no networkx
         graph (0.54 s of 1.9 s on benchmarks/ceilings_large.py's mesh)."""
         if self._edges is None:
-            net, caps = self.whole, self.capacities or {}
             nodes, pairs = self._shape()
             edges = []
             for u, v, arcs in pairs:
                 merged: dict | None = None
                 for a in arcs:  # parallel arcs of one ordered pair merge as networkx merges
-                    d = net.data[a]
-                    if caps and d["resource"] is not None and d["link"] in caps:
-                        d = {**d, "capacity": caps[d["link"]]}
+                    d = self._edge_data(a)
                     merged = d if merged is None else {**merged, **d}
                 edges.append((u, v, merged))
             self._edges = (nodes, edges)
@@ -274,7 +268,6 @@ class _Part:
         g.add_nodes_from((n, net.node_attrs[net.index[n]]) for n in nodes)
         g.add_edges_from(edges)
         g.graph["forest"] = self.forest
-        g.graph["neighbours"] = {n: frozenset(g.succ[n]) | frozenset(g.pred[n]) for n in g}
         self._graph = g
         return g
 

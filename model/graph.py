@@ -88,13 +88,11 @@ def layout(profile: Profile, *, effective: bool = False, capacities: dict[str, f
     joined: set[tuple[str, str]] = set()
     edges = []
     shape_pairs = []  # the undirected multigraph of components and hubs, as pairs
+    caps = link_capacities(profile, effective=effective, capacities=capacities)
     for link in profile.links.values():
         if keep is not None and not all(m in keep for m in link.between):
             continue
-        if capacities and link.id in capacities:
-            cap = capacities[link.id]
-        else:
-            cap = link.effective_capacity if effective else link.capacity
+        cap = caps[link.id]
         for u, v, rid in _link_edges(joined, link, link.duplex):
             joined.add((u, v))
             if rid is None:
@@ -136,7 +134,7 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
     (hubs of shared buses, the middle of parallel links) start with "~".  ``capacities``
     overrides link capacities by link id (used for what-if questions).  ``g.graph["forest"]``
     says whether the undirected multigraph of components and hubs has no cycle (then every
-    route is unique); ``g.graph["neighbours"]`` maps each node to its neighbours either way.
+    route is unique).
     """
     import networkx as nx
 
@@ -145,8 +143,6 @@ def build(profile: Profile, *, effective: bool = False, capacities: dict[str, fl
     g.add_nodes_from(nodes)
     g.add_edges_from(edges)  # one call: per-edge add_edge was a third of the build
     g.graph["forest"] = forest
-    succ, pred = g.succ, g.pred
-    g.graph["neighbours"] = {n: frozenset(succ[n]) | frozenset(pred[n]) for n in g}
     return g
 
 

@@ -183,32 +183,36 @@ class Arcs:
             c = caps[a]
             return (inf if c > inf else c) - get(a, 0.0)
 
+        def grow(frontier, arcs_of, seen, other):
+            """One breadth-first level from ``frontier`` along arcs with residual capacity:
+            (the node where it meets the other side's tree, or None; the next level)."""
+            level = []
+            for u in frontier:
+                for v, a in arcs_of[u]:
+                    if v not in seen and mask[v] and get(a, 0.0) < (inf if caps[a] > inf else caps[a]):
+                        seen[v] = (u, a)
+                        if v in other:
+                            return v, level
+                        level.append(v)
+            return None, level
+
         def search():
+            # both ends grow a tree, the smaller frontier first (networkx's order)
             pred, succ = {s: None}, {t: None}
             q_s, q_t = [s], [t]
             while True:
-                q = []
-                if len(q_s) <= len(q_t):
-                    for u in q_s:
-                        for v, a in succ_of[u]:
-                            if v not in pred and mask[v] and get(a, 0.0) < (inf if caps[a] > inf else caps[a]):
-                                pred[v] = (u, a)
-                                if v in succ:
-                                    return v, pred, succ
-                                q.append(v)
-                    if not q:
-                        return None, None, None
+                forward = len(q_s) <= len(q_t)
+                if forward:
+                    meet, q = grow(q_s, succ_of, pred, succ)
+                else:
+                    meet, q = grow(q_t, pred_of, succ, pred)
+                if meet is not None:
+                    return meet, pred, succ
+                if not q:
+                    return None, None, None
+                if forward:
                     q_s = q
                 else:
-                    for u in q_t:
-                        for v, a in pred_of[u]:
-                            if v not in succ and mask[v] and get(a, 0.0) < (inf if caps[a] > inf else caps[a]):
-                                succ[v] = (u, a)
-                                if v in pred:
-                                    return v, pred, succ
-                                q.append(v)
-                    if not q:
-                        return None, None, None
                     q_t = q
 
         value = 0.0
