@@ -50,7 +50,10 @@ def _time(cmd: list[str], runs: int) -> list[float]:
 
 
 def main(runs: int = 10, module: bool = False) -> None:
-    exe = None if module else shutil.which("pinchpoint")
+    # the script beside this interpreter: a version manager's shim on PATH (pyenv's is a bash
+    # script) would add its own 0.1 s to every run
+    beside = Path(sys.executable).with_name("pinchpoint")
+    exe = None if module else str(beside) if beside.exists() else shutil.which("pinchpoint")
     base = [exe] if exe else [sys.executable, "-m", "pinchpoint.cli"]
     where = subprocess.run([sys.executable, "-c", "import pinchpoint; print(pinchpoint.__file__)"],
                            capture_output=True, text=True).stdout.strip()

@@ -10,10 +10,11 @@ hardware that scales under another software stack is the shape of a software bot
 001 (AnandTech, "No More Apple Mysteries, Part Two", 2005) measured MySQL on one dual G5 at 113
 and 62 queries/s for 5 and 10 clients under Mac OS X, 411 and 443 under Yellow Dog Linux.
 
-The fit is bounded non-linear least squares (scipy's trust-region reflective ``least_squares``;
-``alpha``, ``beta`` in [0, 1], ``gamma`` > 0), from several starting points.  Standard errors
-come from the Jacobian at the solution, ``cov = s^2 (J^T J)^-1`` with ``s^2 = RSS / (n - k)``,
-and intervals from Student's t.  Whether ``beta`` is significantly above zero is decided by the
+The fit is bounded non-linear least squares (``alpha``, ``beta`` in [0, 1], ``gamma`` > 0) from
+several starting points: ``gamma`` in closed form for each (``alpha``, ``beta``), those two by
+nlopt's BOBYQA (:func:`_fit`).  Standard errors come from the Jacobian at the solution,
+``cov = s^2 (J^T J)^-1`` with ``s^2 = RSS / (n - k)``, and intervals from Student's t
+(:mod:`pinchpoint.distributions`).  Whether ``beta`` is significantly above zero is decided by the
 nested-model test against the best ``beta = 0`` (Amdahl) fit: an F test when the full fit has
 residual degrees of freedom; otherwise (two or three points) a chi-square test of the Amdahl
 fit's residuals against an assumed relative measurement noise (default 5 %).
@@ -207,34 +208,62 @@ def _check_data(clients, throughput, series: str):
     return n[order], x[order]
 
 
+def _gradients(n, gamma, alpha, beta):
+    """dX/d(gamma, alpha, beta) of the law at each N: the columns of the fit's Jacobian."""
+    d = 1.0 + alpha * (n - 1.0) + beta * n * (n - 1.0)
+    f = n / d
+    return f, -gamma * f * (n - 1.0) / d, -gamma * f * n * (n - 1.0) / d
+
+
 def _fit(n, x, fixed: dict[str, float]):
-    """Least-squares fit of the free parameters; returns (params dict, rss, jacobian, free names)."""
-    from scipy.optimize import least_squares
+    """Least-squares fit of the free parameters; returns (params dict, rss, jacobian, free names).
+
+    gamma enters the law linearly: for given (alpha, beta) its least-squares value is
+    sum(x f) / sum(f^2), f = N / (1 + alpha (N - 1) + beta N (N - 1)) (variable projection,
+    Golub and Pereyra, SIAM J. Numer. Anal. 10, 1973).  So the search runs over the free ones of
+    (alpha, beta) only, in [0, 1], by nlopt's BOBYQA (Powell's bounded quadratic-model method,
+    which needs no derivatives), each scaled by its term's largest size in the data so that
+    alpha ~ 0.1 and beta ~ 1e-4 are searched alike, from several starting points (the problem
+    is small but not convex).  Its sum of squares is never above that of scipy's trust-region
+    least_squares, which it replaced (tests/planning/test_distributions.py)."""
+    import nlopt
 
     free = [p for p in PARAMS if p not in fixed]
-    lower = {"gamma": 1e-300, "alpha": 0.0, "beta": 0.0}
-    upper = {"gamma": np.inf, "alpha": 1.0, "beta": 1.0}
+    search = [p for p in ("alpha", "beta") if p in free]
+    scale = {"alpha": float(np.max(np.abs(n - 1.0))) or 1.0,
+             "beta": float(np.max(np.abs(n * (n - 1.0)))) or 1.0}
+    best: list = [math.inf, None]
 
-    def full(theta):
-        vals = dict(fixed)
-        vals.update(zip(free, theta))
-        return vals
+    def rss(theta, _grad=None):
+        v = dict(fixed)
+        v.update({p: t / scale[p] for p, t in zip(search, theta)})
+        f = _gradients(n, 1.0, v["alpha"], v["beta"])[0]
+        if "gamma" in free:
+            v["gamma"] = float(np.dot(x, f) / np.dot(f, f))
+        r = v["gamma"] * f - x
+        value = float(np.dot(r, r))
+        if value < best[0]:
+            best[:] = [value, v]
+        return value
 
-    def resid(theta):
-        v = full(theta)
-        return usl(n, v["gamma"], v["alpha"], v["beta"]) - x
-
-    g0 = float(np.max(x / n))
-    best = None
-    # A few starting points across the (alpha, beta) box: the problem is small but not convex.
-    for a0, b0 in ((0.0, 0.0), (0.05, 1e-4), (0.3, 1e-2), (0.8, 0.2), (0.02, 1e-3)):
-        start = {"gamma": g0, "alpha": a0, "beta": b0}
-        theta0 = [start[p] for p in free]
-        res = least_squares(resid, theta0, bounds=([lower[p] for p in free], [upper[p] for p in free]),
-                            method="trf", x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=400)
-        if best is None or res.cost < best.cost:
-            best = res
-    return full(best.x), float(2 * best.cost), best.jac, free
+    if not search:
+        rss(())
+    for a0, b0 in ((0.0, 0.0), (0.05, 1e-4), (0.3, 1e-2), (0.8, 0.2), (0.02, 1e-3)) if search else ():
+        start = {"alpha": a0, "beta": b0}
+        opt = nlopt.opt(nlopt.LN_BOBYQA, len(search))
+        opt.set_lower_bounds([0.0] * len(search))
+        opt.set_upper_bounds([scale[p] for p in search])
+        opt.set_min_objective(rss)
+        opt.set_xtol_rel(1e-13)
+        opt.set_maxeval(2000)
+        try:
+            opt.optimize([start[p] * scale[p] for p in search])
+        except (nlopt.RoundoffLimited, nlopt.runtime_error):
+            pass  # stopped by round-off (or a failure): the best point seen so far is kept
+    v = best[1]
+    columns = dict(zip(PARAMS, _gradients(n, v["gamma"], v["alpha"], v["beta"])))
+    jac = np.column_stack([columns[p] for p in free]) if free else np.empty((n.size, 0))
+    return {p: float(v[p]) for p in PARAMS}, best[0], jac, free
 
 
 def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | None = None,
@@ -257,9 +286,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
         Fewer points than the free parameters of the beta = 0 model (the smallest model the
         test needs), bad values, or a fixed parameter out of its bounds.
     """
-    # scipy.special's distribution functions, the ones scipy.stats' t.ppf, f.sf and chi2.sf call
-    # (bit-identical), without importing scipy.stats (about 0.3 s of a `scale` process)
-    from scipy.special import chdtrc, fdtrc, stdtrit
+    from .distributions import chi2_sf, f_sf, t_ppf
 
     fixed = dict(fixed or {})
     for k, v in fixed.items():
@@ -277,7 +304,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     if n.size < max(k0, 1):
         raise InputError(f"series {series!r}: {n.size} data point(s), fewer than the {max(k0, 1)} fit parameters "
                          f"({', '.join(p for p in PARAMS if p not in amdahl_fixed)}) of even the beta = 0 model")
-    if np.unique(n).size < min(n.size, k0):
+    if len(set(n.tolist())) < min(n.size, k0):  # (np.unique would import numpy.ma: 11 ms)
         raise InputError(f"series {series!r}: needs measurements at {k0} or more different client counts")
     notes = []
     p0, rss0, _, _ = _fit(n, x, amdahl_fixed) if k0 else (amdahl_fixed, float(np.sum((usl(n, **amdahl_fixed) - x) ** 2)), None, [])
@@ -290,7 +317,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
         if dof > 0:
             s2 = rss / dof
             cov = s2 * np.linalg.pinv(jac.T @ jac)
-            t = stdtrit(dof, 0.5 + level / 2)
+            t = t_ppf(0.5 + level / 2, dof)
             for i, p in enumerate(free):
                 se[p] = float(math.sqrt(max(cov[i, i], 0.0)))
         else:
@@ -313,7 +340,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     if dof:
         s2 = max(rss / dof, (1e-9 ** 2) * scale2)
         f_stat = max(rss0 - rss, 0.0) / s2
-        p_value = float(fdtrc(1, dof, f_stat))
+        p_value = f_sf(f_stat, 1, dof)
         test = BetaTest("F", f_stat, p_value, rss0, rss, None,
                         bool(p_value < 1 - level and ests["beta"].value > 0))
     else:
@@ -323,7 +350,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
         r0 = (usl(n, p0["gamma"], p0["alpha"], 0.0) - x) / (rel * x)
         chi2 = float(np.sum(r0 ** 2))
         df = max(n.size - k0, 1)
-        p_value = float(chdtrc(df, chi2))
+        p_value = chi2_sf(chi2, df)
         sig = p_value < 1 - level and (ests["beta"] is None or ests["beta"].value > 0)
         test = BetaTest("chi2 (assumed noise)", chi2, p_value, rss0, rss, rel, bool(sig))
         notes.append(f"the measurement noise cannot be estimated from {n.size} points: {rel:.0%} relative noise "
@@ -337,7 +364,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     curve = (ests["gamma"].value, ests["alpha"].value, ests["beta"].value) if ests["beta"] is not None else held
     if dof:
         s_res = math.sqrt(max(rss / dof, (1e-9 ** 2) * scale2))  # exact data: round-off, not zero
-        margin = np.full(n.size, stdtrit(dof, 0.5 + level / 2) * s_res * math.sqrt(2))
+        margin = np.full(n.size, t_ppf(0.5 + level / 2, dof) * s_res * math.sqrt(2))
     else:
         margin = 2 * (DEFAULT_NOISE if noise is None else float(noise)) * x
     falls = _falls(n, x, margin, curve)
