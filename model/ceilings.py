@@ -51,7 +51,7 @@ class Ceiling:
     usage: dict[str, float]  # resource id -> bytes crossing it per payload byte
     method: str  # "max-flow", "path" (unique routes), "lp" (HiGHS) or "lp-exact" (rational simplex)
     formula: str
-    effective_bytes_per_s: float | None = None
+    effective_ceiling_bytes_per_s: float | None = None
     effective_binding: tuple[str, ...] = ()
     next_ceiling_bytes_per_s: float | None = None  # with the binding links unbounded
     next_binding: tuple[str, ...] = ()
@@ -62,13 +62,14 @@ class Ceiling:
     def __repr__(self) -> str:
         from .readable import rate
 
-        eff = "" if self.effective_bytes_per_s is None else f", effective {rate(self.effective_bytes_per_s)}"
+        e = self.effective_ceiling_bytes_per_s
+        eff = "" if e is None else f", effective {rate(e)}"
         return f"Ceiling({self.name}: {rate(self.ceiling_bytes_per_s)}, binding {','.join(self.binding)}{eff})"
 
     @property
     def growth(self) -> float | None:
         """Factor by which the binding links must grow before the bottleneck moves."""
-        base = self.effective_bytes_per_s or self.ceiling_bytes_per_s
+        base = self.effective_ceiling_bytes_per_s or self.ceiling_bytes_per_s
         if self.next_ceiling_bytes_per_s is None or not base > 0:
             return None  # no positive ceiling to grow from
         return self.next_ceiling_bytes_per_s / base
@@ -84,7 +85,7 @@ class Ceiling:
             "usage": self.usage,
             "method": self.method,
             "formula": self.formula,
-            "effective_ceiling_bytes_per_s": self.effective_bytes_per_s,
+            "effective_ceiling_bytes_per_s": self.effective_ceiling_bytes_per_s,
             "effective_binding": list(self.effective_binding),
             "next_ceiling_bytes_per_s": self.next_ceiling_bytes_per_s,
             "next_binding": list(self.next_binding),
@@ -890,7 +891,7 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     flow = profile.flow(name)
     if graphs is None:  # one flow: build only its part
         net = _flow_network(profile, _pairs([flow]))
-        graphs = (net, {lid: profile.links[lid].effective_capacity for lid in net.link_arcs})
+        graphs = (net, {lid: profile.links[lid].effective_capacity_bytes_per_s for lid in net.link_arcs})
     raw_g, eff_caps = graphs
     raw_g = _core(raw_g, _pairs([flow]))
     eff_g = raw_g.with_capacities(eff_caps)  # same topology: the same core
@@ -903,7 +904,7 @@ def flow_ceiling(profile: Profile, name: str, *, graphs=None) -> Ceiling:
     return Ceiling(
         name=name, ceiling_bytes_per_s=raw.value, binding=binding, binding_resources=eff_resources,
         path=raw.path, usage=raw.usage, method=raw.method, formula=flow_formula(profile, raw.usage),
-        effective_bytes_per_s=eff.value, effective_binding=binding,
+        effective_ceiling_bytes_per_s=eff.value, effective_binding=binding,
         next_ceiling_bytes_per_s=nxt.value if nxt else None,
         next_binding=_links(r for r in nxt.binding_resources if link_of(r) not in binding) if nxt else (),
         duals=_group_duals(profile, raw.duals, raw.binding_resources), description=flow.description,
@@ -931,7 +932,7 @@ def _both_ways(profile: Profile, solutions) -> dict[str, float]:
             continue
         a, b = link.between
         if graphmod.resource_id(link.id, (a, b)) in used and graphmod.resource_id(link.id, (b, a)) in used:
-            out[link.id] = link.effective_both_ways
+            out[link.id] = link.effective_both_ways_bytes_per_s
     return out
 
 
@@ -967,7 +968,7 @@ def scenario_ceilings(profile: Profile, name: str) -> list[Ceiling]:
         out.append(Ceiling(
             name=f"{name}/{f.name}", ceiling_bytes_per_s=r.value, binding=_links(eff_res),
             binding_resources=eff_res, path=r.path, usage=r.usage, method=r.method,
-            formula=flow_formula(profile, r.usage), effective_bytes_per_s=e.value,
+            formula=flow_formula(profile, r.usage), effective_ceiling_bytes_per_s=e.value,
             effective_binding=_links(eff_res),
             duals=_group_duals(profile, {x: d for a in [*raw, r] for x, d in a.duals.items() if x in raw_res},
                                raw_res),

@@ -686,7 +686,7 @@ class SignatureRates:
                 c = flow_ceiling(self.profile, net.flow)
             except ProfileError as exc:  # pragma: no cover - profile validated on load
                 raise WorkloadError(str(exc), key=f"{key}.flow") from None
-            rate = c.effective_bytes_per_s or c.ceiling_bytes_per_s
+            rate = c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s
             return rate, f"flow {net.flow} of {self.profile.name} [{','.join(c.binding)}]"
         self._need("netstream", "network traffic without a flow (loopback TCP)", key)
         pts = self.signature.points("netstream")

@@ -96,9 +96,9 @@ def flags(facts: MachineFacts) -> list[Flag]:
                         f"the cpufreq governor is {facts.governor!r}: it favours power over speed "
                         "(with intel_pstate, 'powersave' still scales up under load; elsewhere it pins the lowest clock)"))
     for n in facts.nics:
-        if n.speed and n.speed >= JUMBO_RATE * 0.999 and n.mtu == 1500:
+        if n.speed_bytes_per_s and n.speed_bytes_per_s >= JUMBO_RATE * 0.999 and n.mtu == 1500:
             out.append(Flag("mtu", n.name,
-                            f"{n.name} runs at {units.format_rate(n.speed, 'network')} with an MTU of 1500 B: "
+                            f"{n.name} runs at {units.format_rate(n.speed_bytes_per_s, 'network')} with an MTU of 1500 B: "
                             "per-packet costs cap the host well below line rate; jumbo frames (MTU 9000) "
                             "cut the packet rate six-fold where the path allows them"))
     return out
@@ -115,7 +115,7 @@ def unchecked(facts: MachineFacts) -> list[str]:
         out.append("cpufreq governor (no cpufreq in sysfs)")
     if not any(d.current_speed and d.max_speed for d in facts.pci):
         out.append("PCIe link speed and width (no device reports current and maximum link)")
-    if facts.nics and not any(n.speed for n in facts.nics):
+    if facts.nics and not any(n.speed_bytes_per_s for n in facts.nics):
         out.append("MTU against NIC speed (no NIC reports its speed)")
     return out
 
@@ -291,8 +291,8 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
         if dev and dev.vendor and dev.device:
             nic["model"] = f"PCI {dev.vendor}:{dev.device} ({n.pci_address})"
         unknown = []
-        if n.speed:
-            nic["line_rate"] = _v(f"{n.speed * 8 / 1e6:g} Mbit/s", f"sysfs class/net/{n.name}/speed")
+        if n.speed_bytes_per_s:
+            nic["line_rate"] = _v(f"{n.speed_bytes_per_s * 8 / 1e6:g} Mbit/s", f"sysfs class/net/{n.name}/speed")
         else:
             unknown.append("line_rate")
         if n.mtu:
@@ -303,9 +303,9 @@ def facts_to_profile_document(facts: MachineFacts, *, name: str | None = None,
         net = _ident(f"network-{n.name}")
         comps[net] = {"kind": "network", "description": f"the network beyond {n.name}"}
         chain = []
-        if n.speed:
+        if n.speed_bytes_per_s:
             links[_ident(f"ethernet-{n.name}")] = {"kind": "ethernet", "between": [net, nid],
-                                                   "rate": _v(f"{n.speed * 8 / 1e6:g} Mbit/s",
+                                                   "rate": _v(f"{n.speed_bytes_per_s * 8 / 1e6:g} Mbit/s",
                                                               f"sysfs class/net/{n.name}/speed")}
             chain.append(nid)
             pl = attach(nid, n.pci_address)

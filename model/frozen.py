@@ -84,50 +84,6 @@ def freeze_map(value: Mapping | None) -> FrozenMap:
     return EMPTY if not value else FrozenMap(value)
 
 
-class ReadOnlyView(Mapping):
-    """A read-only view of a parsed document, built in O(1): nested tables are viewed the same
-    way, arrays come back as tuples.  For a record of the input kept beside the objects built
-    from it (``Profile.document``), where copying a 100,000-link document would cost as much as
-    reading it.  Not hashable: it is a view, not a value."""
-
-    __slots__ = ("_doc",)
-
-    def __init__(self, doc: Mapping):
-        self._doc = doc
-
-    def __getitem__(self, key):
-        return _view(self._doc[key])
-
-    def __iter__(self) -> Iterator:
-        return iter(self._doc)
-
-    def __len__(self) -> int:
-        return len(self._doc)
-
-    def __repr__(self) -> str:
-        return f"ReadOnlyView({self._doc!r})"
-
-    def __reduce__(self):
-        return (ReadOnlyView, (self._doc,))
-
-    __hash__ = None
-
-
-def _view(value):
-    if isinstance(value, (FrozenMap, ReadOnlyView)):
-        return value
-    if isinstance(value, Mapping):
-        return ReadOnlyView(value)
-    if isinstance(value, list):
-        return tuple(_view(v) for v in value)
-    return value
-
-
-def read_only(doc: Mapping | None) -> Mapping:
-    """``doc`` as a read-only view (no copy; see :class:`ReadOnlyView`)."""
-    return _view(doc or {})
-
-
 def thaw(value):
     """A plain copy of what :func:`deep_freeze` made (dicts and lists, for JSON and TOML writers)."""
     if isinstance(value, Mapping):

@@ -22,14 +22,14 @@ class Resource:
     id: str
     link: str
     direction: tuple[str, str] | None  # None: shared by both directions
-    capacity: float  # [B/s]
+    capacity_bytes_per_s: float
 
 
 def resources(profile: Profile, *, effective: bool = False) -> dict[str, Resource]:
     """All resources of a profile, keyed by id, with raw or effective capacities."""
     out = {}
     for link in profile.links.values():
-        cap = link.effective_capacity if effective else link.capacity
+        cap = link.effective_capacity_bytes_per_s if effective else link.capacity_bytes_per_s
         if link.duplex == "half":
             out[link.id] = Resource(link.id, link.id, None, cap)
         else:
@@ -44,7 +44,8 @@ def link_capacities(profile: Profile, *, effective: bool = False,
                     capacities: dict[str, float] | None = None) -> dict[str, float]:
     """Each link's capacity [B/s] by link id: raw, or left for payload after protocol overhead
     (``effective``); ``capacities`` overrides some by link id (what-if questions)."""
-    out = {lid: (link.effective_capacity if effective else link.capacity) for lid, link in profile.links.items()}
+    out = {lid: (link.effective_capacity_bytes_per_s if effective else link.capacity_bytes_per_s)
+           for lid, link in profile.links.items()}
     if capacities:
         out.update((lid, c) for lid, c in capacities.items() if lid in out)
     return out

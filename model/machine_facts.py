@@ -101,10 +101,11 @@ class GpuFact:
 
 @dataclass(frozen=True)
 class NicFact:
-    """A network interface with a device behind it: ``speed`` [B/s], ``mtu`` [B]."""
+    """A network interface with a device behind it: ``speed_bytes_per_s`` (sysfs's ``speed``),
+    ``mtu`` [B]."""
 
     name: str
-    speed: float | None = None
+    speed_bytes_per_s: float | None = None
     mtu: int | None = None
     pci_address: str | None = None
 
@@ -169,8 +170,6 @@ class MachineFacts:
         d["sources"] = dict(self.sources)
         d["nominal_clock_hz"] = d.pop("nominal_clock")
         d["current_clock_hz"] = d.pop("current_clock")
-        for nic in d["nics"]:
-            nic["speed_bytes_per_s"] = nic.pop("speed")
         for dev in d["pci"]:
             dev["current_speed_transfers_per_s"] = dev.pop("current_speed")
             dev["max_speed_transfers_per_s"] = dev.pop("max_speed")

@@ -91,15 +91,10 @@ class Arcs:
     def of_profile(cls, profile, keep: frozenset[str] | None = None) -> "Arcs":
         """The raw-capacity graph of a profile, without building a networkx graph; ``keep``
         (node names) cuts it to those nodes and the links among them."""
-        import gc
-
+        from .gc_pause import gc_paused
         from .graph import layout
 
-        # Hundreds of thousands of new containers, none in a cycle: the collector's repeated
-        # passes over them cost a third of the build on a 100,000-link fabric.
-        paused = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():  # hundreds of thousands of new containers, none in a cycle
             nodes, edges, forest = layout(profile, keep=keep)
             seen = {n for n, _ in nodes}
             by_tail: dict[str, list] = {n: [] for n, _ in nodes}
@@ -111,9 +106,6 @@ class Arcs:
                         by_tail[end] = []
                 by_tail[e[0]].append(e)
             return cls(nodes, (e for n, _ in nodes for e in by_tail[n]), forest=forest, name=profile.name)
-        finally:
-            if paused:
-                gc.enable()
 
     def blocks(self):
         """The biconnected components (blocks) of the undirected shape as sets of node indices,

@@ -128,7 +128,7 @@ def measured_ceilings(profile, signature: Signature, stat: str = "median") -> tu
         memories = {cid for cid, c in profile.components.items() if c.kind == "memory"}
         for lid, link in profile.links.items():
             if link.definition.memory or memories & set(link.between):
-                out.append(MeasuredCeiling(lid, "link", mem[0], link.capacity, mem[1]))
+                out.append(MeasuredCeiling(lid, "link", mem[0], link.capacity_bytes_per_s, mem[1]))
     copy = copy_figure(signature, stat)
     if copy and "mem-copy" in profile.flows:
         from .ceilings import flow_ceiling
@@ -220,10 +220,10 @@ def flow_ceilings_for(profile, flow: str, signature: Signature | None = None,
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     c = flow_ceiling(profile, flow)
     out = [(f"{flow} [{','.join(c.binding)}]", c.ceiling_bytes_per_s)]
-    if c.effective_bytes_per_s and abs(c.effective_bytes_per_s - c.ceiling_bytes_per_s) > \
+    if c.effective_ceiling_bytes_per_s and abs(c.effective_ceiling_bytes_per_s - c.ceiling_bytes_per_s) > \
             1e-9 * c.ceiling_bytes_per_s:
         out.append((f"{flow} effective [{','.join(c.effective_binding or c.binding)}]",
-                    c.effective_bytes_per_s))
+                    c.effective_ceiling_bytes_per_s))
     if signature is not None:
         for m in measured_ceilings(profile, signature, stat):
             out.append((f"measured {m.name} ({m.source})", m.measured_bytes_per_s))

@@ -322,11 +322,12 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
             ax.plot(xs, ys, solid_capstyle="round", **style)
             (x0, y0), (x1, y1) = (hx, hy), (hx, hy)
         conv = convention(link.definition.network)
-        text = format_rate(link.capacity, conv)
+        text = format_rate(link.capacity_bytes_per_s, conv)
         if link.duplex == "full":
             text += " each way"
-        if effective and link.definition.efficiency and abs(link.effective_capacity - link.capacity) > 1e-9 * link.capacity:
-            text += f"\n(effective {format_rate(link.effective_capacity, conv)})"
+        raw, eff = link.capacity_bytes_per_s, link.effective_capacity_bytes_per_s
+        if effective and link.definition.efficiency and abs(eff - raw) > 1e-9 * raw:
+            text += f"\n(effective {format_rate(eff, conv)})"
         label = f"{link.id}\n{text}"
         ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 8 + 34 * k), textcoords="offset points",
                     ha="center", va="bottom", fontsize=8,

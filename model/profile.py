@@ -22,7 +22,7 @@ from . import linkkinds, units
 from . import spread as _spread
 from .document import Reader
 from .errors import ProfileError, UnitError, shown
-from .frozen import FrozenMap, freeze_map, read_only
+from .frozen import FrozenMap, freeze_map
 from .linkkinds import Param
 
 SCHEMA_VERSION = 1
@@ -246,7 +246,7 @@ class Link:
         from .readable import rate
 
         try:
-            cap = rate(self.capacity)
+            cap = rate(self.capacity_bytes_per_s)
         except Exception:  # noqa: BLE001 - a repr must not fail (an incomplete link)
             cap = "capacity unknown"
         return f"Link({self.id}: {self.kind} {' <-> '.join(self.between)}, {cap})"
@@ -263,7 +263,7 @@ class Link:
         return self._figures[2]
 
     @property
-    def capacity(self) -> float:
+    def capacity_bytes_per_s(self) -> float:
         """Raw capacity [B/s]: per direction when full duplex, shared when half duplex."""
         return self._figures[0]
 
@@ -273,16 +273,16 @@ class Link:
         return self._figures[1]
 
     @property
-    def effective_capacity(self) -> float:
+    def effective_capacity_bytes_per_s(self) -> float:
         """Capacity left for payload after protocol overhead [B/s]."""
-        return self.capacity * self.efficiency
+        return self.capacity_bytes_per_s * self.efficiency
 
     @property
-    def effective_both_ways(self) -> float:
+    def effective_both_ways_bytes_per_s(self) -> float:
         """Effective capacity each way while both directions carry data [B/s]: lower than one way
         where the reverse direction's ACKs and read requests share the link (PCIe)."""
         both = self.definition.both_ways
-        return self.effective_capacity if both is None else float(both(self.values()))
+        return self.effective_capacity_bytes_per_s if both is None else float(both(self.values()))
 
     @property
     def formula(self) -> str:
@@ -359,12 +359,10 @@ class Profile:
     scenarios: Mapping[str, Scenario] = field(default_factory=dict)
     source: str | None = None
     path: str | None = None
-    document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("components", "links", "flows", "scenarios"):
             _set(self, name, freeze_map(getattr(self, name)))
-        _set(self, "document", read_only(self.document))
         try:
             self._check_references()
         except ProfileError as exc:
@@ -704,7 +702,7 @@ def _profile(doc, file, default_name) -> Profile:
     _check_paths(ctx, components, links, flows)
     scenarios = {n: _scenario(ctx, n, t, flows) for n, t in _table(ctx, doc, "scenarios").items()}
     return Profile(name, ctx.text_field(doc, "description", "") or "", components, links, flows, scenarios,
-                   source, file, doc)
+                   source, file)
 
 
 def _check_paths(ctx: Reader, components, links, flows) -> None:

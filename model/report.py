@@ -90,7 +90,7 @@ def _ceiling_section(profile, ceilings, flow) -> str:
         net = uses_network(profile, c.usage)
         nxt = f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-"
         substituted = explain(profile, c.name).substituted if c.name in profile.flows else ""
-        rows.append(([c.name, _rate(c.ceiling_bytes_per_s, net), _rate(c.effective_bytes_per_s, net),
+        rows.append(([c.name, _rate(c.ceiling_bytes_per_s, net), _rate(c.effective_ceiling_bytes_per_s, net),
                       ", ".join(c.binding), nxt, c.formula, substituted, " -> ".join(c.path)],
                      c.name == flow))
     flows = _table("ceiling-table", ["flow", "ceiling", "effective", "binding link", "to move it",
@@ -132,7 +132,7 @@ def _verdict_section(verdict) -> str:
     rows = []
     for c in verdict.ceilings:
         rows.append(([c.name, c.kind, net(c.ceiling_bytes_per_s),
-                      net(c.raw_bytes_per_s) if c.raw_bytes_per_s is not None else "",
+                      net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else "",
                       f"{verdict.measured_bytes_per_s / c.ceiling_bytes_per_s:.0%}", c.formula, c.note],
                      c is verdict.binding))
     parts.append("<h3>Every ceiling on the measured figure</h3>")
@@ -203,7 +203,7 @@ def _signature_section(profile, signature, name, ceilings) -> str:
                          + _e(", ".join(above)) + _e(": a measurement cannot beat its ceiling, so either the "
                                                     "signature comes from another machine than the profile "
                                                     "describes, or the profile understates the hardware.") + "</p>")
-    lines = [(f"{l.id} ({l.kind})", l.capacity) for l in profile.links.values() if l.definition.memory_path]
+    lines = [(f"{l.id} ({l.kind})", l.capacity_bytes_per_s) for l in profile.links.values() if l.definition.memory_path]
     from .resource_ids import uses_network
 
     lines += [(f"flow {c.name}", c.ceiling_bytes_per_s) for c in ceilings if not uses_network(profile, c.usage)]

@@ -25,8 +25,8 @@ def link_rows(profile: Profile, binding: set[str]) -> list[list[str]]:
         net = link.definition.network
         mark = "*" if link.id in binding else ""
         rows.append([mark + link.id, link.kind, " <-> ".join(link.between), link.duplex,
-                     rate(link.capacity, net),
-                     rate(link.effective_capacity, net) if link.definition.efficiency else "",
+                     rate(link.capacity_bytes_per_s, net),
+                     rate(link.effective_capacity_bytes_per_s, net) if link.definition.efficiency else "",
                      link.formula])
     return rows
 
@@ -36,7 +36,7 @@ def flow_rows(profile: Profile, ceilings: list[Ceiling]) -> list[list[str]]:
     for c in ceilings:
         net = uses_network(profile, c.usage)
         nxt = (f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-")
-        rows.append([c.name, rate(c.ceiling_bytes_per_s, net), rate(c.effective_bytes_per_s, net),
+        rows.append([c.name, rate(c.ceiling_bytes_per_s, net), rate(c.effective_ceiling_bytes_per_s, net),
                      ", ".join(c.binding), nxt, " -> ".join(c.path)])
     return rows
 
@@ -47,7 +47,8 @@ def ceilings_json(profile: Profile, ceilings: list[Ceiling], scenarios: list[Cei
         "description": profile.description,
         "links": [
             {"id": l.id, "kind": l.kind, "between": list(l.between), "duplex": l.duplex,
-             "capacity_bytes_per_s": l.capacity, "effective_capacity_bytes_per_s": l.effective_capacity,
+             "capacity_bytes_per_s": l.capacity_bytes_per_s,
+             "effective_capacity_bytes_per_s": l.effective_capacity_bytes_per_s,
              "efficiency": l.efficiency, "formula": l.formula,
              "effective_formula": l.definition.efficiency_formula or None}
             for l in profile.links.values()

@@ -125,8 +125,8 @@ def explain_link(profile: Profile, link_id: str) -> Explanation:
     d = link.definition
     expr = link_expression(link)
     value = float(expr.subs(link_values(link)))
-    if not math.isclose(value, link.capacity, rel_tol=1e-12):  # the two paths must agree
-        raise RuntimeError(f"symbolic and numeric capacity of {link_id} differ: {value} vs {link.capacity}")
+    if not math.isclose(value, link.capacity_bytes_per_s, rel_tol=1e-12):  # the two paths must agree
+        raise RuntimeError(f"symbolic and numeric capacity of {link_id} differ: {value} vs {link.capacity_bytes_per_s}")
     terms = tuple(Term(n, v.text, v.si, v.source) for n, v in link.params.items())
     duplex = ("half duplex: one capacity shared by both directions" if link.duplex == "half"
               else "full duplex: this capacity in each direction")
@@ -138,7 +138,7 @@ def explain_link(profile: Profile, link_id: str) -> Explanation:
         formula=f"{d.formula}", substituted=_substitute(d.formula, link),
         result_bytes_per_s=value, network=d.network, terms=terms,
         effective_formula=(f"capacity × {_efficiency_text(link)}" if d.efficiency else ""),
-        effective_bytes_per_s=link.effective_capacity if d.efficiency else None,
+        effective_bytes_per_s=link.effective_capacity_bytes_per_s if d.efficiency else None,
     )
 
 
@@ -153,7 +153,7 @@ def explain_flow(profile: Profile, flow_name: str) -> Explanation:
     parts = []
     for rids, u in parallel_groups(profile, c.usage):  # parallel links: one term, capacities added
         rid = " + ".join(rids)
-        parts.append((rid, sum(profile.links[link_of(r)].capacity for r in rids), u))
+        parts.append((rid, sum(profile.links[link_of(r)].capacity_bytes_per_s for r in rids), u))
     substituted = "min(" + ", ".join(
         f"{units.format_rate(cap / u)}" + (f" [{rid} / {u:g}]" if u != 1 else f" [{rid}]")
         for rid, cap, u in parts) + ")"
@@ -161,7 +161,7 @@ def explain_flow(profile: Profile, flow_name: str) -> Explanation:
     return Explanation(
         target=flow_name, kind="flow", description=c.description or "",
         formula=c.formula, substituted=substituted, result_bytes_per_s=value, network=network,
-        parts=tuple(parts), binding=c.binding, effective_bytes_per_s=c.effective_bytes_per_s,
+        parts=tuple(parts), binding=c.binding, effective_bytes_per_s=c.effective_ceiling_bytes_per_s,
     )
 
 
@@ -304,7 +304,7 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
         return flow_ceiling(profile.with_link_param(link_id, param, v), flow_name)
 
     def reaches(v) -> bool:
-        return ceiling(v).effective_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
+        return ceiling(v).effective_ceiling_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
 
     equation = sympy.Eq(effective / u, sympy.Float(target_bytes_per_s))
     eff_roots = _positive_roots(effective / u, sym, target_bytes_per_s, others)
@@ -331,12 +331,12 @@ def solve(profile: Profile, flow_name: str, target_bytes_per_s: float, vary: str
             value = float(math.ceil(value) if increasing else max(1, math.floor(value)))
             note = f"{param} is a whole number: rounded {'up' if increasing else 'down'}"
     after = ceiling(value)
-    reachable = after.effective_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
+    reachable = after.effective_ceiling_bytes_per_s >= target_bytes_per_s * (1 - _REACH)
     if not reachable:
         note = (f"at {param} = {units.format_quantity(value, spec.dimension)} the flow is bound by "
-                f"{', '.join(after.binding)} at {units.format_rate(after.effective_bytes_per_s)}: "
+                f"{', '.join(after.binding)} at {units.format_rate(after.effective_ceiling_bytes_per_s)}: "
                 f"no value of {vary} alone reaches the target")
     return Solved(flow_name, link_id, param, target_bytes_per_s, float(value), spec.dimension,
-                  str(equation), reachable, after.effective_bytes_per_s, after.binding, note,
+                  str(equation), reachable, after.effective_ceiling_bytes_per_s, after.binding, note,
                   raw_value_si=raw_roots[0] if raw_roots else None,
                   network=uses_network(profile, before.usage))

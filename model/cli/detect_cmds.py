@@ -248,7 +248,8 @@ def _summary(facts, doc) -> str:
                                       for c in facts.caches) or "unknown"),
              f"memory   {q(facts.memory_bytes, 'size')}"]
     for n in facts.nics:
-        lines.append(f"nic      {n.name}: {format_rate(n.speed, 'network') if n.speed else 'speed unknown'}, "
+        speed = format_rate(n.speed_bytes_per_s, 'network') if n.speed_bytes_per_s else 'speed unknown'
+        lines.append(f"nic      {n.name}: {speed}, "
                      f"MTU {n.mtu or 'unknown'}, PCI {n.pci_address or 'unknown'}")
     for d in facts.pci:
         if d.current_speed or d.current_width or d.link_bytes_per_s:

@@ -245,7 +245,7 @@ def render(v) -> str:
     rows = []
     for c in v.ceilings:
         mark = "*" if c is v.binding else ""
-        raw = net(c.raw_bytes_per_s) if c.raw_bytes_per_s is not None else ""
+        raw = net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else ""
         rows.append([mark + c.name, c.kind, net(c.ceiling_bytes_per_s), raw,
                      f"{v.measured_bytes_per_s / c.ceiling_bytes_per_s:.0%}"])
     lines.append(table(rows, ["ceiling", "kind", "payload rate", "raw", "measured/ceiling"], align="llrrr"))

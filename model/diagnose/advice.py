@@ -122,7 +122,7 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
     elif kind in linkkinds.KINDS and verdict != "far-below-all":
         # a link binds: what its kind advises (the registry entry's bound_advice)
         bound = linkkinds.KINDS[kind].bound_advice
-        said = bound(_link_values(profile, binding), binding.raw_bytes_per_s, _net) if bound else None
+        said = bound(_link_values(profile, binding), binding.raw_ceiling_bytes_per_s, _net) if bound else None
         if said:
             advice.append(said)
 
@@ -134,11 +134,11 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
     if profile is not None:
         advised = set()
         for x in limits:
-            if x.kind == "pci-x" and x.link and x.raw_bytes_per_s is not None and x.link not in advised \
+            if x.kind == "pci-x" and x.link and x.raw_ceiling_bytes_per_s is not None and x.link not in advised \
                     and profile.links[x.link].values()["burst"] < 4096:
                 advised.add(x.link)
                 better = profile.with_link_param(x.link, "burst", 4096.0).links[x.link]
-                ratio = better.effective_capacity / profile.links[x.link].effective_capacity
+                ratio = better.effective_capacity_bytes_per_s / profile.links[x.link].effective_capacity_bytes_per_s
                 advice.append(f"set MMRBC to 4096 on the NIC (e.g. setpci -d 8086:1048 e6.b=2e for the Intel "
                               f"PRO/10GbE, seed 000; Intel note CS-025829): the effective PCI-X ceiling rises "
                               f"from {_net(x.ceiling_bytes_per_s)} to {_net(x.ceiling_bytes_per_s * ratio)}")

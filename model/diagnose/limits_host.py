@@ -45,7 +45,7 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
         link = profile.links[lid]
         if link.definition.network or u <= 0:
             continue
-        eff_cap, raw_cap = link.effective_capacity, link.capacity
+        eff_cap, raw_cap = link.effective_capacity_bytes_per_s, link.capacity_bytes_per_s
         value = eff_cap / u / share
         raw = raw_cap / u / share
         parts = [f"{link.formula} = {format_rate(raw_cap, 'memory')}"]
@@ -60,14 +60,15 @@ def _host_limits(inputs, profile, mtu) -> list[Limit]:
         if link.kind == "pci-x":
             note += f"; MMRBC (burst) {link.params['burst'].text}"
         out.append(Limit(f"{lid} ({link.kind}) on flow {flow}", link.kind, value, " ".join(parts), note,
-                         raw_bytes_per_s=raw, link=lid))
+                         raw_ceiling_bytes_per_s=raw, link=lid))
     out += _split_read_limits(inputs, profile, usage, share)
-    flow_eff = (c.effective_bytes_per_s or c.ceiling_bytes_per_s) / share
+    flow_eff = (c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s) / share
     if out and flow_eff < min(x.ceiling_bytes_per_s for x in out) * (1 - 1e-6):
         lid = (c.effective_binding or c.binding)[0]
         out.append(Limit(f"host path {flow}", profile.links[lid].kind, flow_eff,
                          f"{c.formula} (effective capacities) / {share:.4f} = {_net(flow_eff)}",
-                         f"binding: {', '.join(c.effective_binding)}", raw_bytes_per_s=c.ceiling_bytes_per_s / share,
+                         f"binding: {', '.join(c.effective_binding)}",
+                         raw_ceiling_bytes_per_s=c.ceiling_bytes_per_s / share,
                          link=lid))
     return out
 
@@ -95,10 +96,10 @@ def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
         if link.kind != "pci-x":
             continue
         burst = link.values()["burst"]
-        bound = protocols.split_read_bound(n, burst, latency, link.capacity)
+        bound = protocols.split_read_bound(n, burst, latency, link.capacity_bytes_per_s)
         value = bound / u / share
         formula = (f"N x MMRBC / (latency + MMRBC / peak) = {n} x {burst:g} B / ({_time(latency)} + {burst:g} B / "
-                   f"{format_rate(link.capacity, 'memory')}) / {share:.4f} = {_net(value)}")
+                   f"{format_rate(link.capacity_bytes_per_s, 'memory')}) / {share:.4f} = {_net(value)}")
         out.append(Limit(f"{lid} split reads ({n} outstanding, MMRBC {burst:g} B)", "pci-x", value, formula,
                          "DMA reads from memory: each outstanding read returns MMRBC bytes a latency later "
                          "(PCI-X 2.0 addendum; Intel CS-025829)", link=lid))

@@ -57,7 +57,7 @@ def window_limit(run) -> list[Limit]:
         note = (f"often worked out as {stream_text}{rough[1]} = {_net(rough_value)} "
                 f"(decimal prefix, rounded RTT); exact: {_net(value)}")
     return [Limit(f"TCP window {_size(window)} at {_time(rtt)}", "window", value, formula, note,
-                  rough_bytes_per_s=rough_value)]
+                  rough_ceiling_bytes_per_s=rough_value)]
 
 
 def loss_limit(run) -> list[Limit]:

@@ -21,7 +21,7 @@ def resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
         for lid in flow_links(profile, inputs.flow):
             link = profile.links[lid]
             if link.definition.network:
-                return link.capacity, f"profile {profile.name}, link {lid}"
+                return link.capacity_bytes_per_s, f"profile {profile.name}, link {lid}"
     return None, ""
 
 

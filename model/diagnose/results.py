@@ -16,8 +16,8 @@ class Limit:
     ceiling_bytes_per_s: float
     formula: str
     note: str = ""
-    raw_bytes_per_s: float | None = None  # host links: the raw capacity beside the effective one
-    rough_bytes_per_s: float | None = None  # the same figure as commonly rounded (seed 002's 711 Mbit/s)
+    raw_ceiling_bytes_per_s: float | None = None  # host links: the raw capacity beside the effective one
+    rough_ceiling_bytes_per_s: float | None = None  # the same figure as commonly rounded (seed 002's 711 Mbit/s)
     estimate: bool = False  # a rule of thumb, not a bound
     link: str | None = None
 
@@ -29,10 +29,10 @@ class Limit:
     def to_dict(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "ceiling_bytes_per_s": self.ceiling_bytes_per_s,
              "formula": self.formula, "note": self.note or None, "estimate": self.estimate}
-        if self.raw_bytes_per_s is not None:
-            d["raw_ceiling_bytes_per_s"] = self.raw_bytes_per_s
-        if self.rough_bytes_per_s is not None:
-            d["rough_ceiling_bytes_per_s"] = self.rough_bytes_per_s
+        if self.raw_ceiling_bytes_per_s is not None:
+            d["raw_ceiling_bytes_per_s"] = self.raw_ceiling_bytes_per_s
+        if self.rough_ceiling_bytes_per_s is not None:
+            d["rough_ceiling_bytes_per_s"] = self.rough_ceiling_bytes_per_s
         if self.link is not None:
             d["link"] = self.link
         return d

@@ -278,8 +278,8 @@ def compare_with_nccl(text: str, *, file: str | None = None) -> list[dict]:
     doc = load_topology(text, file=file)
     profile = profile_from_document(doc, file=file)
     nccl = nccl_link_bandwidths(text, file=file)
-    raw = {tuple(l.between): l.capacity for l in profile.links.values()}
-    eff = {tuple(l.between): l.effective_capacity for l in profile.links.values()}
+    raw = {tuple(l.between): l.capacity_bytes_per_s for l in profile.links.values()}
+    eff = {tuple(l.between): l.effective_capacity_bytes_per_s for l in profile.links.values()}
     rows = []
     for c in all_ceilings(profile):
         f = profile.flows[c.name]
@@ -287,5 +287,5 @@ def compare_with_nccl(text: str, *, file: str | None = None) -> list[dict]:
         rows.append({"flow": c.name, "nccl_bytes_per_s": _widest(nccl, a, b),
                      "path_raw_bytes_per_s": _widest(raw, a, b), "path_effective_bytes_per_s": _widest(eff, a, b),
                      "maxflow_raw_bytes_per_s": c.ceiling_bytes_per_s,
-                     "maxflow_effective_bytes_per_s": c.effective_bytes_per_s})
+                     "maxflow_effective_bytes_per_s": c.effective_ceiling_bytes_per_s})
     return rows

@@ -153,6 +153,6 @@ def test_detect_with_a_signature_adds_the_memory_link(tmp_path, capsys):
     p = load_profile(out)
     # likwid-bench points at the largest working set (120 MB, MEM), most threads (2): load, best of
     # the fixture's three repetitions 28.30, 28.34, 28.20 GB/s
-    assert p.links["memory"].capacity == pytest.approx(28.34e9)
+    assert p.links["memory"].capacity_bytes_per_s == pytest.approx(28.34e9)
     assert "likwid-bench" in p.links["memory"].params["rate"].source
     assert p.flows["nic-rx"].sink == "memory" and "mem-copy" in p.flows

@@ -33,12 +33,12 @@ def test_recorded_h100_host_yields_a_gpu_with_a_link_and_flows():
     assert gpu.kind == "accelerator" and gpu.model == "NVIDIA H100 80GB HBM3"
     assert gpu.get("memory_size") == 81559 * 2 ** 20  # nvidia-smi -q: FB Memory Usage Total
     link = p.links["pcie-gpu0"]
-    assert link.between == ("gpu0", "cpu0") and link.capacity == pytest.approx(GEN5_X16)
+    assert link.between == ("gpu0", "cpu0") and link.capacity_bytes_per_s == pytest.approx(GEN5_X16)
     c = {x.name: x for x in all_ceilings(p)}
     assert c["host-to-gpu0"].ceiling_bytes_per_s == pytest.approx(GEN5_X16)
     assert c["gpu0-to-host"].binding == ("pcie-gpu0",)
     both = scenario_ceilings(p, "gpu0-both-ways")
-    assert sum(x.effective_bytes_per_s for x in both) < 2 * c["host-to-gpu0"].effective_bytes_per_s
+    assert sum(x.effective_ceiling_bytes_per_s for x in both) < 2 * c["host-to-gpu0"].effective_ceiling_bytes_per_s
 
 
 def test_nvidia_smi_q_parse():
@@ -73,7 +73,7 @@ def test_nvswitch_fabric_from_topo():
     assert p.components["nvswitch"].kind == "switch"
     nv = p.links["nvlink-gpu3"]
     assert nv.kind == "nvlink" and nv.between == ("gpu3", "nvswitch")
-    assert nv.capacity == pytest.approx(18 * 25e9)  # H100: 18 links of 25 GB/s each way
+    assert nv.capacity_bytes_per_s == pytest.approx(18 * 25e9)  # H100: 18 links of 25 GB/s each way
     c = {x.name: x for x in all_ceilings(p)}
     # NVLink plus the two GPUs' PCIe links through the root complex: max-flow counts both paths
     assert c["gpu0-to-gpu1"].ceiling_bytes_per_s == pytest.approx(18 * 25e9 + GEN5_X16)
@@ -82,7 +82,7 @@ def test_nvswitch_fabric_from_topo():
 def test_direct_nvlink_bridge_from_topo():
     p = profile_from_document(facts_to_profile_document(_gpus(2, "topo-m-2gpu-bridge.txt")))
     assert "nvswitch" not in p.components
-    assert p.links["nvlink-gpu0-gpu1"].capacity == pytest.approx(12 * 25e9)
+    assert p.links["nvlink-gpu0-gpu1"].capacity_bytes_per_s == pytest.approx(12 * 25e9)
 
 
 def _switch_tree(tmp_path: Path) -> Path:

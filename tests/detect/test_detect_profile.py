@@ -31,7 +31,7 @@ def test_fixture_profile_loads_and_binds_on_the_downgraded_link(facts):
     assert cpu.get("cores") == 4 and "flops_per_cycle" in cpu.unknown
     assert [(c.level, c.size.si) for c in cpu.caches] == [(1, 32768), (1, 32768), (2, 6 * 2 ** 20)]
     link = p.links["pcie-nic-eth0"]
-    assert link.kind == "pcie" and link.capacity == pytest.approx(PCIE3_X4)
+    assert link.kind == "pcie" and link.capacity_bytes_per_s == pytest.approx(PCIE3_X4)
     assert p.components["nic-eth0"].get("line_rate") == pytest.approx(12.5e9)
     assert "memory" not in p.links and "mem-copy" not in p.flows  # memory bandwidth is not invented
     ceilings = {c.name: c for c in all_ceilings(p)}

@@ -28,7 +28,7 @@ def test_hgx_dump_becomes_a_profile():
     kinds = [c.kind for c in p.components.values()]
     assert kinds.count("accelerator") == 8 and kinds.count("nic") == 8 and kinds.count("switch") == 5
     nv = p.links["nvlink-gpu0"]
-    assert nv.between == ("gpu0", "nvswitch") and nv.capacity == pytest.approx(18 * 25e9)
+    assert nv.between == ("gpu0", "nvswitch") and nv.capacity_bytes_per_s == pytest.approx(18 * 25e9)
     assert p.components["nic-0000-13-00-0"].get("line_rate") == pytest.approx(50e9)
     gdr = flow_ceiling(p, "nic-0000-13-00-0-to-gpu0")
     assert gdr.ceiling_bytes_per_s == pytest.approx(50e9) and "cpu0" not in gdr.path

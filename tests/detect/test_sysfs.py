@@ -39,7 +39,7 @@ def test_devices(facts):
     nic = pci["0000:01:00.0"]
     assert (nic.current_speed, nic.current_width, nic.max_speed, nic.max_width) == (8e9, 4, 16e9, 16)
     assert nic.downgraded and not pci["0000:02:00.0"].downgraded
-    assert [(n.name, n.speed, n.mtu, n.pci_address) for n in facts.nics] == [
+    assert [(n.name, n.speed_bytes_per_s, n.mtu, n.pci_address) for n in facts.nics] == [
         ("eth0", 100e9 / 8, 1500, "0000:01:00.0")]  # lo has no device: left out
     assert [(d.name, d.size_bytes, d.rotational, d.pci_address) for d in facts.disks] == [
         ("nvme0n1", 1000215216 * 512, False, "0000:02:00.0")]  # loop0 left out
@@ -93,7 +93,7 @@ def test_garbage_in_a_sysfs_file(sysfs_copy, rel, text, expected):
 def test_speed_unknown_sentinels(sysfs_copy, speed):
     (sysfs_copy / "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/net/eth0/speed").write_text(speed + "\n")
     f = read_sysfs(sysfs_copy)
-    assert f.nics[0].speed is None and [x for x in flags(f) if x.kind == "mtu"] == []
+    assert f.nics[0].speed_bytes_per_s is None and [x for x in flags(f) if x.kind == "mtu"] == []
 
 
 def test_slow_but_full_width_link(sysfs_copy):
@@ -138,7 +138,7 @@ def test_unknown_values_stay_unknown(sysfs_copy):
     f = read_sysfs(sysfs_copy)
     nic = next(d for d in f.pci if d.address == "0000:01:00.0")
     assert nic.current_speed is None and nic.current_width is None
-    assert f.nics[0].speed is None
+    assert f.nics[0].speed_bytes_per_s is None
 
 
 def test_a_bare_vm_degrades_to_unknown(tmp_path):

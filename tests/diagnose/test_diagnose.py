@@ -42,7 +42,7 @@ def test_aarnet_705_is_at_the_window_ceiling():
     assert v.binding.ceiling_bytes_per_s / MBIT == pytest.approx(4 * MIB * 8 / 0.0445 / 1e6, rel=1e-12)
     assert v.binding.ceiling_bytes_per_s / MBIT == pytest.approx(754.0, abs=0.1)
     # the seed's own convention, 4M * 8 / 0.045 = 711 Mbps, shown beside the exact figure
-    assert v.binding.rough_bytes_per_s / MBIT == pytest.approx(711.1, abs=0.1)
+    assert v.binding.rough_ceiling_bytes_per_s / MBIT == pytest.approx(711.1, abs=0.1)
     assert "711.1 Mbit/s" in v.binding.note and "754 Mbit/s" in v.binding.note
     assert v.efficiency == pytest.approx(705 / 754.03, rel=1e-4)
     assert v.limited_by == "the TCP window"
@@ -120,7 +120,7 @@ def test_g5_udp_is_near_the_pcix_ceiling(g5):
     # 133e6 x 8 B x (4096/8)/(4096/8 + 8) / (9018/8972): independently computed
     expect = 133e6 * 8 * (512 / 520) * 8972 / 9018
     assert v.binding.ceiling_bytes_per_s == pytest.approx(expect, rel=1e-9)
-    assert v.binding.raw_bytes_per_s == pytest.approx(133e6 * 8 * 8972 / 9018, rel=1e-9)
+    assert v.binding.raw_ceiling_bytes_per_s == pytest.approx(133e6 * 8 * 8972 / 9018, rel=1e-9)
     assert 0.9 <= v.efficiency < 1.0
     assert any("receiver" in n for n in v.notes)  # a UDP sender's figure
 
@@ -140,7 +140,7 @@ def test_g5_mmrbc_512_lowers_pcix_and_advice_names_mmrbc(g5):
     pcix = lambda v: next(c for c in v.ceilings if c.kind == "pci-x")  # noqa: E731
     assert pcix(low).ceiling_bytes_per_s == pytest.approx(pcix(high).ceiling_bytes_per_s * (64 / 72) / (512 / 520))  # (M/8)/(M/8 + 8)
     assert pcix(low).ceiling_bytes_per_s < pcix(high).ceiling_bytes_per_s
-    assert pcix(low).raw_bytes_per_s == pytest.approx(pcix(high).raw_bytes_per_s)  # raw beside effective
+    assert pcix(low).raw_ceiling_bytes_per_s == pytest.approx(pcix(high).raw_ceiling_bytes_per_s)  # raw beside effective
     assert low.binding.kind == "pci-x"
     assert any("MMRBC to 4096" in a for a in low.advice)
     assert not any("MMRBC to 4096" in a for a in high.advice)
@@ -341,7 +341,7 @@ def test_pcie_ceiling_and_measured_cpu_costs():
     slot = next(c for c in v.ceilings if c.kind == "pcie")
     # gen1 x8: 2.5 GT/s x 8 x 8/10 = 16 Gbit/s raw; x 256/(256+24) x 0.95 effective; per payload byte
     share = 9018 / 8948
-    assert slot.raw_bytes_per_s == pytest.approx(16 * GBIT / share)
+    assert slot.raw_ceiling_bytes_per_s == pytest.approx(16 * GBIT / share)
     assert slot.ceiling_bytes_per_s == pytest.approx(16 * GBIT * 256 / 280 * 0.95 / share)
     cpu = next(c for c in v.ceilings if c.kind == "cpu")
     assert not cpu.estimate  # the profile carries measured costs: no rule of thumb

@@ -74,7 +74,7 @@ def test_power4_memory_from_peak_dot():
     rows = [m for m in measured_ceilings(p690, load_bundled("p690")) if m.kind == "link"]
     assert rows, "the p690's memory link gets the PEAK-derived figure"
     assert rows[0].measured_bytes_per_s == pytest.approx(551.08e6 * 8)
-    assert rows[0].efficiency == pytest.approx(551.08e6 * 8 / p690.links[rows[0].name].capacity)
+    assert rows[0].efficiency == pytest.approx(551.08e6 * 8 / p690.links[rows[0].name].capacity_bytes_per_s)
 
 
 def test_classify_above_a_ceiling():

@@ -27,8 +27,8 @@ def _eff(mps):
 def test_56_gbit_line_into_pcie_gen3_x8_is_bound_by_pcie():
     p = load_profile(FIX / "nic56-pcie3x8.toml")
     c = flow_ceiling(p, "rx")
-    assert c.effective_bytes_per_s == pytest.approx(GEN3_X8 * _eff(256), rel=1e-12)
-    assert c.effective_bytes_per_s / GBIT == pytest.approx(54.73, abs=0.01)
+    assert c.effective_ceiling_bytes_per_s == pytest.approx(GEN3_X8 * _eff(256), rel=1e-12)
+    assert c.effective_ceiling_bytes_per_s / GBIT == pytest.approx(54.73, abs=0.01)
     assert c.binding == ("pcie",)  # what users read: the link that binds after overhead
     assert c.raw_binding == ("wire",)  # the raw order, under its own name
     assert c.to_dict()["raw_binding"] == ["wire"] and c.to_dict()["binding"] == ["pcie"]

@@ -48,5 +48,5 @@ def test_profile_ceilings_are_finite_and_positive(name):
     assert results, f"{name} has no flows"
     for c in results:
         assert 0 < c.ceiling_bytes_per_s < math.inf
-        assert 0 < c.effective_bytes_per_s <= c.ceiling_bytes_per_s * (1 + 1e-12)
+        assert 0 < c.effective_ceiling_bytes_per_s <= c.ceiling_bytes_per_s * (1 + 1e-12)
         assert c.binding

@@ -84,8 +84,8 @@ def _cli(capsys, *argv) -> tuple[int, str, str]:
 def test_a_profile_using_it_loads_and_its_formula_gives_the_ceiling(toy_kind):
     profile = profile_from_document(DOC)
     link = profile.links["bundle"]
-    assert link.capacity == pytest.approx(2 * 10e9 / 8)
-    assert link.effective_capacity == pytest.approx(2 * 10e9 / 8 * (1 - 0.0625))
+    assert link.capacity_bytes_per_s == pytest.approx(2 * 10e9 / 8)
+    assert link.effective_capacity_bytes_per_s == pytest.approx(2 * 10e9 / 8 * (1 - 0.0625))
     c = flow_ceiling(profile, "out")
     assert c.ceiling_bytes_per_s == pytest.approx(2.5e9)
     assert c.binding == ("bundle",) or list(c.binding) == ["bundle"]
@@ -145,7 +145,7 @@ def test_the_property_strategy_draws_it_and_its_tables_load(toy_kind):
     table = find(link_tables("a", "b"), lambda t: t["kind"] == KIND)
     doc = {"schema": 1, "components": {"a": {"kind": "device"}, "b": {"kind": "device"}},
            "links": {"l": table}}
-    assert math.isfinite(profile_from_document(doc).links["l"].capacity)
+    assert math.isfinite(profile_from_document(doc).links["l"].capacity_bytes_per_s)
 
 
 def test_unregistered_it_is_unknown_again(toy_kind):

@@ -57,8 +57,8 @@ def test_the_example_is_a_k4_fat_tree(profile):
 
 
 def test_every_host_at_once_gets_line_rate_over_oversubscription(profile):
-    line = {l.capacity for l in profile.links.values()}
-    effective = {l.effective_capacity for l in profile.links.values()}
+    line = {l.capacity_bytes_per_s for l in profile.links.values()}
+    effective = {l.effective_capacity_bytes_per_s for l in profile.links.values()}
     assert len(line) == 1 and len(effective) == 1  # one line rate everywhere
     line, effective = line.pop(), effective.pop()
     r = _oversubscription(profile)
@@ -66,7 +66,7 @@ def test_every_host_at_once_gets_line_rate_over_oversubscription(profile):
     assert len(shared) == len(profile.scenarios["shift"].flows)
     for c in shared:
         assert c.ceiling_bytes_per_s == pytest.approx(line / r, rel=1e-9), c.name
-        assert c.effective_bytes_per_s == pytest.approx(effective / r, rel=1e-9), c.name
+        assert c.effective_ceiling_bytes_per_s == pytest.approx(effective / r, rel=1e-9), c.name
     # alone, each flow gets the full line: the oversubscription binds only when hosts share
     for c in all_ceilings(profile):
         assert c.ceiling_bytes_per_s == pytest.approx(line, rel=1e-9), c.name

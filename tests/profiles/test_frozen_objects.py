@@ -35,11 +35,9 @@ def test_nothing_inside_a_loaded_profile_can_be_changed(g5):
         g5.links["pcix"] = link
     with pytest.raises(TypeError):
         g5.flows["nic-rx"].passes["mem"] = 2.0
-    with pytest.raises(TypeError):
-        g5.document["links"]["pcix"]["clock"] = "1 Hz"
     with pytest.raises(dataclasses.FrozenInstanceError):
         link.params = {}
-    assert link.capacity == pytest.approx(1.064e9)
+    assert link.capacity_bytes_per_s == pytest.approx(1.064e9)
 
 
 def test_a_what_if_out_of_range_names_link_parameter_and_range(g5):
@@ -88,7 +86,7 @@ def test_flows_scenarios_and_profiles_check_themselves(g5):
 def test_copies_and_pickles_are_equal(g5):
     for other in (copy.deepcopy(g5), pickle.loads(pickle.dumps(g5))):
         assert other == g5 and hash(other) == hash(g5)
-        assert other.links["pcix"].capacity == g5.links["pcix"].capacity
+        assert other.links["pcix"].capacity_bytes_per_s == g5.links["pcix"].capacity_bytes_per_s
 
 
 def test_diagnose_caches_on_the_profile_itself():
@@ -98,13 +96,15 @@ def test_diagnose_caches_on_the_profile_itself():
     assert cached_flow_ceiling(faster, "nic-rx").ceiling_bytes_per_s > cached_flow_ceiling(a, "nic-rx").ceiling_bytes_per_s
 
 
-def test_a_document_profile_keeps_a_read_only_view_of_its_document():
+def test_a_profile_keeps_no_copy_of_its_document():
+    # the objects are the record: a parsed 98,304-link fabric (110 MiB as JSON, 243 MiB from
+    # rtoml) kept beside them raised the peak of `ceilings` by as much
     doc = {"schema": 1, "components": {"a": {"kind": "device"}, "b": {"kind": "device"}},
            "links": {"l": {"kind": "link", "between": ["a", "b"], "rate": "1 GB/s"}}}
     profile = profile_from_document(doc)
-    assert profile.document["links"]["l"]["between"] == ("a", "b")
-    with pytest.raises((TypeError, AttributeError)):
-        profile.document["links"]["l"]["between"].append("c")
+    assert not hasattr(profile, "document")
+    doc["links"]["l"]["between"].append("c")  # the caller's document stays the caller's
+    assert profile.links["l"].between == ("a", "b")
 
 
 def test_signatures_are_read_only_and_hash():

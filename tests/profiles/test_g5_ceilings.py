@@ -36,12 +36,12 @@ def test_nic_rx_is_bound_by_pcix(g5):
 
 
 def test_link_capacities_match_the_report(g5):
-    assert g5.links["ht"].capacity == pytest.approx(G5_HT_GBIT * GBIT, rel=1e-12)
+    assert g5.links["ht"].capacity_bytes_per_s == pytest.approx(G5_HT_GBIT * GBIT, rel=1e-12)
     assert g5.links["ht"].duplex == "full"
     for fsb in ("fsb0", "fsb1"):
-        assert g5.links[fsb].capacity == pytest.approx(G5_FSB_EACH_WAY, rel=1e-12)
+        assert g5.links[fsb].capacity_bytes_per_s == pytest.approx(G5_FSB_EACH_WAY, rel=1e-12)
         assert g5.links[fsb].duplex == "full"  # 8 GB/s in all = 4 GB/s each way
-    assert g5.links["mem"].capacity == pytest.approx(G5_MEMORY, rel=1e-12)
+    assert g5.links["mem"].capacity_bytes_per_s == pytest.approx(G5_MEMORY, rel=1e-12)
     assert g5.links["mem"].duplex == "half"
     assert g5.links["pcix"].duplex == "half"
 
@@ -76,9 +76,9 @@ def test_send_and_receive_share_the_half_duplex_pcix_bus(g5):
 def test_effective_pcix_ceiling_with_default_mmrbc(g5):
     # PCI-X burst efficiency with MMRBC 512 and 8 overhead clocks: 64 / 72 (formulas.md 2).
     c = flow_ceiling(g5, "nic-rx")
-    assert c.effective_bytes_per_s == pytest.approx(G5_PCIX_GBIT * GBIT * 64 / 72)
+    assert c.effective_ceiling_bytes_per_s == pytest.approx(G5_PCIX_GBIT * GBIT * 64 / 72)
     bigger = flow_ceiling(g5.with_link_param("pcix", "burst", 4096.0), "nic-rx")
-    assert bigger.effective_bytes_per_s == pytest.approx(G5_PCIX_GBIT * GBIT * 512 / 520)
+    assert bigger.effective_ceiling_bytes_per_s == pytest.approx(G5_PCIX_GBIT * GBIT * 512 / 520)
 
 
 def test_ceilings_json_command(cli):
@@ -146,8 +146,8 @@ def test_a_shared_bus_adds_up_all_traffic_between_its_devices(tmp_path, toy_text
     from pinchpoint.profile_io import load_profile as load
 
     p = load(path)
-    fsb = p.links["fsb"].capacity  # 8 B x 100 MHz x 4 = 3.2 GB/s, shared by everything on it
-    ddr = p.links["ddr"].capacity  # 8 B x 100 MHz x 2 = 1.6 GB/s
+    fsb = p.links["fsb"].capacity_bytes_per_s  # 8 B x 100 MHz x 4 = 3.2 GB/s, shared by everything on it
+    ddr = p.links["ddr"].capacity_bytes_per_s  # 8 B x 100 MHz x 2 = 1.6 GB/s
     assert (fsb, ddr) == (3.2e9, 1.6e9)
     one = flow_ceiling(p, "copy")
     assert one.usage["fsb"] == 2  # read in, write out: two crossings of the one bus

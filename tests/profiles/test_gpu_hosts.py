@@ -44,15 +44,15 @@ def test_all_eight_nics_into_one_socket_bind_at_the_switch_uplinks(hgx):
     for c in cs:  # two NICs share each x16 uplink; UPI (4 x 32 GB/s) carries four of them: 126 < 128
         assert c.ceiling_bytes_per_s == pytest.approx(GEN5_X16 / 2)
         assert len(c.binding) == 1 and c.binding[0].startswith("up")
-        assert c.effective_bytes_per_s == pytest.approx(GEN5_X16_EFF / 2)
-    assert 4 * GEN5_X16 / 2 < hgx.links["upi"].capacity  # the socket link has (little) room left
+        assert c.effective_ceiling_bytes_per_s == pytest.approx(GEN5_X16_EFF / 2)
+    assert 4 * GEN5_X16 / 2 < hgx.links["upi"].capacity_bytes_per_s  # the socket link has (little) room left
     for c in scenario_ceilings(hgx, "all-nics-gdr"):
         assert c.ceiling_bytes_per_s == pytest.approx(NIC_400G) and c.binding[0].startswith("wire")
 
 
 def test_host_to_gpu_on_a_switch_shares_the_uplink():
     p = load_profile("pcie-2gpu-switch")
-    assert flow_ceiling(p, "h2d-gpu0").effective_bytes_per_s == pytest.approx(GEN5_X16_EFF)
+    assert flow_ceiling(p, "h2d-gpu0").effective_ceiling_bytes_per_s == pytest.approx(GEN5_X16_EFF)
     both = scenario_ceilings(p, "h2d-both-gpus")
     assert [c.ceiling_bytes_per_s for c in both] == pytest.approx([GEN5_X16 / 2] * 2)
     assert all(c.binding == ("uplink",) for c in both)
@@ -72,7 +72,7 @@ def test_400gbe_in_a_gen5_x16_slot():
     assert flow_ceiling(p, "nic-rx").binding == ("wire",)
     both = scenario_ceilings(p, "bidirectional")
     for c in both:  # both ways at once, the slot carries less than the line
-        assert c.effective_bytes_per_s < NIC_400G
+        assert c.effective_ceiling_bytes_per_s < NIC_400G
         assert c.effective_binding == ("pcie",)
 
 
@@ -83,7 +83,7 @@ def test_cxl_memory_against_local_dram():
     cxl = flow_ceiling(p, "read-cxl")
     x8 = 32e9 * 8 * 128 / 130 / 8
     assert cxl.ceiling_bytes_per_s == pytest.approx(x8)
-    assert cxl.effective_bytes_per_s == pytest.approx(x8 * 64 / 68 * 0.8)  # CXL 2.0 68-byte flits
+    assert cxl.effective_ceiling_bytes_per_s == pytest.approx(x8 * 64 / 68 * 0.8)  # CXL 2.0 68-byte flits
     remote = flow_ceiling(p, "read-remote-cxl")
     assert remote.binding == ("cxl1",) and "cpu1" in remote.path
-    assert dram / cxl.effective_bytes_per_s > 10
+    assert dram / cxl.effective_ceiling_bytes_per_s > 10

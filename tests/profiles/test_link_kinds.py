@@ -39,7 +39,7 @@ def test_every_kind_has_an_example_advice_and_a_positive_capacity(name):
     kind = KINDS[name]
     assert kind.advice and kind.example, f"{name}: advice and example belong to the kind"
     link = _one_link(name, dict(kind.example))
-    assert link.capacity > 0 and 0 < link.efficiency <= 1
+    assert link.capacity_bytes_per_s > 0 and 0 < link.efficiency <= 1
 
 
 def test_a_formula_that_drifts_from_its_function_is_caught():
@@ -64,7 +64,7 @@ XGMI3_X16_PER_LINK = 64e9  # AMD: x16 at 32 Gbit/s per lane = 64 GB/s per link a
     ("xgmi", {"lane_rate": "32 GT/s"}, XGMI3_X16_PER_LINK),
 ])
 def test_current_host_kinds_give_published_figures(kind, table, expected):
-    assert _one_link(kind, table).capacity == pytest.approx(expected, rel=1e-12)
+    assert _one_link(kind, table).capacity_bytes_per_s == pytest.approx(expected, rel=1e-12)
 
 
 def test_hbm_is_shared_by_reads_and_writes_and_nvlink_is_full_duplex():
@@ -73,14 +73,14 @@ def test_hbm_is_shared_by_reads_and_writes_and_nvlink_is_full_duplex():
 
 
 def test_bonded_nvlink_scales_with_count():
-    one = _one_link("nvlink", {"count": 1, "link_rate": "25 GB/s"}).capacity
-    assert _one_link("nvlink", {"count": 6, "link_rate": "25 GB/s"}).capacity == pytest.approx(6 * one)
+    one = _one_link("nvlink", {"count": 1, "link_rate": "25 GB/s"}).capacity_bytes_per_s
+    assert _one_link("nvlink", {"count": 6, "link_rate": "25 GB/s"}).capacity_bytes_per_s == pytest.approx(6 * one)
 
 
 def test_pcie_gen6_flit_mode():
     # PCIe 6.0 FLIT: 236 of 256 bytes carry TLPs; a TLP pays its 16-byte header only, no DLLP share
     link = _one_link("pcie", {"generation": 6, "lanes": 16})
-    assert link.capacity == pytest.approx(64e9 * 16 / 8)
+    assert link.capacity_bytes_per_s == pytest.approx(64e9 * 16 / 8)
     assert link.efficiency == pytest.approx(256 / (256 + 16) * 236 / 256)
     gen5 = _one_link("pcie", {"generation": 5, "lanes": 16})
     assert gen5.efficiency == pytest.approx(256 / 280 * 0.95)  # unchanged below gen 6
@@ -91,7 +91,7 @@ def test_pcie_gen6_flit_mode():
 def test_cxl_versions(version, generation, eff):
     link = _one_link("cxl", {"generation": generation, "version": version, "lanes": 16})
     assert link.efficiency == pytest.approx(eff)
-    assert link.capacity == pytest.approx(generation_rate(generation) * 16 / 8)
+    assert link.capacity_bytes_per_s == pytest.approx(generation_rate(generation) * 16 / 8)
 
 
 def generation_rate(gen):

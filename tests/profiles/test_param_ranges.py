@@ -129,4 +129,4 @@ def test_what_if_values_are_checked_too():
         profile.with_link_param("l", "dllp_overhead", 1.5)
     with pytest.raises(ProfileError, match="lanes"):
         profile.with_link_param("l", "lanes", math.inf)
-    assert profile.with_link_param("l", "dllp_overhead", 0.5).links["l"].effective_capacity > 0
+    assert profile.with_link_param("l", "dllp_overhead", 0.5).links["l"].effective_capacity_bytes_per_s > 0

@@ -52,14 +52,14 @@ def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
     res = graph.resources(profile)
     eff = graph.resources(profile, effective=True)
     for c in result.values():
-        limits = {r: res[r].capacity / u for r, u in c.usage.items() if u > 0}
+        limits = {r: res[r].capacity_bytes_per_s / u for r, u in c.usage.items() if u > 0}
         for r, limit in limits.items():
             assert c.ceiling_bytes_per_s <= limit * (1 + 1e-9), (c.name, r)
         assert c.binding_resources
         raw = [limits[r] for r in limits if r.split(":", 1)[0] in (c.raw_binding or c.binding)]
         assert any(x == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9) for x in raw), (c.name, raw)
-        effective = c.effective_bytes_per_s or c.ceiling_bytes_per_s
-        eff_limits = {r: eff[r].capacity / u for r, u in c.usage.items() if u > 0}
+        effective = c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s
+        eff_limits = {r: eff[r].capacity_bytes_per_s / u for r, u in c.usage.items() if u > 0}
         for r in c.binding_resources:
             if r in eff_limits and len([x for x in c.binding_resources
                                         if x.split(":", 1)[0] != r.split(":", 1)[0]]) == 0:
@@ -131,7 +131,7 @@ def test_dump_and_load_round_trip(doc):
     assert again == doc
     a, b = profile_from_document(doc), profile_from_document(again)
     assert a.to_dict() == b.to_dict()
-    assert all(math.isfinite(l.capacity) for l in b.links.values())
+    assert all(math.isfinite(l.capacity_bytes_per_s) for l in b.links.values())
 
 
 @st.composite

@@ -32,7 +32,7 @@ pci = st.lists(st.builds(PciDevice, address=addresses, class_code=st.none() | st
                          numa_node=st.none() | st.integers(0, 3)),
                max_size=3, unique_by=lambda d: d.address)
 nics = st.lists(st.builds(NicFact, name=st.sampled_from(["eth0", "ens1f0", "ib0", "enp65s0"]),
-                          speed=st.none() | st.sampled_from([1e9 / 8, 10e9 / 8, 100e9 / 8]),
+                          speed_bytes_per_s=st.none() | st.sampled_from([1e9 / 8, 10e9 / 8, 100e9 / 8]),
                           mtu=st.none() | st.sampled_from([1500, 9000]), pci_address=st.none() | addresses),
                 max_size=3, unique_by=lambda n: n.name)
 disks = st.lists(st.builds(DiskFact, name=st.sampled_from(["sda", "nvme0n1", "vda"]),
@@ -54,7 +54,7 @@ def test_any_facts_give_a_loadable_profile(f, memory_rate):
     doc = facts_to_profile_document(f, memory_rate=memory_rate)
     p = profile_from_document(doc)
     for link in p.links.values():
-        assert link.capacity > 0
+        assert link.capacity_bytes_per_s > 0
     assert ("mem-copy" in p.flows) == bool(memory_rate)
     for fl in flags(f):
         assert fl.message

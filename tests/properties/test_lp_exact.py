@@ -77,7 +77,7 @@ def exact_rate(profile, flow_names, weights):
     """max tau such that every flow f carries weights[f] * tau on every one of its legs."""
     caps = {}
     for lid, link in profile.links.items():
-        c = sympy.Rational(link.capacity)  # the float exactly
+        c = sympy.Rational(link.capacity_bytes_per_s)  # the float exactly
         if link.duplex == "half":
             caps[lid] = c
         else:

@@ -29,7 +29,7 @@ def upi():
 
 def _effective(profile, flow, vary, value):
     link, _, param = vary.partition(".")
-    return flow_ceiling(profile.with_link_param(link, param, value), flow).effective_bytes_per_s
+    return flow_ceiling(profile.with_link_param(link, param, value), flow).effective_ceiling_bytes_per_s
 
 
 @settings(max_examples=25, deadline=None)

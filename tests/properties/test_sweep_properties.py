@@ -52,7 +52,7 @@ def test_sweep_point_equals_numeric_ceiling(flow, picks, data):
         varied = varied.with_link_param(a.link, a.param, float(a.values[k]))
     numeric = flow_ceiling(varied, flow)
     assert result.ceiling[index] == pytest.approx(numeric.ceiling_bytes_per_s, rel=1e-9)
-    assert result.effective[index] == pytest.approx(numeric.effective_bytes_per_s, rel=1e-9)
+    assert result.effective[index] == pytest.approx(numeric.effective_ceiling_bytes_per_s, rel=1e-9)
     # the raw ranking against the raw binding link, the one after overhead against binding
     assert result.binding_links()[index] in (numeric.raw_binding or numeric.binding)
     assert result.binding_links(effective=True)[index] in numeric.binding
