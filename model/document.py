@@ -47,18 +47,18 @@ class Reader:
         The file the document came from (None: inputs given in code, or on a command line).
     error : type of LocatedError
         What a refusal raises: the format's own error type.
-    json : bool
-        A JSON document: messages say "object" where TOML ones say "table".
+    json, yaml : bool
+        A JSON or YAML document: messages say "object" or "mapping" where TOML ones say "table".
     """
 
     __slots__ = ("file", "error_type", "table_word")
 
     def __init__(self, file: str | None = None, error: type[LocatedError] = LocatedError, *,
-                 json: bool = False):
+                 json: bool = False, yaml: bool = False):
         self.file = None if file is None else str(file)
         self.error_type = error
         #: what a mapping is called in this format's messages
-        self.table_word = "an object" if json else "a table"
+        self.table_word = "an object" if json else "a mapping" if yaml else "a table"
 
     # --- errors -----------------------------------------------------------------------------
 

@@ -42,12 +42,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..document import Reader
 from ..errors import InputError, UnitError, shown
 
 #: The machine-file versions we read: 0.8.1 up to (not including) 0.9.
 MIN_VERSION = (0, 8, 1)
 MAX_VERSION = (0, 9, 0)
 KERNEL = "likwid_bench"
+
+
+def _doc(file) -> Reader:
+    """The reader of a machine file: its refusals are InputErrors naming the file and the key."""
+    return Reader(file, InputError, yaml=True)
 
 
 def parse_version(text) -> tuple[int, int, int] | None:
@@ -79,23 +85,24 @@ def load_machine(text: str, *, file: str | None = None) -> dict:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputError(f"YAML syntax error: {problem}", file=file, line=line) from None
     if not isinstance(data, dict):
-        raise InputError("expected a kerncraft machine file (a YAML mapping)", file=file)
+        raise _doc(file).error(None, "expected a kerncraft machine file (a YAML mapping)")
     if "kerncraft version" not in data:
-        raise InputError("missing: a kerncraft machine file names the version it was written for",
-                         file=file, key="kerncraft version")
+        raise _doc(file).error("kerncraft version",
+                               "missing: a kerncraft machine file names the version it was written for")
     raw = data["kerncraft version"]
     version = parse_version(raw)
     lo, hi = ".".join(map(str, MIN_VERSION)), ".".join(map(str, MAX_VERSION))
     if version is None or not MIN_VERSION <= version < MAX_VERSION:
-        raise InputError(f"machine-file version {shown(raw)} is not supported: pinchpoint reads kerncraft "
-                         f"machine files from {lo} up to (not including) {hi}; update the file with "
-                         "kerncraft's CHANGES_SINCE notes (0.8.1 replaced 'non-overlap upstream "
-                         "throughput' by 'upstream throughput')", file=file, key="kerncraft version")
+        raise _doc(file).error("kerncraft version",
+                               f"machine-file version {shown(raw)} is not supported: pinchpoint reads "
+                               f"kerncraft machine files from {lo} up to (not including) {hi}; update the "
+                               "file with kerncraft's CHANGES_SINCE notes (0.8.1 replaced 'non-overlap "
+                               "upstream throughput' by 'upstream throughput')")
     for key in ("model name", "clock", "cores per socket", "memory hierarchy"):
         if key not in data:
-            raise InputError("missing (required to describe the machine)", file=file, key=key)
+            raise _doc(file).error(key, "missing (required to describe the machine)")
     if not isinstance(data["memory hierarchy"], list) or not data["memory hierarchy"]:
-        raise InputError("expected a list of levels (L1 ... MEM)", file=file, key="memory hierarchy")
+        raise _doc(file).error("memory hierarchy", "expected a list of levels (L1 ... MEM)")
     return data
 
 
@@ -110,22 +117,22 @@ def _quantity(value, dimension: str, file, key) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if dimension == "dimensionless":
             return float(value)
-        raise InputError(f"{value!r} has no unit: expected a {dimension} such as '2.3 GHz' or '32.00 kB'",
-                         file=file, key=key)
+        raise _doc(file).error(key, f"{value!r} has no unit: expected a {dimension} such as '2.3 GHz' "
+                                    "or '32.00 kB'")
     if not isinstance(value, str):
-        raise InputError(f"expected a {dimension}, found {value!r}", file=file, key=key)
+        raise _doc(file).error(key, f"expected a {dimension}, found {value!r}")
     if re.match(r"^\s*[-+0-9.eE]+\s*[TPEZY](?:B|B/s|Hz|FLOP|flop)", value):
-        raise InputError(f"{value!r} is ambiguous: kerncraft's prefix table reads T as 1e13 and P as 1e16 "
-                         "(not 1e12 and 1e15); write the value with a G prefix", file=file, key=key)
+        raise _doc(file).error(key, f"{value!r} is ambiguous: kerncraft's prefix table reads T as 1e13 and "
+                                    "P as 1e16 (not 1e12 and 1e15); write the value with a G prefix")
     text = re.sub(r"\bcy\b", "cycle", value)
     try:
         si = _parse_cached(text, dimension)
     except UnitError as exc:
         raise exc.located(file=file, key_prefix=key, kind=InputError) from None
     if not math.isfinite(si):
-        raise InputError(f"{value!r} is not finite", file=file, key=key)
+        raise _doc(file).error(key, f"{value!r} is not finite")
     if si < 0:
-        raise InputError(f"{value!r} must not be negative", file=file, key=key)
+        raise _doc(file).error(key, f"{value!r} must not be negative")
     return si
 
 
@@ -146,7 +153,7 @@ def _int(data, key, file, *, where=None, default=None) -> int | None:
     path = f"{where}.{key}" if where else key
     if value is None:
         if key in data:  # "sockets: null" is not "no sockets given"
-            raise InputError("expected a whole number >= 1, found null", file=file, key=path)
+            raise _doc(file).error(path, "expected a whole number >= 1, found null")
         return None
     if _unknown(value):
         return None
@@ -155,10 +162,10 @@ def _int(data, key, file, *, where=None, default=None) -> int | None:
     if isinstance(value, str) and re.match(r"^\s*[0-9]+\s*B\s*$", value):  # "cl_size: 64 B"
         value = int(value.strip()[:-1])
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"expected a whole number >= 1, found {shown(value)}", file=file, key=path)
+        raise _doc(file).error(path, f"expected a whole number >= 1, found {shown(value)}")
     limit = _MAX_COUNT.get(key)
     if limit is not None and value > limit:
-        raise InputError(f"{value} is beyond any real machine (at most {limit})", file=file, key=path)
+        raise _doc(file).error(path, f"{value} is beyond any real machine (at most {limit})")
     return value
 
 
@@ -168,7 +175,7 @@ def _level_number(name, file, key) -> int | None:
         return int(m.group(1))
     if str(name) == "MEM":
         return None
-    raise InputError(f"expected a level L1 .. L5 or MEM, found {name!r}", file=file, key=key)
+    raise _doc(file).error(key, f"expected a level L1 .. L5 or MEM, found {name!r}")
 
 
 def caches(machine: dict, *, file=None) -> list[dict]:
@@ -176,14 +183,12 @@ def caches(machine: dict, *, file=None) -> list[dict]:
     out = []
     for i, lvl in enumerate(machine["memory hierarchy"]):
         key = f"memory hierarchy[{i}]"
-        if not isinstance(lvl, dict):
-            raise InputError("expected a mapping", file=file, key=key)
+        _doc(file).table(lvl, key)
         level = _level_number(lvl.get("level"), file, f"{key}.level")
         if level is None:
             continue
         cpg = lvl.get("cache per group") or {}
-        if not isinstance(cpg, dict):
-            raise InputError("expected a mapping", file=file, key=f"{key}.cache per group")
+        _doc(file).table(cpg, f"{key}.cache per group")
         sets, ways, line = (_int(cpg, k, file, where=f"{key}.cache per group") for k in ("sets", "ways", "cl_size"))
         if sets and ways and line:
             from ..detect import _bytes_text
@@ -194,8 +199,8 @@ def caches(machine: dict, *, file=None) -> list[dict]:
             size = _quantity(lvl["size per group"], "size", file, f"{key}.size per group")
             size_text = str(lvl["size per group"])
         else:
-            raise InputError("a cache level needs 'cache per group' (sets, ways, cl_size) or 'size per group'",
-                             file=file, key=key)
+            raise _doc(file).error(key, "a cache level needs 'cache per group' (sets, ways, cl_size) or "
+                                        "'size per group'")
         entry = {"level": level, "type": "data" if level == 1 else "unified", "size": size_text,
                  "source": f"kerncraft machine file, {key}"}
         if line:
@@ -216,33 +221,31 @@ def _measurement_blocks(machine: dict, file):
     bench = machine.get("benchmarks")
     if bench is None:
         return
-    if not isinstance(bench, dict):
-        raise InputError("expected a mapping", file=file, key="benchmarks")
+    _doc(file).table(bench, "benchmarks")
     meas = bench.get("measurements") or {}
     if not isinstance(meas, dict):
-        raise InputError("expected a mapping of levels", file=file, key="benchmarks.measurements")
+        raise _doc(file).error("benchmarks.measurements", "expected a mapping of levels")
     for level, per_tpc in meas.items():
         key = f"benchmarks.measurements.{level}"
         if not isinstance(per_tpc, dict):
-            raise InputError("expected a mapping of threads per core", file=file, key=key)
+            raise _doc(file).error(key, "expected a mapping of threads per core")
         for tpc, block in per_tpc.items():
             bkey = f"{key}.{tpc}"
-            if not isinstance(block, dict):
-                raise InputError("expected a mapping", file=file, key=bkey)
+            _doc(file).table(block, bkey)
             yield str(level), tpc, block, bkey
 
 
 def _list(block, name, file, key, n=None, *, counts=False) -> list:
     value = block.get(name)
     if not isinstance(value, list):
-        raise InputError("expected a list (one entry per core count)", file=file, key=f"{key}.{name}")
+        raise _doc(file).error(f"{key}.{name}", "expected a list (one entry per core count)")
     if n is not None and len(value) != n:
-        raise InputError(f"expected {n} entries (one per core count), found {len(value)}", file=file,
-                         key=f"{key}.{name}")
+        raise _doc(file).error(f"{key}.{name}",
+                               f"expected {n} entries (one per core count), found {len(value)}")
     if counts:
         for i, v in enumerate(value):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InputError(f"expected a whole number >= 1, found {v!r}", file=file, key=f"{key}.{name}[{i}]")
+                raise _doc(file).error(f"{key}.{name}[{i}]", f"expected a whole number >= 1, found {v!r}")
     return value
 
 
@@ -267,11 +270,11 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
             sizes = [_quantity(s, "size", file, f"{key}.size per thread[{i}]") * t
                      for i, (s, t) in enumerate(zip(_list(block, "size per thread", file, key, n), threads))]
         else:
-            raise InputError("a measurement needs 'total size' or 'size per thread'", file=file, key=key)
+            raise _doc(file).error(key, "a measurement needs 'total size' or 'size per thread'")
         results = block.get("results") or {}
         stats = block.get("stats") or {}
         if not isinstance(results, dict) or not isinstance(stats, dict):
-            raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
+            raise _doc(file).error(f"{key}.results", "expected mappings of kernel -> values")
         for kernel, values in results.items():
             kkey = f"{key}.results.{kernel}"
             values = _list(results, kernel, file, f"{key}.results", n)
@@ -296,13 +299,8 @@ def point_dicts(machine: dict, *, file=None) -> list[dict]:
 
 def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float, float] | None:
     """(read, write, read+write) bytes per iteration of a benchmark kernel, or None."""
-    bench = machine.get("benchmarks") or {}
-    if not isinstance(bench, dict):
-        raise InputError(f"expected a table, found {shown(bench)}", file=file, key="benchmarks")
-    kernels = bench.get("kernels") or {}
-    if not isinstance(kernels, dict):
-        raise InputError(f"expected a table, found {shown(kernels)}", file=file,
-                         key="benchmarks.kernels")
+    bench = _doc(file).table(machine.get("benchmarks") or {}, "benchmarks")
+    kernels = _doc(file).table(bench.get("kernels") or {}, "benchmarks.kernels")
     info = kernels.get(kernel)
     if not isinstance(info, dict):
         return None
@@ -355,7 +353,7 @@ def memory_rate(machine: dict, *, file=None) -> tuple[float, str, float] | None:
             cores = _list(block, "cores", file, key, counts=True)
             results = block.get("results") or {}
             if not isinstance(results, dict):
-                raise InputError("expected mappings of kernel -> values", file=file, key=f"{key}.results")
+                raise _doc(file).error(f"{key}.results", "expected mappings of kernel -> values")
             fitting = [c for c in cores if c <= chip]
             if kernel not in results or not fitting:
                 continue
@@ -389,7 +387,7 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
     src = f"kerncraft machine file {Path(file).name if file else ''}".strip()
     clock_hz = _quantity(machine["clock"], "frequency", file, "clock")
     if clock_hz <= 0:
-        raise InputError(f"{machine['clock']!r} must be greater than zero", file=file, key="clock")
+        raise _doc(file).error("clock", f"{machine['clock']!r} must be greater than zero")
     sockets = _int(machine, "sockets", file, default=1)
     cores = _int(machine, "cores per socket", file)
     tpc = _int(machine, "threads per core", file, default=1)
@@ -402,8 +400,8 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
         total = None
     if total is not None:
         if isinstance(total, bool) or not isinstance(total, (int, float)) or total <= 0:
-            raise InputError(f"expected a positive number, found {total!r}", file=file,
-                             key="FLOPs per cycle.DP.total")
+            raise _doc(file).error("FLOPs per cycle.DP.total",
+                                   f"expected a positive number, found {total!r}")
         cpu["flops_per_cycle"] = {"value": total, "source": f"{src}: FLOPs per cycle.DP.total"}
     else:
         cpu["unknown"] = ["flops_per_cycle"]
@@ -449,8 +447,8 @@ def to_signature(machine: dict, *, file: str | None = None):
 
     dicts = point_dicts(machine, file=file)
     if not dicts:
-        raise InputError("the machine file has no likwid-bench measurements to import",
-                         file=file, key="benchmarks.measurements")
+        raise _doc(file).error("benchmarks.measurements",
+                               "the machine file has no likwid-bench measurements to import")
     points = tuple(Point.from_dict(d, file=file, key=f"points[{i}]") for i, d in enumerate(dicts))
     host = {"name": _name_from(machine, file), "cpu_model": str(machine["model name"]),
             "kerncraft": extras(machine, file=file),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from ..document import Reader
 from ..errors import InputError
 from ..machine_facts import parse_link_speed, pcie_generation
 
@@ -37,15 +38,15 @@ NVLINK_RATE_BY_SM = {60: 20e9, 70: 25e9, 80: 25e9, 90: 25e9, 100: 50e9}
 _NVSWITCH_CLASS = "0x068000"
 
 
-def _parse(text: str, file):
+def _parse(text: str, doc: Reader):
     if re.search(r"<!DOCTYPE|<!ENTITY", text, re.I):  # no entity expansion from input files
-        raise InputError("a DOCTYPE or ENTITY declaration is not allowed in a topology file", file=file)
+        raise doc.error(None, "a DOCTYPE or ENTITY declaration is not allowed in a topology file")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        raise InputError(f"not well-formed XML ({exc})", file=file) from None
+        raise doc.error(None, f"not well-formed XML ({exc})") from None
     if root.tag != "system":
-        raise InputError(f"expected an NCCL topology (<system>), found <{root.tag}>", file=file)
+        raise doc.error(None, f"expected an NCCL topology (<system>), found <{root.tag}>")
     return root
 
 
@@ -54,25 +55,24 @@ def _ident(text: str) -> str:
     return clean if clean[:1].isalpha() else "x" + clean
 
 
-def _speed(pci, file) -> tuple[float | None, int | None]:
+def _speed(pci, doc: Reader) -> tuple[float | None, int | None]:
     """(lane rate [1/s], width) of a <pci> element's link."""
     text, width = pci.get("link_speed"), pci.get("link_width")
     try:
-        rate = parse_link_speed(text, file=file) if text else None
+        rate = parse_link_speed(text, file=doc.file) if text else None
         lanes = int(width) if width else None
     except (InputError, ValueError):
-        raise InputError(f"expected link_speed like '32.0 GT/s PCIe' and a whole link_width, found "
-                         f"{text!r}, {width!r}", file=file, key=f"pci[{pci.get('busid')}]") from None
+        raise doc.error(f"pci[{pci.get('busid')}]", f"expected link_speed like '32.0 GT/s PCIe' and a "
+                        f"whole link_width, found {text!r}, {width!r}") from None
     return rate, lanes
 
 
-def _sm(gpu, file) -> int | None:
+def _sm(gpu, doc: Reader) -> int | None:
     sm = gpu.get("sm")
     if sm is None:
         return None
     if not sm.isdigit():
-        raise InputError(f"expected a compute capability such as 90, found {sm!r}", file=file,
-                         key=f"gpu[{gpu.get('dev')}].sm")
+        raise doc.error(f"gpu[{gpu.get('dev')}].sm", f"expected a compute capability such as 90, found {sm!r}")
     return int(sm)
 
 
@@ -86,7 +86,8 @@ def _nvl_bucket(sm: int | None, table: dict) -> float | None:
 
 def load_topology(text: str, *, file: str | None = None, name: str | None = None) -> dict:
     """A profile document (schema 1) from NCCL topology XML; raises InputError naming file and key."""
-    root = _parse(text, file)
+    doc = Reader(file, InputError)
+    root = _parse(text, doc)
     comps: dict = {}
     links: dict = {}
     flows: dict = {}
@@ -98,11 +99,11 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
     src = f"NCCL topology {file}" if file else "NCCL topology"
 
     def pcie(cid: str, parent: str, pci) -> None:
-        rate, lanes = _speed(pci, file)
+        rate, lanes = _speed(pci, doc)
         gen = pcie_generation(rate) if rate else None
         if rate and gen is None:
-            raise InputError(f"link_speed {pci.get('link_speed')!r} is no PCIe generation's lane rate "
-                             "(2.5, 5, 8, 16, 32, 64 GT/s)", file=file, key=f"pci[{pci.get('busid')}]")
+            raise doc.error(f"pci[{pci.get('busid')}]", f"link_speed {pci.get('link_speed')!r} is no PCIe "
+                            "generation's lane rate (2.5, 5, 8, 16, 32, 64 GT/s)")
         if gen and lanes:
             links[f"pcie-{cid}"] = {"kind": "pcie", "between": [cid, parent], "generation": gen,
                                     "lanes": {"value": lanes, "source": f"{src}: pci {pci.get('busid')} link_width"},
@@ -126,12 +127,12 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
             pcie(cid, parent, pci)
             gpus.append((cid, socket))
             gpu_by_bus[bus.lower()] = cid
-            sm = _sm(gpu, file) if gpu is not None else None
+            sm = _sm(gpu, doc) if gpu is not None else None
             for nv in gpu.findall("nvlink") if gpu is not None else ():
                 count = nv.get("count", "")
                 if not count.isdigit() or int(count) < 1:
-                    raise InputError(f"expected a link count >= 1, found {count!r}", file=file,
-                                     key=f"gpu[{dev}].nvlink[{nv.get('target')}].count")
+                    raise doc.error(f"gpu[{dev}].nvlink[{nv.get('target')}].count",
+                                    f"expected a link count >= 1, found {count!r}")
                 pending_nvlinks.append((cid, (nv.get("target") or "").lower(), int(count), sm)
                                        if (nv.get("tclass") or "").lower() != _NVSWITCH_CLASS
                                        else (cid, "nvswitch", int(count), sm))
@@ -160,7 +161,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
 
     cpus = root.findall("cpu")
     if not cpus:
-        raise InputError("expected at least one <cpu> in <system>", file=file)
+        raise doc.error(None, "expected at least one <cpu> in <system>")
     for i, cpu in enumerate(cpus):
         numa = cpu.get("numaid", str(i))
         sid = _ident(f"cpu{numa}")
@@ -171,8 +172,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
     for cid, target, count, sm in pending_nvlinks:
         rate = _nvl_bucket(sm, NVLINK_RATE_BY_SM)
         if rate is None:
-            raise InputError(f"no NVLink rate known for compute capability {sm!r}", file=file,
-                             key=f"{cid}.sm")
+            raise doc.error(f"{cid}.sm", f"no NVLink rate known for compute capability {sm!r}")
         lr = {"value": f"{rate / 1e9:g} GB/s", "source": "NVIDIA architecture whitepapers, per link and direction"}
         if target == "nvswitch":
             comps.setdefault("nvswitch", {"kind": "switch", "model": "NVSwitch fabric (nvlink tclass 0x068000)"})
@@ -252,7 +252,8 @@ def nccl_link_bandwidths(text: str, *, file: str | None = None) -> dict[tuple[st
     from ..linkkinds import PCIE_GENERATIONS
 
     doc = load_topology(text, file=file)
-    sm_of = {f"gpu{g.get('dev')}": _sm(g, file) for g in _parse(text, file).iter("gpu")
+    reader = Reader(file, InputError)
+    sm_of = {f"gpu{g.get('dev')}": _sm(g, reader) for g in _parse(text, reader).iter("gpu")
              if g.get("dev", "").isdigit()}
     out = {}
     for l in doc["links"].values():
