@@ -20,7 +20,9 @@ def add_parser(subparsers) -> None:
     output_path(m, "-o", "--output", suffixes=(".json",), required=True, metavar="FILE", help="signature JSON to write")
     m.add_argument("--cc", help="C compiler command (default: $CC, else cc)")
     m.add_argument("--cflags", help="optimisation flags (default: '-O3 -march=native', plus "
-                   "'-mprefer-vector-width=256' on x86-64 where the compiler takes it)")
+                   "'-mprefer-vector-width=256' on x86-64 where the compiler takes it); a value that "
+                   "starts with '-' takes '=': --cflags=-O2 (the flags of a distribution's packages, to "
+                   "predict its binaries)")
     m.add_argument("--io-dir", help="directory for iobench's temporary files (default: $TMPDIR)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
     m.add_argument("--cpus", metavar="N|LIST",
