@@ -460,7 +460,7 @@ def plan_sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...])
     """Check a sweep of ``flow`` over ``axes`` and build its terms (see :func:`sweep`)."""
     axes = tuple(axes)
     if not axes:
-        raise InputError("give at least one --vary LINK.PARAM=LO..HI:N", key="vary")
+        raise InputError("a sweep needs at least one axis (LINK.PARAM=LO..HI:N)", key="vary")
     names = [a.name for a in axes]
     dup = {n for n in names if names.count(n) > 1}
     if dup:

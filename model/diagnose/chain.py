@@ -43,8 +43,8 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
     notes = run.notes
     throttle, cpu_nominal = run.throttle, run.cpu_nominal
     if not limits:
-        raise InputError("nothing to compare the figure with: give the line rate (--link), or a profile and "
-                         "flow, or an RTT with a window or a loss rate", file=inputs.origin, key="line_bytes_per_s")
+        raise InputError("nothing to compare the figure with: give the line rate, or a profile and flow, "
+                         "or an RTT with a window or a loss rate", file=inputs.origin, key="line_bytes_per_s")
 
     limits.sort(key=lambda x: x.ceiling_bytes_per_s)
     refuted = [x for x in limits if x.estimate and measured > ABOVE_CEILING * x.ceiling_bytes_per_s]
