@@ -208,11 +208,11 @@ def _check_data(clients, throughput, series: str):
     return n[order], x[order]
 
 
-def _gradients(n, gamma, alpha, beta):
-    """dX/d(gamma, alpha, beta) of the law at each N: the columns of the fit's Jacobian."""
+def _jacobian_columns(n, gamma, alpha, beta):
+    """dX/d(gamma, alpha, beta) of the law at each N."""
     d = 1.0 + alpha * (n - 1.0) + beta * n * (n - 1.0)
     f = n / d
-    return f, -gamma * f * (n - 1.0) / d, -gamma * f * n * (n - 1.0) / d
+    return {"gamma": f, "alpha": -gamma * f * (n - 1.0) / d, "beta": -gamma * f * n * (n - 1.0) / d}
 
 
 def _fit(n, x, fixed: dict[str, float]):
@@ -237,7 +237,7 @@ def _fit(n, x, fixed: dict[str, float]):
     def rss(theta, _grad=None):
         v = dict(fixed)
         v.update({p: t / scale[p] for p, t in zip(search, theta)})
-        f = _gradients(n, 1.0, v["alpha"], v["beta"])[0]
+        f = usl(n, 1.0, v["alpha"], v["beta"])  # X / gamma
         if "gamma" in free:
             v["gamma"] = float(np.dot(x, f) / np.dot(f, f))
         r = v["gamma"] * f - x
@@ -261,7 +261,7 @@ def _fit(n, x, fixed: dict[str, float]):
         except (nlopt.RoundoffLimited, nlopt.runtime_error):
             pass  # stopped by round-off (or a failure): the best point seen so far is kept
     v = best[1]
-    columns = dict(zip(PARAMS, _gradients(n, v["gamma"], v["alpha"], v["beta"])))
+    columns = _jacobian_columns(n, v["gamma"], v["alpha"], v["beta"])
     jac = np.column_stack([columns[p] for p in free]) if free else np.empty((n.size, 0))
     return {p: float(v[p]) for p in PARAMS}, best[0], jac, free
 
