@@ -918,7 +918,46 @@ def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[C
     if len(names) == 1:  # `ceilings --flow F`: build only that flow's part
         return [flow_ceiling(profile, names[0])]
     graphs = (_network(profile), graphmod.link_capacities(profile, effective=True))
-    return [flow_ceiling(profile, n, graphs=graphs) for n in names]
+
+    def solve(n):  # an answer or the error, so that the first flow in order that fails raises
+        try:
+            return True, flow_ceiling(profile, n, graphs=graphs)
+        except Exception as exc:  # noqa: BLE001 - raised below, in the flows' order
+            return False, exc
+
+    # Flows with several passes go to HiGHS, which releases the GIL: they run on threads.
+    # Single-pass flows are max-flow in Python, where threads would only add contention and
+    # the memory of several flows at once (98,304-link fat tree: +1 s, +60 MiB).
+    lp = [n for n in names if not profile.flows[n].single_pass]
+    done = dict(zip(lp, _in_threads(solve, lp)))
+    out = []
+    for n in names:
+        ok, value = done[n] if n in done else solve(n)
+        if not ok:
+            raise value
+        out.append(value)
+    return out
+
+
+def _in_threads(func, items: list) -> list:
+    """``[func(x) for x in items]`` on up to one thread per CPU this process may use.  HiGHS and
+    numpy release the GIL while they work: the 30 linear programs of the 5,000-link mesh took
+    0.68 s on one thread and 0.38 s on two.  The flows share only caches that are filled with
+    whole, equal values (the arcs, part shapes, block structure), so the answers are those of
+    one thread, in the same order."""
+    import os
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    workers = min(len(items), cpus)
+    if workers < 2:
+        return [func(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(func, items))
 
 
 def _both_ways(profile: Profile, solutions) -> dict[str, float]:

@@ -124,8 +124,9 @@ class Arcs:
         all flows of a profile share one dict of effective capacities."""
         if not overrides:
             return self.base
-        if self._last is not None and self._last[0] is overrides:
-            return self._last[1]
+        last = self._last  # read once: flows are solved on several threads (ceilings)
+        if last is not None and last[0] is overrides:
+            return last[1]
         caps = self.overridden(self.base, overrides)
         self._last = (overrides, caps)
         return caps
