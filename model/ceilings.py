@@ -939,6 +939,10 @@ def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[C
     return out
 
 
+#: The most threads that solve flows at once.
+MAX_SOLVER_THREADS = 8
+
+
 def _in_threads(func, items: list) -> list:
     """``[func(x) for x in items]`` on up to one thread per CPU this process may use.  HiGHS and
     numpy release the GIL while they work: the 30 linear programs of the 5,000-link mesh took
@@ -951,7 +955,8 @@ def _in_threads(func, items: list) -> list:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
-    workers = min(len(items), cpus)
+    # HiGHS keeps a task executor per thread (with its own workers): a few threads are enough
+    workers = min(len(items), cpus, MAX_SOLVER_THREADS)
     if workers < 2:
         return [func(x) for x in items]
     from concurrent.futures import ThreadPoolExecutor
