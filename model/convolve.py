@@ -463,10 +463,7 @@ class SignatureRates:
                        f"sweep; assumed to overlap the loads fully (measure it with pinchpoint "
                        f"measure)")
             return 1.0
-        t_u = 16.0 / self.memory_bandwidth("update", "stride1", working_set, key, threads)
-        t_l = 8.0 / self.memory_bandwidth("load", "stride1", working_set, key, threads)
-        t_s = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
-        return in_place_overlap(t_u, t_l, t_s, cheaper_stores=True)
+        return self._paired_overlap("update", working_set, key, threads, cheaper_stores=True)
 
     def store_overlap(self, working_set: float | None, key: str, threads: int = 1) -> float:
         """Fraction [0, 1] of the shorter of (loads, stride-1 stores to other lines) that hides
@@ -478,10 +475,16 @@ class SignatureRates:
             self._note(f"stores: signature {self.signature.name!r} has no MAPS copy sweep on "
                        f"{threads} thread(s); stores are priced after the loads (plain PMaC)")
             return 0.0
-        t_c = 16.0 / self.memory_bandwidth("copy", "stride1", working_set, key, threads)
+        return self._paired_overlap("copy", working_set, key, threads)
+
+    def _paired_overlap(self, pair: str, working_set: float | None, key: str, threads: int, *,
+                        cheaper_stores: bool = False) -> float:
+        """:func:`in_place_overlap` of MAPS ``pair`` (8 B loaded and 8 B stored per element)
+        against MAPS load and store at ``working_set`` [B]."""
+        t_pair = 16.0 / self.memory_bandwidth(pair, "stride1", working_set, key, threads)
         t_l = 8.0 / self.memory_bandwidth("load", "stride1", working_set, key, threads)
         t_s = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
-        return in_place_overlap(t_c, t_l, t_s)
+        return in_place_overlap(t_pair, t_l, t_s, cheaper_stores=cheaper_stores)
 
     def dram_copy_bandwidth(self, key: str) -> float:
         """Copy bandwidth [B/s, read + written bytes] at the DRAM plateau, for payload passes

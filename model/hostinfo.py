@@ -74,6 +74,14 @@ def last_level_cache_bytes(cache_list: list[dict]) -> int | None:
     return sizes[max(sizes)] if sizes else None
 
 
+def usable_cpus() -> list[int]:
+    """Ids of the CPUs this process may run on (its affinity mask; every CPU where the platform
+    has no affinity call)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
+
+
 def physical_cores(sys_cpu: Path = SYS_CPU) -> int | None:
     """Physical cores: distinct (package, core) pairs in /sys/.../cpu*/topology, or None."""
     pairs = set()

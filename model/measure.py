@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .errors import CompileError, InputError, MeasurementError
-from .hostinfo import host_info, last_level_cache_bytes
+from .hostinfo import host_info, last_level_cache_bytes, usable_cpus
 from .kernel_plans import FULL_MAPS_TRIALS, KERNEL_PLANS, Job, PlanContext, bookkeeping_keys, kernel_names
 # re-exported: measure's names from before the kernel registry
 from .kernel_plans import PROCESS_RESERVE_BYTES, THREAD_RESERVE_BYTES  # noqa: F401
@@ -64,7 +64,7 @@ def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
     ----------
     text : str or None
     available : collection of int, optional
-        CPU ids this process may use (default: ``os.sched_getaffinity(0)``).
+        CPU ids this process may use (default: :func:`pinchpoint.hostinfo.usable_cpus`).
 
     Returns
     -------
@@ -79,8 +79,7 @@ def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
     if text is None:
         return None
     if available is None:
-        available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else \
-            range(os.cpu_count() or 1)
+        available = usable_cpus()
     avail = sorted(available)
     s = text.strip()
     if s.isdigit():

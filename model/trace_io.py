@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import MeasurementError
+from .hostinfo import usable_cpus
 from .trace_callgrind import parse_callgrind
 from .trace_disasm import parse_objdump
 from .trace_traffic import CacheGeometry
@@ -200,7 +201,7 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     start = time.monotonic()
     deadline = start + (max_seconds if max_seconds else float("inf"))
     outer = list(caches[1:]) or [caches[0]]
-    jobs = jobs or len(os.sched_getaffinity(0))
+    jobs = jobs or len(usable_cpus())
     with _terminate_on_sigterm(), tempfile.TemporaryDirectory(prefix="pinchpoint-trace-") as tmp:
         profiles = run_callgrind_levels(program, caches[0], outer, Path(tmp), deadline=deadline,
                                         progress=progress, jobs=jobs, cwd=cwd)
