@@ -22,9 +22,9 @@ import sys
 import tempfile
 import time
 
-from pinchpoint import units
-from pinchpoint.ceilings import all_ceilings, flow_ceiling
-from pinchpoint.profile import profile_from_document
+from pinchpoint.physics import units
+from pinchpoint.solve.ceilings import all_ceilings, flow_ceiling
+from pinchpoint.inputs.profile import profile_from_document
 
 
 def document(n_links: int, extra: int = 0, seed: int = 1) -> dict:
@@ -88,7 +88,7 @@ def whole_process(args: list[str], runs: int) -> float:
 
 
 def main(n_links: int = 5000, runs: int = 5) -> None:
-    from pinchpoint.profile_io import dump_document
+    from pinchpoint.inputs.profile_io import dump_document
 
     # The mesh goes through HiGHS's LP (highspy); its first import is a one-time cost of the
     # process, shown on its own line rather than charged to the mesh.

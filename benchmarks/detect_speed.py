@@ -26,7 +26,7 @@ def timed(fn, runs):
 
 
 def main(runs: int = 5) -> None:
-    from pinchpoint import detect
+    from pinchpoint.measure import detect
 
     base = [sys.executable, "-m", "pinchpoint.cli"]
     steps = {}

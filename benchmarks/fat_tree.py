@@ -146,8 +146,8 @@ def main(argv=None) -> int:
     ap.add_argument("--write", metavar="FILE", help="also write the profile (TOML with a comment header; JSON for *.json)")
     args = ap.parse_args(argv)
 
-    from pinchpoint.ceilings import all_ceilings, scenario_ceilings
-    from pinchpoint.profile import profile_from_document
+    from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+    from pinchpoint.inputs.profile import profile_from_document
 
     t0 = time.perf_counter()
     doc = fat_tree(args.k, args.oversubscription, args.line, args.flows, scenario=not args.no_scenario)

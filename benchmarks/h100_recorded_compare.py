@@ -10,8 +10,8 @@ Run: python3 benchmarks/h100_recorded_compare.py
 
 from __future__ import annotations
 
-from pinchpoint.linkkinds import pcie_link_rates
-from pinchpoint.profile_io import load_profile
+from pinchpoint.physics.linkkinds import pcie_link_rates
+from pinchpoint.inputs.profile_io import load_profile
 
 SIZES = (64 * 2**10, 256 * 2**10, 2**20, 4 * 2**20, 16 * 2**20, 64 * 2**20, 256 * 2**20, 2**30)
 # GB/s, the recorded README's table

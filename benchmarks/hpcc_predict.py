@@ -198,10 +198,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the rows as JSON")
     args = ap.parse_args(argv)
 
-    from pinchpoint.convolve import convolve
+    from pinchpoint.prediction.convolve import convolve
     from pinchpoint.paths import atomic_write
-    from pinchpoint.signature import load_signature
-    from pinchpoint.workload import loads_workload
+    from pinchpoint.inputs.signature import load_signature
+    from pinchpoint.inputs.workload import loads_workload
 
     one = best_of([run_hpcc(args.n, 1) for _ in range(args.runs)])
     two = best_of([run_hpcc(args.n, 2) for _ in range(args.runs)])
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
     if args.signature:
         sigs = [(path, load_signature(path)) for path in args.signature]
     else:
-        from pinchpoint.measure import measure
+        from pinchpoint.measure.session import measure
         sigs = [("measured now", measure("quick", flags=["-O2"] if args.debian_flags else None))]
     texts = workloads(one)
     if args.workloads_dir:

@@ -41,9 +41,9 @@ import statistics
 import sys
 
 from pinchpoint.errors import MeasurementError
-from pinchpoint.hostinfo import data_cache_sizes, host_info
+from pinchpoint.measure.hostinfo import data_cache_sizes, host_info
 from pinchpoint.importers.likwid import run_likwid_bench
-from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel
+from pinchpoint.measure.runner import compile_kernel, find_compiler, run_kernel
 
 OPS = {"load": "load_avx", "copy": "copy_avx", "triad": "triad_avx"}
 #: Extra, informational rows against likwid's FMA triad (ours is a separate multiply and add,

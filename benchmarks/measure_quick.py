@@ -34,8 +34,8 @@ def main(argv=None) -> int:
         if proc.returncode != 0:
             print(f"measure failed (exit {proc.returncode})", file=sys.stderr)
             return proc.returncode
-        from pinchpoint.hostinfo import data_cache_sizes
-        from pinchpoint.signature import load_signature
+        from pinchpoint.measure.hostinfo import data_cache_sizes
+        from pinchpoint.inputs.signature import load_signature
 
         sig = load_signature(out)
     print(f"pinchpoint measure --quick{' (cold cache)' if args.cold else ''}: {wall:.1f} s wall "

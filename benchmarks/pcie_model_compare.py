@@ -27,8 +27,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pinchpoint import protocols
-from pinchpoint.linkkinds import PCIE_GENERATIONS
+from pinchpoint.physics import protocols
+from pinchpoint.physics.linkkinds import PCIE_GENERATIONS
 
 GENS = (1, 2, 3, 4)
 LANES = (1, 2, 4, 8, 16)

@@ -10,7 +10,7 @@
    and 4x the last level.
 3. Each kernel written as a workload the way a user would write it from the loop (counts
    from the source, the stencil by its offsets, nothing fitted), predicted with
-   :func:`pinchpoint.convolve.convolve`; the headline estimate is compared with the measured
+   :func:`pinchpoint.prediction.convolve.convolve`; the headline estimate is compared with the measured
    time, for the fastest ("best") and the median repetition.  Extrapolation is allowed and
    marked (matvec's vector x can be smaller than the smallest MAPS working set).
 
@@ -101,12 +101,12 @@ def main(argv=None) -> int:
 
     from predict_validation import compile_heldout, level_sizes
 
-    from pinchpoint.convolve import convolve
-    from pinchpoint.hostinfo import host_info
-    from pinchpoint.kernel_runner import find_compiler, run_kernel
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.measure.hostinfo import host_info
+    from pinchpoint.measure.runner import find_compiler, run_kernel
     from pinchpoint.paths import atomic_write
-    from pinchpoint.signature import load_signature
-    from pinchpoint.workload import loads_workload
+    from pinchpoint.inputs.signature import load_signature
+    from pinchpoint.inputs.workload import loads_workload
 
     compiler = find_compiler()
     host = host_info()
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     if args.signature:
         sig = load_signature(args.signature)
     else:
-        from pinchpoint.measure import measure
+        from pinchpoint.measure.session import measure
         print(f"measuring a {args.mode} signature ...", file=sys.stderr)
         sig = measure(args.mode)
     sizes = level_sizes(sig.host.get("caches") or host.get("caches") or [])

@@ -13,7 +13,7 @@
    1..all-core triad) are in benchmarks/predict_unseen.py, at the same sizes.
 3. Describe each held-out kernel as a workload (bytes loaded and stored, working set,
    flops: counted from the loop, nothing fitted) and predict its time with
-   :func:`pinchpoint.convolve.convolve`; compare with the measured time.
+   :func:`pinchpoint.prediction.convolve.convolve`; compare with the measured time.
 
 "error %" compares the measured time with the overlapped (low) prediction, PMaC's memory-bound
 assumption; "high s" is the serial bound and "in-range" says whether the measured time lies
@@ -55,7 +55,7 @@ def compile_heldout(compiler, name: str = "heldout") -> Path:
     import subprocess
 
     from pinchpoint.errors import CompileError
-    from pinchpoint.kernel_runner import _BASE_FLAGS, kernel_source
+    from pinchpoint.measure.runner import _BASE_FLAGS, kernel_source
     from pinchpoint.paths import cache_dir
 
     include = kernel_source("maps").parent
@@ -77,7 +77,7 @@ def compile_heldout(compiler, name: str = "heldout") -> Path:
 def maps_sizes(llc: int) -> list[int]:
     """Powers of 2 from 4 KiB to 4x the last-level cache (the full plan without its 1.5 x 2^k
     midpoints, which are exactly the held-out sizes: every prediction interpolates)."""
-    from pinchpoint.measure import maps_sizes as plan_sizes
+    from pinchpoint.measure.session import maps_sizes as plan_sizes
     return [s for s in plan_sizes(llc, "full") if s & (s - 1) == 0 or s == 4 * llc]
 
 
@@ -135,13 +135,13 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write the table and the signature as JSON")
     args = ap.parse_args(argv)
 
-    from pinchpoint.convolve import convolve
-    from pinchpoint.hostinfo import host_info, last_level_cache_bytes
-    from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel, source_sha256
-    from pinchpoint.measure import point_from_record
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.measure.hostinfo import host_info, last_level_cache_bytes
+    from pinchpoint.measure.runner import compile_kernel, find_compiler, run_kernel, source_sha256
+    from pinchpoint.measure.session import point_from_record
     from pinchpoint.paths import atomic_write
-    from pinchpoint.signature import KernelRun, Point, Result, Signature
-    from pinchpoint.workload import loads_workload
+    from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature
+    from pinchpoint.inputs.workload import loads_workload
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # the kernels inherit it

@@ -19,8 +19,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 from pinchpoint.diagnose import DiagnoseInputs, diagnose  # noqa: E402
-from pinchpoint.profile_io import load_profile  # noqa: E402
-from pinchpoint.report import build_report  # noqa: E402
+from pinchpoint.inputs.profile_io import load_profile  # noqa: E402
+from pinchpoint.report.page import build_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

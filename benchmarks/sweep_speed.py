@@ -60,8 +60,8 @@ def main() -> None:
     if args.processes:  # first: a child forked from a parent that holds a grid would count its pages
         whole_processes(args.processes)
 
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.sweep import build_terms, evaluate_terms, parse_vary, sweep
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.sweep import build_terms, evaluate_terms, parse_vary, sweep
 
     profile = load_profile("powermac-g5")
     n = args.points_per_axis

@@ -120,8 +120,8 @@ def kernel_phase(tw):
 
 
 def trace(exe, args, caches, target, *, top=3, random_loads="dependent"):
-    from pinchpoint.trace_io import trace_program
-    from pinchpoint.trace_workload import build_traced_workload
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
 
     cmd = [str(exe), *map(str, args)]
     runs, disasm, secs = trace_program(cmd, caches, progress=False)
@@ -169,8 +169,8 @@ def part_counts():
 def part_predict(signature: str):
     from pinchpoint.cli.predict_cmds import load_signature_arg
     from pinchpoint.cli.trace_cmds import target_caches_for
-    from pinchpoint.convolve import convolve
-    from pinchpoint.workload import Workload
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.inputs.workload import Workload
 
     sig = load_signature_arg(signature)
     caches, desc = target_caches_for(None, sig)
@@ -265,10 +265,10 @@ def part_hpcc(signature: str):
 
     from pinchpoint.cli.predict_cmds import load_signature_arg
     from pinchpoint.cli.trace_cmds import target_caches_for
-    from pinchpoint.convolve import convolve
-    from pinchpoint.trace_io import trace_program
-    from pinchpoint.trace_workload import build_traced_workload
-    from pinchpoint.workload import Workload
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+    from pinchpoint.inputs.workload import Workload
 
     if shutil.which("hpcc") is None or not HPCC_INPUT.exists():
         raise SystemExit("hpcc is not installed (Debian: apt-get install hpcc)")

@@ -26,13 +26,13 @@ __version__ = "0.1.0"
 #: public name -> (module, attribute); attribute None: the module itself.
 _API = {
     # profiles and their ceilings
-    "load_profile": ("pinchpoint.profile_io", "load_profile"),
-    "bundled_profiles": ("pinchpoint.profile_io", "bundled_profiles"),
-    "profile_from_document": ("pinchpoint.profile", "profile_from_document"),
-    "Profile": ("pinchpoint.profile", "Profile"),
+    "load_profile": ("pinchpoint.inputs.profile_io", "load_profile"),
+    "bundled_profiles": ("pinchpoint.inputs.profile_io", "bundled_profiles"),
+    "profile_from_document": ("pinchpoint.inputs.profile", "profile_from_document"),
+    "Profile": ("pinchpoint.inputs.profile", "Profile"),
     "all_ceilings": ("pinchpoint.api", "all_ceilings"),
     "flow_ceiling": ("pinchpoint.api", "flow_ceiling"),
-    "Ceiling": ("pinchpoint.ceilings", "Ceiling"),
+    "Ceiling": ("pinchpoint.solve.ceilings", "Ceiling"),
     # is a measured figure good?
     "diagnose_rate": ("pinchpoint.api", "diagnose_rate"),
     "DiagnoseInputs": ("pinchpoint.diagnose", "DiagnoseInputs"),
@@ -41,29 +41,29 @@ _API = {
     # measuring and predicting
     "measure_signature": ("pinchpoint.api", "measure_signature"),
     "load_signature": ("pinchpoint.api", "load_signature"),
-    "Signature": ("pinchpoint.signature", "Signature"),
-    "KernelRun": ("pinchpoint.signature", "KernelRun"),
-    "load_workload": ("pinchpoint.workload", "load_workload"),
+    "Signature": ("pinchpoint.inputs.signature", "Signature"),
+    "KernelRun": ("pinchpoint.inputs.signature", "KernelRun"),
+    "load_workload": ("pinchpoint.inputs.workload", "load_workload"),
     "predict": ("pinchpoint.api", "predict"),
-    "Prediction": ("pinchpoint.convolve", "Prediction"),
-    "PEAK_BYTES_PER_FLOP": ("pinchpoint.convolve", "PEAK_BYTES_PER_FLOP"),
-    "last_level_cache_bytes": ("pinchpoint.hostinfo", "last_level_cache_bytes"),
+    "Prediction": ("pinchpoint.prediction.convolve", "Prediction"),
+    "PEAK_BYTES_PER_FLOP": ("pinchpoint.prediction.convolve", "PEAK_BYTES_PER_FLOP"),
+    "last_level_cache_bytes": ("pinchpoint.measure.hostinfo", "last_level_cache_bytes"),
     # what-if, this machine, concurrency data
     "sweep_ceiling": ("pinchpoint.api", "sweep_ceiling"),
     "detected_profile": ("pinchpoint.api", "detected_profile"),
-    "read_series": ("pinchpoint.concurrency_io", "read_series"),
+    "read_series": ("pinchpoint.inputs.concurrency_io", "read_series"),
     # formatting for people: rates in bit/s or B/s, quantities with prefixes, text tables
-    "format_rate": ("pinchpoint.units", "format_rate"),
-    "format_quantity": ("pinchpoint.units", "format_quantity"),
+    "format_rate": ("pinchpoint.physics.units", "format_rate"),
+    "format_quantity": ("pinchpoint.physics.units", "format_quantity"),
     "table": ("pinchpoint.cli.output", "table"),
-    "link_rows": ("pinchpoint.reporting", "link_rows"),
-    "flow_rows": ("pinchpoint.reporting", "flow_rows"),
+    "link_rows": ("pinchpoint.report.tables", "link_rows"),
+    "flow_rows": ("pinchpoint.report.tables", "flow_rows"),
     # modules of published formulas and the plots
-    "tcp": ("pinchpoint.tcp", None),
-    "usl": ("pinchpoint.usl", None),
-    "queueing": ("pinchpoint.queueing", None),
-    "detect": ("pinchpoint.detect", None),
-    "plots_report": ("pinchpoint.plots_report", None),
+    "tcp": ("pinchpoint.physics.tcp", None),
+    "usl": ("pinchpoint.physics.usl", None),
+    "queueing": ("pinchpoint.physics.queueing", None),
+    "detect": ("pinchpoint.measure.detect", None),
+    "plots_report": ("pinchpoint.report.plots_report", None),
 }
 
 __all__ = ["__version__", *_API]

@@ -7,8 +7,8 @@ They are not named ``ceilings``, ``diagnose``, ``measure`` or ``sweep``: those a
 behind them, and importing a submodule binds its name on the package, which would hide a
 function of the same name.
 
-Each one is a thin layer over the orchestration modules (:mod:`pinchpoint.ceilings`,
-:mod:`pinchpoint.convolve`, :mod:`pinchpoint.sweep`, :mod:`pinchpoint.detect`) that accepts a
+Each one is a thin layer over the orchestration modules (:mod:`pinchpoint.solve.ceilings`,
+:mod:`pinchpoint.prediction.convolve`, :mod:`pinchpoint.solve.sweep`, :mod:`pinchpoint.measure.detect`) that accepts a
 bundled name or a path wherever an object is expected, as the CLI does.
 """
 
@@ -26,8 +26,8 @@ def load_signature(name_or_path):
     SignatureError
         No such file or bundled name, or an invalid signature (file and key named).
     """
-    from .signature import Signature, find_bundled
-    from .signature import load_signature as _load
+    from pinchpoint.inputs.signature import Signature, find_bundled
+    from pinchpoint.inputs.signature import load_signature as _load
 
     if isinstance(name_or_path, Signature):
         return name_or_path
@@ -45,21 +45,21 @@ def all_ceilings(profile, flows=None):
     list of Ceiling
         ``ceiling_bytes_per_s`` [B/s], the binding links, the formula, the effective ceiling.
     """
-    from .ceilings import all_ceilings as _all_ceilings
+    from pinchpoint.solve.ceilings import all_ceilings as _all_ceilings
 
     return _all_ceilings(_profile(profile), flows)
 
 
 def flow_ceiling(profile, flow: str):
-    """The ceiling of one flow (a :class:`~pinchpoint.ceilings.Ceiling`)."""
-    from .ceilings import flow_ceiling as _flow_ceiling
+    """The ceiling of one flow (a :class:`~pinchpoint.solve.ceilings.Ceiling`)."""
+    from pinchpoint.solve.ceilings import flow_ceiling as _flow_ceiling
 
     return _flow_ceiling(_profile(profile), flow)
 
 
 def predict(signature, workload, *, profile=None, stat: str = "median", extrapolate: bool = False):
     """PMaC convolution: the predicted time of ``workload`` on the machine ``signature``
-    measured (names, paths or objects); see :func:`pinchpoint.convolve.convolve`.
+    measured (names, paths or objects); see :func:`pinchpoint.prediction.convolve.convolve`.
 
     Returns
     -------
@@ -67,8 +67,8 @@ def predict(signature, workload, *, profile=None, stat: str = "median", extrapol
         ``low_s`` (resources overlap) .. ``high_s`` (serial) [s], each resource's share, the
         binding resource.
     """
-    from .convolve import convolve
-    from .workload import Workload, load_workload
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.inputs.workload import Workload, load_workload
 
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     prof = _profile(profile) if profile is not None else None
@@ -84,8 +84,8 @@ def sweep_ceiling(profile, flow: str, *vary):
     SweepResult
         ``ceiling`` [B/s] over the grid and the binding link at each point.
     """
-    from .sweep import parse_vary
-    from .sweep import sweep as _sweep
+    from pinchpoint.solve.sweep import parse_vary
+    from pinchpoint.solve.sweep import sweep as _sweep
 
     prof = _profile(profile)
     axes = [parse_vary(v, prof) if isinstance(v, str) else v for v in vary]
@@ -115,8 +115,8 @@ def diagnose_rate(measured, **given):
     -------
     Verdict
     """
-    from . import units
-    from .diagnose import DiagnoseInputs, diagnose
+    from pinchpoint.physics import units
+    from pinchpoint.diagnose import DiagnoseInputs, diagnose
 
     if isinstance(measured, DiagnoseInputs):
         if given:
@@ -136,22 +136,22 @@ def diagnose_rate(measured, **given):
 
 
 def measure_signature(mode: str = "quick", kernels=None, **options):
-    """Compile and run the bundled kernels; the :class:`~pinchpoint.signature.Signature`.
+    """Compile and run the bundled kernels; the :class:`~pinchpoint.inputs.signature.Signature`.
 
     ``kernels`` is "maps,stream" or an iterable of names (default: all); ``options`` go to
-    :func:`pinchpoint.measure.measure` (cpus, pin, sizes, reps, cc, flags, progress).
+    :func:`pinchpoint.measure.session.measure` (cpus, pin, sizes, reps, cc, flags, progress).
     """
-    from .measure import measure, parse_only
+    from pinchpoint.measure.session import measure, parse_only
 
     only = parse_only(kernels) if isinstance(kernels, str) else kernels
     return measure(mode, only, **options)
 
 
 def detected_profile(facts=None, signature=None, *, name: str | None = None):
-    """A profile of this machine (or of ``facts`` from :func:`pinchpoint.detect.detect`), with a
+    """A profile of this machine (or of ``facts`` from :func:`pinchpoint.measure.detect.detect`), with a
     measured memory link when ``signature`` has STREAM, MAPS or likwid-bench points."""
-    from . import detect
-    from .profile import profile_from_document
+    from pinchpoint.measure import detect
+    from pinchpoint.inputs.profile import profile_from_document
 
     facts = detect.detect() if facts is None else facts
     rate = source = None
@@ -162,7 +162,7 @@ def detected_profile(facts=None, signature=None, *, name: str | None = None):
 
 
 def _profile(profile):
-    from .profile import Profile
-    from .profile_io import load_profile
+    from pinchpoint.inputs.profile import Profile
+    from pinchpoint.inputs.profile_io import load_profile
 
     return profile if isinstance(profile, Profile) else load_profile(profile)

@@ -69,7 +69,7 @@ def output_target(path: str | os.PathLike, *, key: str | None = None,
     ``suffixes`` is given) a file name that does not end in one of them; devices and pipes
     (``/dev/null``) need no suffix.  Nothing is created.
     """
-    from .errors import InputError
+    from pinchpoint.errors import InputError
 
     shown = _clip(str(path))
     if not str(path):
@@ -126,7 +126,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
     folder and a target we may not write are refused with an InputError naming ``key`` (the
     command-line flag), and so is a write that fails (a full disk, ``/dev/full``).
     """
-    from .errors import InputError
+    from pinchpoint.errors import InputError
 
     real = output_target(path, key=key, suffixes=suffixes)
     enc = None if "b" in mode else encoding

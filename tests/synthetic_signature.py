@@ -4,7 +4,7 @@ Shared by tests/predict and the convolution properties (tests/ is on sys.path vi
 
 from __future__ import annotations
 
-from pinchpoint.signature import Signature
+from pinchpoint.inputs.signature import Signature
 
 GB = 1e9
 KiB, MiB = 1024, 1024 ** 2

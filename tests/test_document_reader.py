@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint.document import Reader, key_path
+from pinchpoint.inputs.document import Reader, key_path
 from pinchpoint.errors import InputError, ProfileError, SignatureError, UnitError, WorkloadError
 
 MODEL = Path(__file__).resolve().parents[1] / "model"

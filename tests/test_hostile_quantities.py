@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from pinchpoint import units
+from pinchpoint.physics import units
 from pinchpoint.errors import MAX_MESSAGE, InputError, ProfileError, UnitError
 from pinchpoint.importers import kerncraft
-from pinchpoint.profile import profile_from_document
-from pinchpoint.yaml_safe import load_yaml
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.inputs.yaml_safe import load_yaml
 
 
 @pytest.mark.parametrize("text", ["9**9**9 Hz", "10 ** 400 Hz", "1/0 MHz", "2^64 Hz", "(1+1) GHz",

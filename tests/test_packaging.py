@@ -50,7 +50,7 @@ def test_wheel_install_finds_bundled_data(tmp_path):
                               "print(sorted(p.name for p in data_root('kernels').glob('*.c')))"],
                              cwd=elsewhere, capture_output=True, text=True, env=env)
     assert "maps.c" in kernels.stdout, kernels.stdout + kernels.stderr
-    table = subprocess.run([str(python), "-c", "from pinchpoint import units; print(len(units._table()))"],
+    table = subprocess.run([str(python), "-c", "from pinchpoint.physics import units; print(len(units._table()))"],
                            cwd=elsewhere, capture_output=True, text=True, env=env)
     assert int(table.stdout) > 100, table.stdout + table.stderr  # the wheel carries units_table.json
     assert str(env_dir) in subprocess.run(

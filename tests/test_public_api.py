@@ -45,13 +45,13 @@ def test_unknown_name_is_an_attribute_error():
 
 
 def test_api_agrees_with_the_modules_behind_it():
-    from pinchpoint.ceilings import all_ceilings
-    from pinchpoint.convolve import convolve
+    from pinchpoint.solve.ceilings import all_ceilings
+    from pinchpoint.prediction.convolve import convolve
     from pinchpoint.diagnose import DiagnoseInputs, diagnose
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.signature import load_bundled
-    from pinchpoint.sweep import parse_vary, sweep
-    from pinchpoint.workload import load_workload
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.inputs.signature import load_bundled
+    from pinchpoint.solve.sweep import parse_vary, sweep
+    from pinchpoint.inputs.workload import load_workload
 
     g5 = load_profile("powermac-g5")
     assert [c.ceiling_bytes_per_s for c in pp.all_ceilings("powermac-g5")] == \

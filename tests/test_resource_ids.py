@@ -1,12 +1,12 @@
-"""Resource ids are parsed and formatted in one place (pinchpoint.resource_ids)."""
+"""Resource ids are parsed and formatted in one place (pinchpoint.graph.resource_ids)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pinchpoint import graph
-from pinchpoint.profile_io import load_profile
-from pinchpoint.resource_ids import ResourceId, convention, direction_of, link_of, resource_id, uses_network
+from pinchpoint.graph import graph
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.graph.resource_ids import ResourceId, convention, direction_of, link_of, resource_id, uses_network
 
 
 @pytest.mark.parametrize("text, rid", [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint import units
+from pinchpoint.physics import units
 from pinchpoint.errors import UnitError
 
 ROOT = Path(__file__).resolve().parents[1]

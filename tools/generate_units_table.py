@@ -1,8 +1,8 @@
-"""Write model/units_table.json: the unit strings met in practice, parsed once by pint.
+"""Write model/physics/units_table.json: the unit strings met in practice, parsed once by pint.
 
 Each entry maps a unit string, exactly as it follows the number in a quantity (after the
 "GT/s" -> "Gtransfer/s" rewrite), to (dimension, factor to the SI base unit) as
-``pinchpoint.units.table_entry`` gets them from our patched pint registry.  The candidates are
+``pinchpoint.physics.units.table_entry`` gets them from our patched pint registry.  The candidates are
 the usual prefixes times the units of each dimension, plus every unit string in the bundled
 profiles, signatures and workloads; strings pint rejects or reads as another dimension ("Gb" is
 a gigabarn) are left out, so they still reach pint and its error.
@@ -20,10 +20,10 @@ import json
 import tomllib
 from pathlib import Path
 
-from pinchpoint import units
+from pinchpoint.physics import units
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGET = ROOT / "model" / "units_table.json"
+TARGET = ROOT / "model" / "physics" / "units_table.json"
 
 LARGE = ["", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
          "kilo", "mega", "giga", "tera", "peta", "kibi", "mebi", "gibi", "tebi", "pebi"]

@@ -16,9 +16,9 @@ import signal
 import sys
 import threading
 
-from .. import __version__
-from ..errors import PinchpointError
-from .output import check_outputs
+from pinchpoint import __version__
+from pinchpoint.errors import PinchpointError
+from pinchpoint.cli.output import check_outputs
 
 #: Subcommand modules, in the order ``--help`` lists them.  Add a module here to add commands.
 COMMAND_MODULES = [
@@ -86,14 +86,14 @@ def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
 def _say_inputs(args: argparse.Namespace) -> None:
     """With -v: the version and which file each named input resolves to (a bundled name or a
     file of the same name in the working directory)."""
-    from .output import VERBOSITY, info
+    from pinchpoint.cli.output import VERBOSITY, info
 
     if VERBOSITY <= 0:
         return
     info(f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})")
-    from .stdin import is_stdin
+    from pinchpoint.cli.stdin import is_stdin
 
-    from ..paths import exists
+    from pinchpoint.paths import exists
 
     def named(value) -> list[str]:  # bundled names only: files, '-' and outputs speak for themselves
         values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
@@ -101,15 +101,15 @@ def _say_inputs(args: argparse.Namespace) -> None:
 
     profiles = getattr(args, "profiles", None) or getattr(args, "profile", None)
     if named(profiles):
-        from ..profile_io import bundled_profiles
+        from pinchpoint.inputs.profile_io import bundled_profiles
         for n in named(profiles):
             info(f"profile {n}: {bundled_profiles().get(n, 'no bundled profile of that name')}")
     if named(getattr(args, "signature", None)):
-        from ..signature import bundled_signatures
+        from pinchpoint.inputs.signature import bundled_signatures
         for s in named(args.signature):
             info(f"signature {s}: {bundled_signatures().get(s, 'no bundled signature of that name')}")
     if named(getattr(args, "workload", None)):
-        from ..workload import bundled_workloads
+        from pinchpoint.inputs.workload import bundled_workloads
         for w in named(args.workload):
             info(f"workload {w}: {bundled_workloads().get(w, 'no bundled workload of that name')}")
 
@@ -141,10 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
-    from .output import set_verbosity
+    from pinchpoint.cli.output import set_verbosity
 
     set_verbosity(getattr(args, "verbosity", 0))
-    from . import stdin
+    from pinchpoint.cli import stdin
 
     stdin.reset()
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         _say_inputs(args)
         return int(args.run(args) or 0)
     except PinchpointError as exc:
-        from .flags import as_flag, flags_of, leaf_parser
+        from pinchpoint.cli.flags import as_flag, flags_of, leaf_parser
 
         # models name parameters ("flow"); the user typed a flag ("--flow")
         exc = as_flag(exc, flags_of(leaf_parser(parser, getattr(args, "run", None))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .output import output_path
+from pinchpoint.cli.output import output_path
 
 
 def add_parser(sub) -> None:
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
                          description="Turn other tools' files into pinchpoint profiles and signatures.")
     isub = imp.add_subparsers(dest="format", metavar="FORMAT")
     isub.required = True
-    from ..importers.registry import IMPORTERS
+    from pinchpoint.importers.registry import IMPORTERS
 
     custom = {"kerncraft": _add_import_kerncraft, "nccl": _add_import_nccl}
     for entry in IMPORTERS.values():  # the registry's order
@@ -72,8 +72,8 @@ def _add_import_nccl(isub) -> None:
 
 
 def _read_text(path: str, flag: str) -> str:
-    from ..errors import InputError
-    from .stdin import is_stdin, read_stdin
+    from pinchpoint.errors import InputError
+    from pinchpoint.cli.stdin import is_stdin, read_stdin
 
     if is_stdin(path):
         return read_stdin(flag)
@@ -87,7 +87,7 @@ def _read_text(path: str, flag: str) -> str:
 
 
 def _display_name(path: str) -> str:
-    from .stdin import STDIN_NAME, is_stdin
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin
 
     return STDIN_NAME if is_stdin(path) else path
 
@@ -95,7 +95,7 @@ def _display_name(path: str) -> str:
 def _check_folder(path: str, flag: str) -> None:
     from pathlib import Path
 
-    from ..errors import InputError
+    from pinchpoint.errors import InputError
 
     parent = Path(path).parent
     if str(parent) and not parent.is_dir():
@@ -137,10 +137,10 @@ def run_detect(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from .. import detect
-    from ..errors import InputError
-    from ..profile import profile_from_document
-    from .output import print_json
+    from pinchpoint.measure import detect
+    from pinchpoint.errors import InputError
+    from pinchpoint.inputs.profile import profile_from_document
+    from pinchpoint.cli.output import print_json
 
     if args.output:
         _check_folder(args.output, "-o")
@@ -178,23 +178,23 @@ def run_detect(args: argparse.Namespace) -> int:
     rate = source = None
     sig_path = None
     if args.signature or args.measure:
-        from ..signature import dump_signature, load_signature
+        from pinchpoint.inputs.signature import dump_signature, load_signature
 
         if args.signature:
             sig = load_signature(args.signature)
             sig_path = args.signature
         else:
-            from ..measure import measure
+            from pinchpoint.measure.session import measure
 
-            from .output import VERBOSITY
+            from pinchpoint.cli.output import VERBOSITY
 
             sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty() and VERBOSITY >= 0)
             sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
                 else "detected.signature.json"
             dump_signature(sig, sig_path)
         rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
-        from ..noise import noise_summary, noisy_points
-        from .output import warn
+        from pinchpoint.measure.noise import noise_summary, noisy_points
+        from pinchpoint.cli.output import warn
 
         noisy = noise_summary(noisy_points(sig))
         if noisy:
@@ -205,7 +205,7 @@ def run_detect(args: argparse.Namespace) -> int:
     profile_from_document(doc, file=args.output or "<detected>")  # never write what cannot load
     found = detect.flags(facts)
     if args.output:
-        from ..profile_io import dump_document
+        from pinchpoint.inputs.profile_io import dump_document
 
         dump_document(doc, args.output)
     if args.json:
@@ -232,8 +232,8 @@ def run_detect(args: argparse.Namespace) -> int:
 
 
 def _summary(facts, doc) -> str:
-    from ..detect import _bytes_text, _link_text
-    from ..units import format_quantity, format_rate
+    from pinchpoint.measure.detect import _bytes_text, _link_text
+    from pinchpoint.physics.units import format_quantity, format_rate
 
     def q(v, dim):
         return "unknown" if v is None else format_quantity(v, dim)
@@ -266,7 +266,7 @@ def _summary(facts, doc) -> str:
 
 
 def _write_signature(sig, path: str) -> None:
-    from ..signature import dump_signature
+    from pinchpoint.inputs.signature import dump_signature
 
     dump_signature(sig, path)
 
@@ -274,9 +274,9 @@ def _write_signature(sig, path: str) -> None:
 def run_import_kerncraft(args: argparse.Namespace) -> int:
     import sys
 
-    from ..importers import kerncraft
-    from ..profile import profile_from_document
-    from ..profile_io import dump_document
+    from pinchpoint.importers import kerncraft
+    from pinchpoint.inputs.profile import profile_from_document
+    from pinchpoint.inputs.profile_io import dump_document
 
     _check_folder(args.output, "-o")
     if args.signature:
@@ -299,10 +299,10 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
 
 
 def run_import_nccl(args: argparse.Namespace) -> int:
-    from ..importers import nccl_topo
-    from ..profile import profile_from_document
-    from ..profile_io import dump_document
-    from ..units import format_rate
+    from pinchpoint.importers import nccl_topo
+    from pinchpoint.inputs.profile import profile_from_document
+    from pinchpoint.inputs.profile_io import dump_document
+    from pinchpoint.physics.units import format_rate
 
     _check_folder(args.output, "-o")
     text = _read_text(args.file, "FILE")
@@ -325,7 +325,7 @@ def run_import_nccl(args: argparse.Namespace) -> int:
 
 def run_import_signature(args: argparse.Namespace) -> int:
     """Files of a registered signature format (likwid-bench text, fio JSON ...) -> one signature file."""
-    from ..importers.registry import IMPORTERS
+    from pinchpoint.importers.registry import IMPORTERS
 
     convert = IMPORTERS[args.format].converter()
     _check_folder(args.output, "-o")

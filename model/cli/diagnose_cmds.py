@@ -36,8 +36,8 @@ _WINDOW = ("window", "rcvbuf", "so_rcvbuf")
 def _measurement_flags() -> dict[str, tuple[str, dict]]:
     """Parameter -> (flag, add_argument keywords): the one definition of diagnose's inputs, shared
     by every command that judges a measurement (diagnose, report)."""
-    from .. import tcp
-    from ..diagnose.inputs import MEDIA
+    from pinchpoint.physics import tcp
+    from pinchpoint.diagnose.inputs import MEDIA
 
     return {
         "measured": ("--measured", dict(metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")),
@@ -119,7 +119,7 @@ def add_parser(sub) -> None:
 
 
 def _size(text, flag):
-    from .. import units
+    from pinchpoint.physics import units
 
     if text is None:
         return None
@@ -132,7 +132,7 @@ def _size(text, flag):
 
 def _relocate(exc, origin_file):
     """Name the flag (or the iperf3 file's value) a DiagnoseInputs error comes from."""
-    from ..errors import InputError
+    from pinchpoint.errors import InputError
 
     key = exc.key
     if key in FLAGS and exc.file is None:
@@ -145,8 +145,8 @@ def _relocate(exc, origin_file):
 
 def gather(args: argparse.Namespace) -> dict:
     """DiagnoseInputs keyword arguments from the flags (and the iperf3 file)."""
-    from .. import units
-    from ..errors import InputError
+    from pinchpoint.physics import units
+    from pinchpoint.errors import InputError
 
     fields: dict = {}
 
@@ -154,8 +154,8 @@ def gather(args: argparse.Namespace) -> dict:
         return getattr(args, name, None)
 
     if a("iperf3"):
-        from ..importers.iperf3 import load_iperf3, parse_iperf3
-        from .stdin import STDIN_NAME, is_stdin, read_stdin
+        from pinchpoint.importers.iperf3 import load_iperf3, parse_iperf3
+        from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
 
         report = (parse_iperf3(read_stdin("--iperf3"), file=STDIN_NAME) if is_stdin(a("iperf3"))
                   else load_iperf3(a("iperf3")))
@@ -202,7 +202,7 @@ def gather(args: argparse.Namespace) -> dict:
     put("outstanding_reads", a("outstanding_reads"))
     put("read_latency_s", units.parse(a("read_latency"), "time", key="--read-latency") if a("read_latency") else None)
     if a("profile"):
-        from ..profile_io import load_profile
+        from pinchpoint.inputs.profile_io import load_profile
 
         fields["profile"] = load_profile(a("profile"))
     put("flow", a("flow"))
@@ -210,9 +210,9 @@ def gather(args: argparse.Namespace) -> dict:
 
 
 def run_diagnose(args: argparse.Namespace) -> int:
-    from ..diagnose import DiagnoseInputs, diagnose
-    from ..errors import InputError
-    from .output import print_json
+    from pinchpoint.diagnose import DiagnoseInputs, diagnose
+    from pinchpoint.errors import InputError
+    from pinchpoint.cli.output import print_json
 
     fields = gather(args)
     # Flags given on the command line are the user's, not the file's: errors on them name the flag.
@@ -236,8 +236,8 @@ def run_diagnose(args: argparse.Namespace) -> int:
 
 def render(v) -> str:
     """The verdict as text: ceilings sorted with formulas and numbers, binding, efficiency, advice."""
-    from ..units import format_rate
-    from .output import table
+    from pinchpoint.physics.units import format_rate
+    from pinchpoint.cli.output import table
 
     net = lambda x: format_rate(x, "network")  # noqa: E731
     side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"

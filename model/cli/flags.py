@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import LocatedError, PinchpointError
+from pinchpoint.errors import LocatedError, PinchpointError
 
 
 def leaf_parser(parser: argparse.ArgumentParser, run) -> argparse.ArgumentParser | None:

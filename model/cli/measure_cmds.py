@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .output import IMAGE_SUFFIXES, output_path
+from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
 
 
 def add_parser(subparsers) -> None:
@@ -62,8 +62,8 @@ def add_parser(subparsers) -> None:
 
 
 def run_signatures(args: argparse.Namespace) -> int:
-    from ..signature import bundled_signatures, load_signature
-    from .output import print_listing
+    from pinchpoint.inputs.signature import bundled_signatures, load_signature
+    from pinchpoint.cli.output import print_listing
 
     rows = []
     for name, path in bundled_signatures().items():
@@ -77,9 +77,9 @@ def run_signatures(args: argparse.Namespace) -> int:
 def _load(name: str):
     from pathlib import Path
 
-    from ..paths import exists
-    from ..signature import find_bundled, load_signature, loads_signature
-    from .stdin import STDIN_NAME, is_stdin, read_stdin
+    from pinchpoint.paths import exists
+    from pinchpoint.inputs.signature import find_bundled, load_signature, loads_signature
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
 
     if is_stdin(name):
         return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
@@ -94,20 +94,20 @@ def run_measure(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from ..errors import InputError
-    from ..measure import measure, parse_only
-    from ..signature import dump_signature
+    from pinchpoint.errors import InputError
+    from pinchpoint.measure.session import measure, parse_only
+    from pinchpoint.inputs.signature import dump_signature
 
     out = Path(args.output)
     if not out.parent.is_dir():  # fail now, not after a minute of measuring
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
-    from ..measure import parse_cpus, parse_sizes
-    from ..noise import noise_summary, noisy_points
-    from .output import VERBOSITY, warn
+    from pinchpoint.measure.session import parse_cpus, parse_sizes
+    from pinchpoint.measure.noise import noise_summary, noisy_points
+    from pinchpoint.cli.output import VERBOSITY, warn
 
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
-    from ..noise import NOISE_LIMIT
+    from pinchpoint.measure.noise import NOISE_LIMIT
 
     cpus, sizes = parse_cpus(args.cpus), parse_sizes(args.sizes)
     limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
@@ -126,7 +126,7 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _result_text(point) -> str:
-    from ..units import format_quantity, format_rate
+    from pinchpoint.physics.units import format_quantity, format_rate
 
     r = point.result
     if r.unit == "B/s":
@@ -138,7 +138,7 @@ def _result_text(point) -> str:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from .output import print_json, table
+    from pinchpoint.cli.output import print_json, table
 
     sig = _load(args.file)
     if args.json:
@@ -165,7 +165,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from ..plots import plot_signature, save
+    from pinchpoint.report.plots_signature import plot_signature, save
 
     sig = _load(args.file)
     ax = plot_signature(sig, threads=args.threads)

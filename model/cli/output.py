@@ -35,7 +35,7 @@ def output_meta(command: str | None = None) -> dict:
     """Tool version, output schema version and UTC timestamp (ISO 8601) of one JSON answer."""
     from datetime import datetime, timezone
 
-    from .. import __version__
+    from pinchpoint import __version__
 
     meta = {"version": __version__, "schema_version": JSON_SCHEMA_VERSION,
             "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
@@ -93,8 +93,8 @@ def table(rows: list[list[str]], header: list[str], *, align: str | None = None)
 
 def parse_flag(text: str, dimension: str, flag: str) -> float:
     """Parse a command-line quantity; a bad one is an InputError naming the flag."""
-    from .. import units
-    from ..errors import InputError, UnitError
+    from pinchpoint.physics import units
+    from pinchpoint.errors import InputError, UnitError
 
     try:
         return units.parse(text, dimension, key=flag)
@@ -131,7 +131,7 @@ def output_path(parser, *flags: str, suffixes: tuple[str, ...] | None, **kwargs)
 
 def check_outputs(args) -> None:
     """Refuse bad output paths of the chosen (sub)command, naming the flag."""
-    from ..paths import output_target
+    from pinchpoint.paths import output_target
 
     for dest, flag, suffixes in getattr(args, "_outputs", None) or ():
         value = getattr(args, dest, None)

@@ -1,7 +1,7 @@
 """``pinchpoint sweep | uncertainty | compare | scale``: capacity-planning commands.
 
-Thin: parse arguments, call :mod:`pinchpoint.sweep`, :mod:`pinchpoint.uncertainty`,
-:mod:`pinchpoint.compare`, :mod:`pinchpoint.usl` and :mod:`pinchpoint.queueing`, format the
+Thin: parse arguments, call :mod:`pinchpoint.solve.sweep`, :mod:`pinchpoint.solve.uncertainty`,
+:mod:`pinchpoint.solve.compare`, :mod:`pinchpoint.physics.usl` and :mod:`pinchpoint.physics.queueing`, format the
 result.  Models are imported inside the ``run_*`` functions so that ``--help`` stays fast.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..resource_ids import convention
-from .output import IMAGE_SUFFIXES, output_path
+from pinchpoint.graph.resource_ids import convention
+from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
 
 
 def add_parser(sub) -> None:
@@ -95,7 +95,7 @@ MAX_JSON_POINTS = 1_000_000
 def write_sweep_csv(source, path, *, each=None) -> None:
     """Every grid point as a CSV row, written atomically, one chunk at a time.
 
-    ``source`` is a :class:`~pinchpoint.sweep.SweepResult` or a :class:`~pinchpoint.sweep.SweepPlan`
+    ``source`` is a :class:`~pinchpoint.solve.sweep.SweepResult` or a :class:`~pinchpoint.solve.sweep.SweepPlan`
     (anything with ``axes``, ``links`` and ``chunks()``); ``each(chunk)`` sees every chunk (the
     summary is gathered in the same pass).  The text is what ``csv.writer`` writes for the
     rows (floats as ``str(float)``, names quoted where needed), built a column at a time: the
@@ -106,7 +106,7 @@ def write_sweep_csv(source, path, *, each=None) -> None:
 
     import numpy as np
 
-    from ..paths import atomic_write
+    from pinchpoint.paths import atomic_write
 
     def csv_text(fields) -> str:
         out = io.StringIO()
@@ -132,11 +132,11 @@ def write_sweep_csv(source, path, *, each=None) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from .. import units
-    from ..errors import InputError
-    from ..profile_io import load_profile
-    from ..sweep import SweepSummary, parse_vary, plan_sweep
-    from .output import print_json, table
+    from pinchpoint.physics import units
+    from pinchpoint.errors import InputError
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
+    from pinchpoint.cli.output import print_json, table
 
     profile = load_profile(args.profile)
     axes = [parse_vary(v, profile) for v in args.vary]
@@ -156,7 +156,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         for chunk in source.chunks():
             summary.add(chunk)
     if args.plot:
-        from ..plots_planning import plot_sweep
+        from pinchpoint.report.plots_planning import plot_sweep
 
         plot_sweep(result, args.plot)
     if args.json:
@@ -198,10 +198,10 @@ def run_sweep(args: argparse.Namespace) -> int:
 def run_uncertainty(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from .. import units
-    from ..profile_io import load_profile
-    from ..uncertainty import monte_carlo, parse_uncertain
-    from .output import print_json, table
+    from pinchpoint.physics import units
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.uncertainty import monte_carlo, parse_uncertain
+    from pinchpoint.cli.output import print_json, table
 
     profile = load_profile(args.profile)
     # the model names its parameter ("uncertain"); output says where a spread came from: the flag
@@ -229,18 +229,18 @@ def run_uncertainty(args: argparse.Namespace) -> int:
 # --- compare -------------------------------------------------------------------------------------
 
 def run_compare(args: argparse.Namespace) -> int:
-    from .. import units
-    from ..compare import compare
-    from ..profile_io import load_profile
-    from .output import print_json, table
+    from pinchpoint.physics import units
+    from pinchpoint.solve.compare import compare
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.cli.output import print_json, table
 
     if args.workload or args.signature:  # predictions side by side (pinchpoint.cli.predict_cmds)
-        from .predict_cmds import run_compare_predictions
+        from pinchpoint.cli.predict_cmds import run_compare_predictions
         return run_compare_predictions(args)
     profiles = [load_profile(p) for p in args.profiles]
     c = compare(profiles, args.flow)
     if args.plot:
-        from ..plots_planning import plot_compare
+        from pinchpoint.report.plots_planning import plot_compare
 
         plot_compare(c, args.plot)
     if args.json:
@@ -274,8 +274,8 @@ def run_compare(args: argparse.Namespace) -> int:
 # --- scale ---------------------------------------------------------------------------------------
 
 def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, float]]:
-    from ..errors import InputError
-    from .output import parse_flag
+    from pinchpoint.errors import InputError
+    from pinchpoint.cli.output import parse_flag
 
     out = []
     for item in values:
@@ -289,7 +289,7 @@ def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, floa
 
 
 def _fraction(text: str | None, flag: str) -> float | None:
-    from ..errors import InputError
+    from pinchpoint.errors import InputError
 
     if text is None:
         return None
@@ -303,15 +303,15 @@ def _fraction(text: str | None, flag: str) -> float | None:
 def run_scale(args: argparse.Namespace) -> int:
     import math
 
-    from .. import queueing, units, usl
-    from ..concurrency_io import read_series
-    from ..errors import InputError
-    from .output import print_json, table
+    from pinchpoint.physics import queueing, units, usl
+    from pinchpoint.inputs.concurrency_io import read_series
+    from pinchpoint.errors import InputError
+    from pinchpoint.cli.output import print_json, table
 
-    from .stdin import STDIN_NAME, is_stdin, read_stdin
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
 
     if is_stdin(args.data):
-        from ..concurrency_io import parse_series
+        from pinchpoint.inputs.concurrency_io import parse_series
 
         data = parse_series(read_stdin("DATA"), STDIN_NAME)
     else:
@@ -354,7 +354,7 @@ def run_scale(args: argparse.Namespace) -> int:
     elif args.clients is not None:
         raise InputError("--clients needs --demands (it sets the MVA population)", key="--clients")
     if args.plot:
-        from ..plots_planning import plot_scale
+        from pinchpoint.report.plots_planning import plot_scale
 
         plot_scale(fits, args.plot, data.unit, mva)
     if args.json:

@@ -1,7 +1,7 @@
 """``pinchpoint predict | workloads | classify``: the convolution commands, and the hooks that
 ``ceilings --signature`` and ``compare --workload`` call.
 
-Thin: parse arguments, call :mod:`pinchpoint.convolve` and :mod:`pinchpoint.measured_ceilings`,
+Thin: parse arguments, call :mod:`pinchpoint.prediction.convolve` and :mod:`pinchpoint.solve.measured_ceilings`,
 format.  Models are imported inside the functions so that ``--help`` stays fast.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..resource_ids import convention
+from pinchpoint.graph.resource_ids import convention
 
 
 def add_parser(sub) -> None:
@@ -52,11 +52,11 @@ def load_signature_arg(text: str, flag: str = "--signature"):
     """A signature from a file path or a bundled short name."""
     from pathlib import Path
 
-    from ..errors import SignatureError
-    from ..signature import find_bundled, load_signature, loads_signature
-    from .stdin import STDIN_NAME, is_stdin, read_stdin
+    from pinchpoint.errors import SignatureError
+    from pinchpoint.inputs.signature import find_bundled, load_signature, loads_signature
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
 
-    from ..paths import exists
+    from pinchpoint.paths import exists
 
     if is_stdin(text):
         return loads_signature(read_stdin(flag), file=STDIN_NAME)
@@ -71,8 +71,8 @@ def load_signature_arg(text: str, flag: str = "--signature"):
 
 def load_workload_arg(text: str, flag: str = "--workload"):
     """A workload from a .toml path, a bundled name, or '-' (standard input)."""
-    from ..workload import load_workload, loads_workload
-    from .stdin import STDIN_NAME, is_stdin, read_stdin
+    from pinchpoint.inputs.workload import load_workload, loads_workload
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
 
     if is_stdin(text):
         return loads_workload(read_stdin(flag), file=STDIN_NAME, default_name="stdin")
@@ -80,12 +80,12 @@ def load_workload_arg(text: str, flag: str = "--workload"):
 
 
 def _seconds(s: float) -> str:
-    from .. import units
+    from pinchpoint.physics import units
     return units.format_quantity(s, "time")
 
 
 def print_prediction(pred) -> None:
-    from .output import table
+    from pinchpoint.cli.output import table
 
     print(f"{pred.workload} on {pred.signature}" + (f" with profile {pred.profile}" if pred.profile else "")
           + f" (signature {pred.stat})")
@@ -107,13 +107,13 @@ def print_prediction(pred) -> None:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from ..convolve import convolve
-    from ..profile_io import load_profile
-    from ..workload import load_workload
-    from .output import print_json
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.inputs.workload import load_workload
+    from pinchpoint.cli.output import print_json
 
-    from ..host_match import mismatch_warnings
-    from .output import warn
+    from pinchpoint.inputs.host_match import mismatch_warnings
+    from pinchpoint.cli.output import warn
 
     sig = load_signature_arg(args.signature)
     wl = load_workload_arg(args.workload)
@@ -130,8 +130,8 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_workloads(args: argparse.Namespace) -> int:
-    from ..workload import bundled_workloads, load_workload
-    from .output import print_listing
+    from pinchpoint.inputs.workload import bundled_workloads, load_workload
+    from pinchpoint.cli.output import print_listing
 
     rows = []
     for name in bundled_workloads():
@@ -142,10 +142,10 @@ def run_workloads(args: argparse.Namespace) -> int:
 
 
 def run_classify(args: argparse.Namespace) -> int:
-    from .. import units
-    from ..measured_ceilings import classify, flow_ceilings_for
-    from ..profile_io import load_profile
-    from .output import parse_flag, print_json, table
+    from pinchpoint.physics import units
+    from pinchpoint.solve.measured_ceilings import classify, flow_ceilings_for
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.cli.output import parse_flag, print_json, table
 
     profile = load_profile(args.profile)
     measured = parse_flag(args.measured, "bandwidth", "--measured")
@@ -171,10 +171,10 @@ def run_classify(args: argparse.Namespace) -> int:
 
 def measured_ceilings_report(profile, signature_arg: str, as_json: bool):
     """``ceilings PROFILE --signature S``: the JSON list, or print the table (returns None)."""
-    from .. import units
-    from ..host_match import above_theory, mismatch_warnings
-    from ..measured_ceilings import measured_ceilings
-    from .output import table, warn
+    from pinchpoint.physics import units
+    from pinchpoint.inputs.host_match import above_theory, mismatch_warnings
+    from pinchpoint.solve.measured_ceilings import measured_ceilings
+    from pinchpoint.cli.output import table, warn
 
     sig = load_signature_arg(signature_arg)
     rows = measured_ceilings(profile, sig)
@@ -210,11 +210,11 @@ def measured_ceilings_report(profile, signature_arg: str, as_json: bool):
 
 def run_compare_predictions(args: argparse.Namespace) -> int:
     """``compare --workload W --signature S1 S2 ...``: one workload on several signatures."""
-    from ..convolve import convolve
-    from ..errors import InputError
-    from ..profile_io import load_profile
-    from ..workload import load_workload
-    from .output import print_json, table
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.errors import InputError
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.inputs.workload import load_workload
+    from pinchpoint.cli.output import print_json, table
 
     if not args.workload:
         raise InputError("--signature needs --workload W (the workload to predict)", key="--workload")
@@ -226,8 +226,8 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
     if len(profiles) not in (0, 1, len(sigs)):
         raise InputError(f"give one profile for all signatures or one per signature ({len(sigs)}), "
                          f"not {len(profiles)}", key="PROFILE")
-    from ..host_match import mismatch_warnings
-    from .output import warn
+    from pinchpoint.inputs.host_match import mismatch_warnings
+    from pinchpoint.cli.output import warn
 
     preds = []
     for i, s in enumerate(sigs):
@@ -238,7 +238,7 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
                               extrapolate=getattr(args, "extrapolate", False)))
     fastest = min(p.low_s for p in preds)
     if getattr(args, "plot", None):
-        from ..plots_planning import plot_predictions
+        from pinchpoint.report.plots_planning import plot_predictions
 
         plot_predictions(preds, args.plot)
     if args.json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..resource_ids import convention
+from pinchpoint.graph.resource_ids import convention
 
 
 def add_parser(sub) -> None:
@@ -41,8 +41,8 @@ def add_parser(sub) -> None:
 def run_profiles(args: argparse.Namespace) -> int:
     import tomllib
 
-    from ..profile_io import bundled_profiles
-    from .output import print_listing
+    from pinchpoint.inputs.profile_io import bundled_profiles
+    from pinchpoint.cli.output import print_listing
 
     rows = []
     for name, path in bundled_profiles().items():
@@ -54,16 +54,16 @@ def run_profiles(args: argparse.Namespace) -> int:
 
 
 def run_ceilings(args: argparse.Namespace) -> int:
-    from .. import reporting
-    from ..ceilings import all_ceilings, scenario_ceilings
-    from ..profile_io import load_profile
-    from .output import print_json, table
+    from pinchpoint.report import tables as reporting
+    from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.cli.output import print_json, table
 
     profile = load_profile(args.profile)
     flows = args.flow
     for f in flows or ():
         profile.flow(f)  # a clear error for an unknown flow
-    from ..ceiling_gaps import ceiling_gaps
+    from pinchpoint.solve.ceiling_gaps import ceiling_gaps
 
     ceilings = all_ceilings(profile, flows)
     scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
@@ -83,7 +83,7 @@ def run_ceilings(args: argparse.Namespace) -> int:
         if gaps:
             doc["gaps"] = list(gaps)
         if getattr(args, "signature", None):  # measured beside theoretical (pinchpoint.cli.predict_cmds)
-            from .predict_cmds import measured_ceilings_report
+            from pinchpoint.cli.predict_cmds import measured_ceilings_report
             doc["measured"] = measured_ceilings_report(profile, args.signature, True)
         print_json(doc)
         return 0
@@ -101,16 +101,16 @@ def run_ceilings(args: argparse.Namespace) -> int:
           " effective: after protocol overhead. 'to move it': growth of the binding link(s) before"
           " the next link binds.")
     if getattr(args, "signature", None):
-        from .predict_cmds import measured_ceilings_report
+        from pinchpoint.cli.predict_cmds import measured_ceilings_report
         measured_ceilings_report(profile, args.signature, False)
     return 0
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from .. import reporting
-    from ..profile_io import load_profile
-    from ..symbolic import explain
-    from .output import print_json
+    from pinchpoint.report import tables as reporting
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.symbolic import explain
+    from pinchpoint.cli.output import print_json
 
     profile = load_profile(args.profile)
     e = explain(profile, args.target)
@@ -133,10 +133,10 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from .. import units
-    from ..profile_io import load_profile
-    from ..symbolic import solve
-    from .output import parse_flag, print_json
+    from pinchpoint.physics import units
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.symbolic import solve
+    from pinchpoint.cli.output import parse_flag, print_json
 
     profile = load_profile(args.profile)
     target = parse_flag(args.target, "bandwidth", "--target")

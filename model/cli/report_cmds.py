@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 
-from .diagnose_cmds import add_measurement_arguments
-from .output import output_path
+from pinchpoint.cli.diagnose_cmds import add_measurement_arguments
+from pinchpoint.cli.output import output_path
 
 #: Flags that only make sense with a measured figure.
 _MEASUREMENT_ONLY = ("protocol", "side", "streams", "link", "mtu", "mss", "rtt", "window", "rcvbuf",
@@ -43,9 +43,9 @@ def add_parser(sub) -> None:
 
 
 def _verdict(args, profile):
-    from ..diagnose import DiagnoseInputs, diagnose
-    from ..errors import InputError
-    from .diagnose_cmds import FLAGS, gather
+    from pinchpoint.diagnose import DiagnoseInputs, diagnose
+    from pinchpoint.errors import InputError
+    from pinchpoint.cli.diagnose_cmds import FLAGS, gather
 
     if args.measured is None and args.iperf3 is None:
         given = [f"--{n.replace('_', '-')}" for n in _MEASUREMENT_ONLY if getattr(args, n) is not None]
@@ -70,8 +70,8 @@ def _verdict(args, profile):
 def _signature(name: str):
     from pathlib import Path
 
-    from ..paths import exists
-    from ..signature import find_bundled, load_signature
+    from pinchpoint.paths import exists
+    from pinchpoint.inputs.signature import find_bundled, load_signature
 
     path = Path(name)
     if exists(path) or path.suffix == ".json" or "/" in name:
@@ -80,9 +80,9 @@ def _signature(name: str):
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from ..errors import InputError
-    from ..profile_io import load_profile
-    from ..report import build_report, write_report
+    from pinchpoint.errors import InputError
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.report.page import build_report, write_report
 
     out = args.output
     if not out.lower().endswith((".html", ".htm")):
@@ -95,9 +95,9 @@ def run_report(args: argparse.Namespace) -> int:
     verdict = _verdict(args, profile)
     signature = _signature(args.signature) if args.signature else None
     if signature is not None:
-        from ..host_match import mismatch_warnings
-        from ..measured_ceilings import measured_ceilings
-        from .output import warn
+        from pinchpoint.inputs.host_match import mismatch_warnings
+        from pinchpoint.solve.measured_ceilings import measured_ceilings
+        from pinchpoint.cli.output import warn
 
         for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
             warn(w)

@@ -20,7 +20,7 @@ def is_stdin(arg) -> bool:
 def read_stdin(flag: str) -> str:
     """All of standard input as text; an error when another argument already read it or it is
     a terminal (nothing piped in)."""
-    from ..errors import InputError
+    from pinchpoint.errors import InputError
 
     if _consumed_by:
         raise InputError(f"standard input ('-') was already read for {_consumed_by[0]}: only one "
@@ -36,7 +36,7 @@ def read_stdin(flag: str) -> str:
 
 def check_once(args) -> None:
     """An error when more than one argument of ``args`` (a Namespace) is '-'."""
-    from ..errors import InputError
+    from pinchpoint.errors import InputError
 
     named = [name for name, value in vars(args).items()
              for v in (value if isinstance(value, list) else [value]) if v == STDIN]

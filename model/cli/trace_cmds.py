@@ -1,7 +1,7 @@
 """``pinchpoint trace``: run a program under Valgrind on a target's caches and write a workload.
 
-Thin: resolve the target's caches, call :func:`pinchpoint.trace_io.trace_program`, build the
-workload with :func:`pinchpoint.trace_workload.build_traced_workload`, write it atomically, and
+Thin: resolve the target's caches, call :func:`pinchpoint.prediction.trace.runner.trace_program`, build the
+workload with :func:`pinchpoint.prediction.trace.workload.build_traced_workload`, write it atomically, and
 with ``--signature`` print the prediction at once.  Models are imported inside ``run``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .output import output_path
+from pinchpoint.cli.output import output_path
 
 
 def add_parser(sub) -> None:
@@ -50,11 +50,11 @@ def add_parser(sub) -> None:
 def target_caches_for(profile_arg, signature):
     """(CacheGeometry levels, target description) from --profile, the signature's host or
     this machine's /sys."""
-    from ..errors import ProfileError
-    from ..trace_traffic import target_caches
+    from pinchpoint.errors import ProfileError
+    from pinchpoint.prediction.trace.traffic import target_caches
 
     if profile_arg:
-        from ..profile_io import load_profile
+        from pinchpoint.inputs.profile_io import load_profile
 
         prof = load_profile(profile_arg)
         cpus = [c for c in prof.components.values() if c.kind == "cpu" and c.caches]
@@ -66,7 +66,7 @@ def target_caches_for(profile_arg, signature):
     if signature is not None:
         return (target_caches(signature.host.get("caches") or [], source=f"signature {signature.name}"),
                 f"signature {signature.name}'s host")
-    from ..hostinfo import caches
+    from pinchpoint.measure.hostinfo import caches
 
     return target_caches(caches(), source="/sys/devices/system/cpu/cpu0/cache"), "this machine"
 
@@ -75,12 +75,12 @@ def run_trace(args: argparse.Namespace) -> int:
     import shutil
     from pathlib import Path
 
-    from ..errors import InputError
-    from ..paths import atomic_write
-    from ..trace_io import trace_program
-    from ..trace_workload import build_traced_workload
-    from .output import print_json
-    from .predict_cmds import load_signature_arg, print_prediction
+    from pinchpoint.errors import InputError
+    from pinchpoint.paths import atomic_write
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+    from pinchpoint.cli.output import print_json
+    from pinchpoint.cli.predict_cmds import load_signature_arg, print_prediction
 
     program = list(args.program)
     if program[:1] == ["--"]:
@@ -110,7 +110,7 @@ def run_trace(args: argparse.Namespace) -> int:
         fh.write(tw.to_toml())
     pred = None
     if sig is not None:
-        from ..convolve import convolve
+        from pinchpoint.prediction.convolve import convolve
 
         pred = convolve(sig, tw.workload, stat="median", extrapolate=args.extrapolate)
     if args.json:
@@ -119,8 +119,8 @@ def run_trace(args: argparse.Namespace) -> int:
             out["prediction"] = pred.to_dict()
         print_json(out)
         return 0
-    from .. import units
-    from .output import table
+    from pinchpoint.physics import units
+    from pinchpoint.cli.output import table
 
     print(f"traced {' '.join(program)} on the caches of {target} in {seconds:.1f} s -> {args.output}")
     for ph in tw.phases:

@@ -6,17 +6,17 @@ it) and what is known about the path and the host, :func:`diagnose` runs the lim
 
 - ``line``: the raw line rate (the figure can never exceed it);
 - ``framing``: the goodput the line carries after Ethernet / ATM / FDDI / DDP overhead
-  (:mod:`pinchpoint.framing`);
+  (:mod:`pinchpoint.physics.framing`);
 - ``window``: N x window / RTT, the window given directly or derived from a Linux socket buffer
-  (:mod:`pinchpoint.tcp`);
+  (:mod:`pinchpoint.physics.tcp`);
 - ``loss``: by the loss model named in the inputs (:mod:`.loss_models`; default Mathis et al.,
   PFTK above 1 % loss, where timeouts dominate);
 - ``target``: a sender's rate limit (iperf3 -b);
 - ``host_path``: the host path of a profile flow, one ceiling per link at its EFFECTIVE capacity
   (kinds ``pci-x``, ``pcie``, ``hypertransport``, ``memory``, ``fsb`` ...), with the raw capacity
-  beside it (:mod:`pinchpoint.ceilings`);
+  beside it (:mod:`pinchpoint.solve.ceilings`);
 - ``cpu``: cycles per byte and per packet at the current clock and the cores in use
-  (:mod:`pinchpoint.hostcpu`).
+  (:mod:`pinchpoint.physics.hostcpu`).
 
 The binding ceiling is the lowest; efficiency = measured / binding; the verdict is
 ``at-ceiling`` (efficiency >= 0.9), ``below-ceiling`` (0.5 .. 0.9: likely causes listed),
@@ -37,15 +37,15 @@ TCP loss model registry), :mod:`.hypotheses`, :mod:`.advice` (the prose), :mod:`
 (:func:`diagnose`).
 """
 
-from .advice import JUMBO_MIN_LINE, LIMITED_BY
-from .chain import ABOVE_CEILING, AT_CEILING, FAR_BELOW, diagnose
-from .hypotheses import KNOWN_WINDOWS, PLAUSIBLE_RTTS
-from .inputs import DEFAULT_C, DEFAULT_MTU, MEDIA, MMRBC_VALUES, DiagnoseInputs
-from .limits_host import HOST_KINDS
-from .limits_network import rough_window_ceiling
-from .loss_models import LOSS_MODELS, LossCeiling, LossModel, register_loss_model
-from .results import Hypothesis, Limit, Verdict
-from .steps import LIMIT_STEPS, LimitStep, Run
+from pinchpoint.diagnose.advice import JUMBO_MIN_LINE, LIMITED_BY
+from pinchpoint.diagnose.chain import ABOVE_CEILING, AT_CEILING, FAR_BELOW, diagnose
+from pinchpoint.diagnose.hypotheses import KNOWN_WINDOWS, PLAUSIBLE_RTTS
+from pinchpoint.diagnose.inputs import DEFAULT_C, DEFAULT_MTU, MEDIA, MMRBC_VALUES, DiagnoseInputs
+from pinchpoint.diagnose.limits_host import HOST_KINDS
+from pinchpoint.diagnose.limits_network import rough_window_ceiling
+from pinchpoint.diagnose.loss_models import LOSS_MODELS, LossCeiling, LossModel, register_loss_model
+from pinchpoint.diagnose.results import Hypothesis, Limit, Verdict
+from pinchpoint.diagnose.steps import LIMIT_STEPS, LimitStep, Run
 
 __all__ = [
     "ABOVE_CEILING", "AT_CEILING", "DEFAULT_C", "DEFAULT_MTU", "FAR_BELOW", "HOST_KINDS", "JUMBO_MIN_LINE",

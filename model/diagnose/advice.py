@@ -7,12 +7,12 @@ formulas.md.
 
 from __future__ import annotations
 
-from .. import framing, linkkinds, tcp
-from .resolve import window as _window
-from .wording import at_least as _at_least
-from .wording import net as _net
-from .wording import size as _size
-from .wording import time as _time
+from pinchpoint.physics import framing, linkkinds, tcp
+from pinchpoint.diagnose.resolve import window as _window
+from pinchpoint.diagnose.wording import at_least as _at_least
+from pinchpoint.diagnose.wording import net as _net
+from pinchpoint.diagnose.wording import size as _size
+from pinchpoint.diagnose.wording import time as _time
 
 #: What limits the figure, by the binding ceiling's kind (other kinds: "hardware (<kind>)").
 LIMITED_BY = {"target": "the sender's rate limit (iperf3 -b)", "line": "the line",

@@ -8,18 +8,18 @@ estimate the figure clearly exceeds is refuted and set aside, not taken as bindi
 
 from __future__ import annotations
 
-from .. import framing, tcp
-from ..errors import InputError
-from .advice import LIMITED_BY as _LIMITED_BY
-from .advice import advise as _advise
-from .advice import wrong_inputs as _wrong_inputs
-from .hypotheses import hypotheses as _hypotheses
-from .inputs import DiagnoseInputs
-from .resolve import host_profile, resolve_line, resolve_mtu
-from .results import Verdict
-from .steps import Run, run_steps
-from .wording import net as _net
-from .wording import time as _time
+from pinchpoint.physics import framing, tcp
+from pinchpoint.errors import InputError
+from pinchpoint.diagnose.advice import LIMITED_BY as _LIMITED_BY
+from pinchpoint.diagnose.advice import advise as _advise
+from pinchpoint.diagnose.advice import wrong_inputs as _wrong_inputs
+from pinchpoint.diagnose.hypotheses import hypotheses as _hypotheses
+from pinchpoint.diagnose.inputs import DiagnoseInputs
+from pinchpoint.diagnose.resolve import host_profile, resolve_line, resolve_mtu
+from pinchpoint.diagnose.results import Verdict
+from pinchpoint.diagnose.steps import Run, run_steps
+from pinchpoint.diagnose.wording import net as _net
+from pinchpoint.diagnose.wording import time as _time
 
 #: Verdict thresholds on efficiency = measured / binding ceiling.
 AT_CEILING = 0.9

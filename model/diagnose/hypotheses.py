@@ -7,11 +7,11 @@ the rate by Mathis et al. that gives it, where that lies in Mathis' validity ran
 
 from __future__ import annotations
 
-from .. import tcp
-from ..units import format_quantity
-from .resolve import window as _window
-from .results import Hypothesis
-from .wording import time as _time
+from pinchpoint.physics import tcp
+from pinchpoint.physics.units import format_quantity
+from pinchpoint.diagnose.resolve import window as _window
+from pinchpoint.diagnose.results import Hypothesis
+from pinchpoint.diagnose.wording import time as _time
 
 #: RTTs tried when none is given [s].
 PLAUSIBLE_RTTS = (0.001, 0.002, 0.005, 0.010, 0.020, 0.050, 0.100, 0.200)

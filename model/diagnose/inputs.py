@@ -10,9 +10,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .. import framing, tcp
-from ..document import Reader
-from ..errors import InputError
+from pinchpoint.physics import framing, tcp
+from pinchpoint.inputs.document import Reader
+from pinchpoint.errors import InputError
 
 #: Mathis' C used unless told otherwise: the library's sqrt(3/2) (formulas.md section 4 rounds it
 #: to 1.22).
@@ -51,7 +51,7 @@ class DiagnoseInputs:
     mathis_c: float = DEFAULT_C
     mss_bytes: float | None = None
     streams: int = 1
-    profile: Any = None  # a pinchpoint.profile.Profile
+    profile: Any = None  # a pinchpoint.inputs.profile.Profile
     flow: str | None = None
     clock_hz: float | None = None
     cores: int | None = None
@@ -107,7 +107,7 @@ class DiagnoseInputs:
                     or not math.isfinite(self.loss) or not 0 < self.loss < 1:
                 raise self._error("loss", f"a loss probability must be between 0 and 1 (exclusive), "
                                           f"got {self.loss!r}")
-        from .loss_models import LOSS_MODELS
+        from pinchpoint.diagnose.loss_models import LOSS_MODELS
 
         doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
         doc.whole(self.streams, "streams", minimum=1, what="a whole number of streams")

@@ -2,19 +2,19 @@
 
 The host path gives one ceiling per link at its EFFECTIVE capacity (kinds ``pci-x``, ``pcie``,
 ``hypertransport``, ``memory``, ``fsb`` ...) with the raw capacity beside it
-(:mod:`pinchpoint.ceilings`); the CPU gives cycles per byte and per packet at the current clock
-and the cores in use (:mod:`pinchpoint.hostcpu`).
+(:mod:`pinchpoint.solve.ceilings`); the CPU gives cycles per byte and per packet at the current clock
+and the cores in use (:mod:`pinchpoint.physics.hostcpu`).
 """
 
 from __future__ import annotations
 
-from .. import framing, hostcpu
-from ..units import format_quantity, format_rate
-from .resolve import flow_ceiling as _flow_ceiling
-from .results import Limit
-from .wording import net as _net
-from .wording import time as _time
-from ..resource_ids import link_of
+from pinchpoint.physics import framing, hostcpu
+from pinchpoint.physics.units import format_quantity, format_rate
+from pinchpoint.diagnose.resolve import flow_ceiling as _flow_ceiling
+from pinchpoint.diagnose.results import Limit
+from pinchpoint.diagnose.wording import net as _net
+from pinchpoint.diagnose.wording import time as _time
+from pinchpoint.graph.resource_ids import link_of
 
 HOST_KINDS = ("pci", "pci-x", "pcie", "hypertransport", "fsb", "memory", "disk", "link")
 
@@ -79,7 +79,7 @@ def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
     X <= N x MMRBC / (T_latency + MMRBC / B_peak) (formulas.md 2; :func:`protocols.split_read_bound`).
     Needs the number of outstanding reads and the latency (given, or the profile memory's ``latency``).
     """
-    from .. import protocols
+    from pinchpoint.physics import protocols
 
     flow = profile.flow(inputs.flow)
     if profile.components[flow.source].kind != "memory" or inputs.outstanding_reads is None:

@@ -7,15 +7,15 @@ limits it can put on the figure (none when its inputs are missing).  The approac
 
 from __future__ import annotations
 
-from .. import framing, tcp
-from ..errors import InputError
-from .loss_models import LOSS_MODELS
-from .resolve import window as _window
-from .results import Limit
-from .wording import net as _net
-from .wording import round_sig as _round_sig
-from .wording import size as _size
-from .wording import time as _time
+from pinchpoint.physics import framing, tcp
+from pinchpoint.errors import InputError
+from pinchpoint.diagnose.loss_models import LOSS_MODELS
+from pinchpoint.diagnose.resolve import window as _window
+from pinchpoint.diagnose.results import Limit
+from pinchpoint.diagnose.wording import net as _net
+from pinchpoint.diagnose.wording import round_sig as _round_sig
+from pinchpoint.diagnose.wording import size as _size
+from pinchpoint.diagnose.wording import time as _time
 
 
 def line_limit(run) -> list[Limit]:
@@ -31,14 +31,14 @@ def line_limit(run) -> list[Limit]:
 
 
 def framing_limit(run) -> list[Limit]:
-    """The goodput the line carries after Ethernet / ATM / FDDI / DDP overhead (:mod:`pinchpoint.framing`)."""
+    """The goodput the line carries after Ethernet / ATM / FDDI / DDP overhead (:mod:`pinchpoint.physics.framing`)."""
     if run.line is None:
         return []
     return [_framing_limit(run.inputs, run.line, run.mtu)]
 
 
 def window_limit(run) -> list[Limit]:
-    """N x window / RTT, the window given or derived from a Linux socket buffer (:mod:`pinchpoint.tcp`)."""
+    """N x window / RTT, the window given or derived from a Linux socket buffer (:mod:`pinchpoint.physics.tcp`)."""
     inputs = run.inputs
     n = inputs.streams
     rtt = inputs.rtt_s

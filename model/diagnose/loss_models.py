@@ -24,9 +24,9 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import tcp
-from .wording import net as _net
-from .wording import time as _time
+from pinchpoint.physics import tcp
+from pinchpoint.diagnose.wording import net as _net
+from pinchpoint.diagnose.wording import time as _time
 
 #: The parameters a loss model may declare, and what diagnose hands it: payload per segment
 #: [B], round-trip time [s], loss probability, parallel streams, Mathis' C, raw line rate [B/s]

@@ -6,11 +6,11 @@ verdict reports.
 
 from __future__ import annotations
 
-from .. import framing, tcp
-from ..errors import InputError
-from .inputs import DEFAULT_MTU, DiagnoseInputs
-from .wording import size as _size
-from ..resource_ids import link_of
+from pinchpoint.physics import framing, tcp
+from pinchpoint.errors import InputError
+from pinchpoint.diagnose.inputs import DEFAULT_MTU, DiagnoseInputs
+from pinchpoint.diagnose.wording import size as _size
+from pinchpoint.graph.resource_ids import link_of
 
 
 def resolve_line(inputs: DiagnoseInputs, profile) -> tuple[float | None, str]:
@@ -35,12 +35,12 @@ _CEILING_CACHE: dict = {}
 
 
 def flow_ceiling(profile, flow: str):
-    """pinchpoint.ceilings.flow_ceiling, memoised on the profile itself for one process.
+    """pinchpoint.solve.ceilings.flow_ceiling, memoised on the profile itself for one process.
 
     A profile is deeply frozen and hashes by its contents (its hash is computed once), so equal
     profiles share an answer and a profile freed and another allocated at its address (the
     hazard of keying on ``id``) cannot be mistaken for it."""
-    from ..ceilings import flow_ceiling as compute
+    from pinchpoint.solve.ceilings import flow_ceiling as compute
 
     key = (profile, flow)
     hit = _CEILING_CACHE.get(key)

@@ -22,7 +22,7 @@ class Limit:
     link: str | None = None
 
     def __repr__(self) -> str:
-        from ..readable import rate
+        from pinchpoint.physics.readable import rate
 
         return f"Limit({self.name}: {rate(self.ceiling_bytes_per_s)}{' (estimate)' if self.estimate else ''})"
 
@@ -73,7 +73,7 @@ class Verdict:
     inputs: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from ..readable import rate
+        from pinchpoint.physics.readable import rate
 
         return (f"Verdict({self.verdict}: measured {rate(self.measured_bytes_per_s)}, "
                 f"{self.efficiency:.0%} of {self.binding.name} ({rate(self.binding.ceiling_bytes_per_s)}); "

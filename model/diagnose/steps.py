@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import limits_host, limits_network
-from .inputs import DiagnoseInputs
-from .results import Limit
+from pinchpoint.diagnose import limits_host, limits_network
+from pinchpoint.diagnose.inputs import DiagnoseInputs
+from pinchpoint.diagnose.results import Limit
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..units import format_quantity, format_rate
+from pinchpoint.physics.units import format_quantity, format_rate
 
 
 def net(x: float) -> str:

@@ -23,9 +23,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..document import Reader
-from ..errors import InputError
-from ..input_text import parse_bounded
+from pinchpoint.inputs.document import Reader
+from pinchpoint.errors import InputError
+from pinchpoint.inputs.input_text import parse_bounded
 
 
 @dataclass(frozen=True)

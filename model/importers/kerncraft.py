@@ -42,8 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..document import Reader
-from ..errors import InputError, UnitError, shown
+from pinchpoint.inputs.document import Reader
+from pinchpoint.errors import InputError, UnitError, shown
 
 #: The machine-file versions we read: 0.8.1 up to (not including) 0.9.
 MIN_VERSION = (0, 8, 1)
@@ -75,7 +75,7 @@ def load_machine(text: str, *, file: str | None = None) -> dict:
     """
     import yaml
 
-    from ..yaml_safe import load_yaml
+    from pinchpoint.inputs.yaml_safe import load_yaml
 
     try:
         data = load_yaml(text, file=file)
@@ -108,7 +108,7 @@ def load_machine(text: str, *, file: str | None = None) -> dict:
 
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str, dimension: str) -> float:
-    from .. import units
+    from pinchpoint.physics import units
 
     return units.parse(text, dimension)
 
@@ -191,7 +191,7 @@ def caches(machine: dict, *, file=None) -> list[dict]:
         _doc(file).table(cpg, f"{key}.cache per group")
         sets, ways, line = (_int(cpg, k, file, where=f"{key}.cache per group") for k in ("sets", "ways", "cl_size"))
         if sets and ways and line:
-            from ..detect import _bytes_text
+            from pinchpoint.measure.detect import _bytes_text
 
             size = sets * ways * line
             size_text = _bytes_text(size)
@@ -436,14 +436,14 @@ def to_profile_document(machine: dict, *, file: str | None = None) -> dict:
 
 
 def to_signature(machine: dict, *, file: str | None = None):
-    """A :class:`~pinchpoint.signature.Signature` of the file's likwid-bench measurements.
+    """A :class:`~pinchpoint.inputs.signature.Signature` of the file's likwid-bench measurements.
 
     Raises
     ------
     InputError
         If the file has no measurements.
     """
-    from ..signature import KernelRun, Point, Signature
+    from pinchpoint.inputs.signature import KernelRun, Point, Signature
 
     dicts = point_dicts(machine, file=file)
     if not dicts:

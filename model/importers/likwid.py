@@ -25,7 +25,7 @@ import math
 import re
 from typing import Iterable
 
-from ..errors import InputError, MeasurementError, shown
+from pinchpoint.errors import InputError, MeasurementError, shown
 
 KERNEL = "likwid_bench"
 _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
@@ -154,12 +154,12 @@ def point_dicts(runs: Iterable[dict]) -> list[dict]:
 
 
 def to_signature(texts: Iterable[tuple[str, str | None]]):
-    """A :class:`~pinchpoint.signature.Signature` of the runs in one or more outputs.
+    """A :class:`~pinchpoint.inputs.signature.Signature` of the runs in one or more outputs.
 
     ``texts`` holds (text, file name) pairs.  The host is unknown to likwid-bench's output: the
     signature says so (``cpu_model = "unknown"``) and names the files.
     """
-    from ..signature import KernelRun, Point, Signature
+    from pinchpoint.inputs.signature import KernelRun, Point, Signature
 
     runs, files = [], []
     for text, file in texts:

@@ -24,16 +24,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..document import Reader
-from ..errors import InputError
-from ..machine_facts import parse_link_speed, pcie_generation
+from pinchpoint.inputs.document import Reader
+from pinchpoint.errors import InputError
+from pinchpoint.measure.machine_facts import parse_link_speed, pcie_generation
 
 #: NCCL's PCI lane codes [x100 Mbit/s per lane] by lane rate [GT/s] [1].
 NCCL_PCI_CODE = {2.5: 15, 5.0: 30, 8.0: 60, 16.0: 120, 32.0: 240, 64.0: 480}
 #: NCCL's NVLink bandwidth per link [GB/s] by compute capability (sm) [1].
 NCCL_NVLINK_GBPS = {60: 18.0, 70: 20.0, 80: 20.0, 86: 12.0, 90: 20.6, 100: 40.1}
 #: NVLink data rate per link and direction [B/s] by compute capability, from NVIDIA's architecture
-#: whitepapers (P100 20, V100/A100/H100 25, Blackwell 50 GB/s; see pinchpoint.detect_nvidia).
+#: whitepapers (P100 20, V100/A100/H100 25, Blackwell 50 GB/s; see pinchpoint.measure.nvidia).
 NVLINK_RATE_BY_SM = {60: 20e9, 70: 25e9, 80: 25e9, 90: 25e9, 100: 50e9}
 _NVSWITCH_CLASS = "0x068000"
 
@@ -249,7 +249,7 @@ def nccl_link_bandwidths(text: str, *, file: str | None = None) -> dict[tuple[st
     """NCCL's bandwidth [B/s] of every link of the profile :func:`load_topology` makes, keyed by
     its two components: PCI width x code / 80 GB/s, NVLink count x SMxx_NVLINK_BW, a NIC's speed
     / 8000 GB/s [1]."""
-    from ..linkkinds import PCIE_GENERATIONS
+    from pinchpoint.physics.linkkinds import PCIE_GENERATIONS
 
     doc = load_topology(text, file=file)
     reader = Reader(file, InputError)
@@ -273,8 +273,8 @@ def compare_with_nccl(text: str, *, file: str | None = None) -> list[dict]:
     """Each flow of the imported profile: NCCL's path bandwidth beside pinchpoint's, both along
     the widest single path (raw and after protocol overhead) and as pinchpoint's max-flow ceiling,
     which may spread a flow over several paths (through NVLink and other switches' uplinks)."""
-    from ..ceilings import all_ceilings
-    from ..profile import profile_from_document
+    from pinchpoint.solve.ceilings import all_ceilings
+    from pinchpoint.inputs.profile import profile_from_document
 
     doc = load_topology(text, file=file)
     profile = profile_from_document(doc, file=file)

@@ -9,7 +9,7 @@ options (``cli = "custom"``), and iperf3 output feeds ``diagnose --iperf3`` (``c
 
 ``convert`` is a callable or ``"module:function"`` (imported on first use, so that listing the
 formats stays light).  A signature importer's function takes ``[(text, file name), ...]`` and
-returns a :class:`~pinchpoint.signature.Signature`, raising
+returns a :class:`~pinchpoint.inputs.signature.Signature`, raising
 :class:`~pinchpoint.errors.InputError` naming the file and key.
 """
 

@@ -32,7 +32,7 @@ def test_repeated_signature_options_are_all_kept(capsys):
 
 
 def test_log_axis_only_when_values_span_orders_of_magnitude():
-    from pinchpoint.plots_planning import wants_log_axis
+    from pinchpoint.report.plots_planning import wants_log_axis
 
     assert wants_log_axis([1e6, 1e9])
     assert not wants_log_axis([1e9, 2e9, 5e9])
@@ -41,9 +41,9 @@ def test_log_axis_only_when_values_span_orders_of_magnitude():
 
 def test_sweep_plot_axes_in_human_units():
     """Issue 17: 'pcix.clock [Hz]' with ticks of 1e8 Hz; now MHz, and GHz/GB/s where they fit."""
-    from pinchpoint.plots_planning import draw_sweep, human_unit
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.sweep import parse_vary, sweep
+    from pinchpoint.report.plots_planning import draw_sweep, human_unit
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.sweep import parse_vary, sweep
 
     g5 = load_profile("powermac-g5")
     fig = draw_sweep(sweep(g5, "nic-rx", [parse_vary("pcix.clock=66MHz..266MHz:5", g5)]))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pinchpoint.ceiling_gaps import ceiling_gaps
+from pinchpoint.solve.ceiling_gaps import ceiling_gaps
 from pinchpoint.cli import main
-from pinchpoint.profile_io import load_profile
+from pinchpoint.inputs.profile_io import load_profile
 
 HWLOC_XML = Path(__file__).resolve().parents[1] / "fixtures" / "hwloc" / "vm-amd-epyc-2core-lstopo-2.9.0.xml"
 
@@ -51,6 +51,6 @@ def test_links_without_flows_asks_for_a_flow(tmp_path, capsys):
 
 
 def test_bundled_profiles_have_no_gaps():
-    from pinchpoint.profile_io import bundled_profiles
+    from pinchpoint.inputs.profile_io import bundled_profiles
 
     assert all(ceiling_gaps(load_profile(name)) == () for name in bundled_profiles())

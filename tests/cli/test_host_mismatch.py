@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinchpoint.cli import main
-from pinchpoint.host_match import ABOVE_THEORY, clock_mismatch, mismatch_warnings
-from pinchpoint.measured_ceilings import measured_ceilings
-from pinchpoint.profile_io import load_profile
-from pinchpoint.signature import Signature, load_bundled
+from pinchpoint.inputs.host_match import ABOVE_THEORY, clock_mismatch, mismatch_warnings
+from pinchpoint.solve.measured_ceilings import measured_ceilings
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.inputs.signature import Signature, load_bundled
 from synthetic_signature import synthetic_doc
 
 #: the bundled signatures and the profiles of the machines they were measured on

@@ -43,7 +43,7 @@ def test_listings_are_objects_with_the_block(capsys, command, key):
 
 
 def test_signature_json_output_loads_back_as_a_signature(capsys, tmp_path):
-    from pinchpoint.signature import load_signature
+    from pinchpoint.inputs.signature import load_signature
 
     assert main(["signature", "show", "p690", "--json"]) == 0
     out = tmp_path / "p690.json"

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.detect import memory_rate_from_signature
+from pinchpoint.measure.detect import memory_rate_from_signature
 from pinchpoint.errors import InputError
-from pinchpoint.noise import NOISE_LIMIT, noise_summary, noisy_points
-from pinchpoint.signature import KernelRun, Point, Result, Signature
+from pinchpoint.measure.noise import NOISE_LIMIT, noise_summary, noisy_points
+from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature
 
 ISSUE_RUNS = [32.8e9, 41.7e9, 59.5e9, 45.0e9]  # the same MAPS point over four runs (issue 17)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from pinchpoint import tcp
+from pinchpoint.physics import tcp
 from pinchpoint.cli.diagnose_cmds import add_parser as add_diagnose
 from pinchpoint.cli.report_cmds import add_parser as add_report
 from pinchpoint.diagnose import DEFAULT_C, DiagnoseInputs

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.cli import main
-from pinchpoint.signature import bundled_signatures, load_signature
+from pinchpoint.inputs.signature import bundled_signatures, load_signature
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -25,7 +25,7 @@ def test_signature_plot_draws_every_bundled_signature(tmp_path, name):
 
 
 def test_bars_plot_has_one_bar_per_point_in_human_units():
-    from pinchpoint.plots import signature_bars
+    from pinchpoint.report.plots_signature import signature_bars
 
     sig = load_signature(bundled_signatures()["p690"])
     ax = signature_bars(sig)
@@ -89,7 +89,7 @@ def test_imported_likwid_points_price_memory_loads(imported, tmp_path, capsys):
 
 
 def test_imported_likwid_signature_plots_its_staircase(imported, tmp_path):
-    from pinchpoint.plots import plot_signature
+    from pinchpoint.report.plots_signature import plot_signature
 
     ax = plot_signature(load_signature(imported["likwid"]))
     assert "likwid-bench" in ax.get_title()

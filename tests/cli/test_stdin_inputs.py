@@ -32,7 +32,7 @@ def test_diagnose_reads_iperf3_json_from_a_pipe():
 
 
 def test_signature_and_workload_from_stdin(monkeypatch, capsys, tmp_path):
-    from pinchpoint.signature import load_bundled
+    from pinchpoint.inputs.signature import load_bundled
 
     _pipe(monkeypatch, load_bundled("p690").to_json())
     assert main(["predict", "--signature", "-", "--workload", "power4-memory-heavy", "--json"]) == 0

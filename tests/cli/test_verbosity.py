@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.cli import main
-from pinchpoint.profile_io import bundled_profiles
+from pinchpoint.inputs.profile_io import bundled_profiles
 
 
 @pytest.mark.parametrize("argv", [["-v", "ceilings", "powermac-g5"], ["ceilings", "powermac-g5", "--verbose"]])

@@ -8,7 +8,7 @@ from detect_paths import FIO, LIKWID
 
 from pinchpoint.errors import InputError
 from pinchpoint.importers import fio, likwid
-from pinchpoint.signature import Signature
+from pinchpoint.inputs.signature import Signature
 
 COPY = LIKWID / "copy-100kB-1t-vm-epyc.txt"
 LOAD = LIKWID / "load-1MB-2t-vm-epyc.txt"

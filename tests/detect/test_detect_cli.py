@@ -11,8 +11,8 @@ import pytest
 from detect_paths import HWLOC_XML, KERNCRAFT, LIKWID, SYSFS
 
 from pinchpoint.cli import main
-from pinchpoint.profile_io import load_profile
-from pinchpoint.signature import load_signature
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.inputs.signature import load_signature
 
 
 def run(*args):

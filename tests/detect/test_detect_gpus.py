@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from detect_paths import FIXTURES
 
-from pinchpoint.ceilings import all_ceilings, scenario_ceilings
-from pinchpoint.detect import detect, facts_to_profile_document, flags
-from pinchpoint.detect_nvidia import parse_nvidia_smi_q, parse_topo_matrix
+from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+from pinchpoint.measure.detect import detect, facts_to_profile_document, flags
+from pinchpoint.measure.nvidia import parse_nvidia_smi_q, parse_topo_matrix
 from pinchpoint.errors import InputError
-from pinchpoint.machine_facts import GpuFact, MachineFacts, PciDevice
-from pinchpoint.profile import profile_from_document
+from pinchpoint.measure.machine_facts import GpuFact, MachineFacts, PciDevice
+from pinchpoint.inputs.profile import profile_from_document
 
 H100 = FIXTURES / "sysfs" / "h100-kvm-guest"
 NVIDIA = FIXTURES / "nvidia"

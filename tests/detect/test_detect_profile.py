@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from detect_paths import HWLOC_XML, SYSFS
 
-from pinchpoint.ceilings import all_ceilings
-from pinchpoint.detect import (MachineFacts, facts_to_profile_document, memory_rate_from_signature,
+from pinchpoint.solve.ceilings import all_ceilings
+from pinchpoint.measure.detect import (MachineFacts, facts_to_profile_document, memory_rate_from_signature,
                                parse_hwloc_xml, read_sysfs)
 from pinchpoint.errors import InputError
-from pinchpoint.profile import profile_from_document
-from pinchpoint.signature import KernelRun, Point, Result, Signature
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature
 
 # PCIe 3.0 x4 (the fixture NIC's negotiated link): 8 GT/s x 4 lanes x 128/130 / 8 bits [B/s]
 PCIE3_X4 = 8e9 * 4 * 128 / 130 / 8

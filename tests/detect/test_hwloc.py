@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint.detect import parse_hwloc_xml
+from pinchpoint.measure.detect import parse_hwloc_xml
 from pinchpoint.errors import InputError, PinchpointError
 
 from detect_paths import HWLOC_XML
@@ -85,8 +85,8 @@ def test_not_a_topology(text, words):
 ])
 def test_nonsense_numbers_are_unknown(old, new):
     """Found by fuzzing: these became profile values that do not validate."""
-    from pinchpoint.detect import facts_to_profile_document
-    from pinchpoint.profile import profile_from_document
+    from pinchpoint.measure.detect import facts_to_profile_document
+    from pinchpoint.inputs.profile import profile_from_document
 
     text = HWLOC_XML.read_text().replace(old, new)
     profile_from_document(facts_to_profile_document(parse_hwloc_xml(text)))
@@ -134,7 +134,7 @@ def test_detect_from_a_file_does_not_mix_in_this_machine(capsys, monkeypatch):
 
     from detect_paths import SYSFS
 
-    from pinchpoint import detect
+    from pinchpoint.measure import detect
     from pinchpoint.cli import main
 
     live = detect.read_sysfs(SYSFS)

@@ -8,7 +8,7 @@ import pytest
 from pinchpoint.cli import main
 from pinchpoint.errors import InputError
 from pinchpoint.importers.registry import IMPORTERS, register_importer
-from pinchpoint.signature import KernelRun, Point, Result, Signature, load_signature
+from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature, load_signature
 
 
 def _toy_csv(texts):

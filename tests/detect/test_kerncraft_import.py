@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from detect_paths import KERNCRAFT
 
-from pinchpoint.ceilings import all_ceilings
+from pinchpoint.solve.ceilings import all_ceilings
 from pinchpoint.errors import InputError
 from pinchpoint.importers import kerncraft
-from pinchpoint.profile import profile_from_document
+from pinchpoint.inputs.profile import profile_from_document
 
 
 @pytest.fixture(scope="module")

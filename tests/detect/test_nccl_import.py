@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from detect_paths import FIXTURES
 
-from pinchpoint.ceilings import flow_ceiling
+from pinchpoint.solve.ceilings import flow_ceiling
 from pinchpoint.errors import InputError
 from pinchpoint.importers.nccl_topo import compare_with_nccl, load_topology
-from pinchpoint.profile import profile_from_document
+from pinchpoint.inputs.profile import profile_from_document
 
 HGX = FIXTURES / "nccl" / "hgx-h100-topo-dump.xml"
 NDV5 = FIXTURES / "nccl" / "azure-ndv5-topo.xml"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from detect_paths import HWLOC_XML, SYSFS
 
-from pinchpoint.detect import (combine, flags, parse_cpu_list, parse_hwloc_xml, parse_link_speed,
+from pinchpoint.measure.detect import (combine, flags, parse_cpu_list, parse_hwloc_xml, parse_link_speed,
                                pcie_generation, read_sysfs, unchecked)
-from pinchpoint.detect import facts_to_profile_document
+from pinchpoint.measure.detect import facts_to_profile_document
 from pinchpoint.errors import InputError
-from pinchpoint.profile import profile_from_document
+from pinchpoint.inputs.profile import profile_from_document
 
 
 @pytest.fixture(scope="module")

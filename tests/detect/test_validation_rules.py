@@ -8,7 +8,7 @@ import copy
 import pytest
 from detect_paths import KERNCRAFT
 
-from pinchpoint.detect import parse_hwloc_xml, read_sysfs
+from pinchpoint.measure.detect import parse_hwloc_xml, read_sysfs
 from pinchpoint.errors import InputError
 from pinchpoint.importers import fio, kerncraft, likwid
 

@@ -9,7 +9,7 @@ import pytest
 
 from pinchpoint.diagnose import DiagnoseInputs, diagnose
 from pinchpoint.errors import InputError
-from pinchpoint.profile_io import load_profile
+from pinchpoint.inputs.profile_io import load_profile
 
 MBIT = 1e6 / 8
 GBIT = 1e9 / 8
@@ -313,7 +313,7 @@ def test_pcix_split_read_bound(g5):
 
 def _pcie_host(cpb=None, cpp=None, current="3.16 GHz"):
     """A 10 GbE NIC in a PCIe 1.1 x8 slot (seed 002's Myricom card), one quad-core CPU."""
-    from pinchpoint.profile import profile_from_document
+    from pinchpoint.inputs.profile import profile_from_document
 
     cpu = {"kind": "cpu", "clock": "3.16 GHz", "current_clock": current, "cores": 4}
     if cpb is not None:
@@ -422,7 +422,7 @@ def test_no_jumbo_frames_on_10_mbit_ethernet():
 
 
 def test_one_mathis_constant():
-    from pinchpoint import tcp
+    from pinchpoint.physics import tcp
     from pinchpoint.diagnose import DEFAULT_C
 
     assert DEFAULT_C == tcp.C_MATHIS == math.sqrt(1.5)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint import framing
+from pinchpoint.physics import framing
 
 MBIT = 1e6 / 8
 GBIT = 1e9 / 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint import hostcpu
+from pinchpoint.physics import hostcpu
 
 GBIT = 1e9 / 8
 

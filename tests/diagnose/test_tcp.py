@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pinchpoint import tcp
+from pinchpoint.physics import tcp
 
 MBIT = 1e6 / 8
 GBIT = 1e9 / 8

@@ -183,8 +183,8 @@ def _json_out(obj) -> None:
 
 
 def _profile_target(path: Path) -> None:
-    from pinchpoint.ceilings import all_ceilings, scenario_ceilings
-    from pinchpoint.profile_io import load_profile
+    from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+    from pinchpoint.inputs.profile_io import load_profile
 
     profile = load_profile(path)
     out = [c.to_dict() for c in all_ceilings(profile)]
@@ -194,9 +194,9 @@ def _profile_target(path: Path) -> None:
 
 
 def _workload_target(path: Path) -> None:
-    from pinchpoint.convolve import convolve
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.workload import load_workload
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.inputs.workload import load_workload
     from tests.synthetic_signature import synthetic_signature
 
     workload = load_workload(path)
@@ -205,7 +205,7 @@ def _workload_target(path: Path) -> None:
 
 
 def _signature_target(path: Path) -> None:
-    from pinchpoint.signature import load_signature
+    from pinchpoint.inputs.signature import load_signature
 
     _json_out(load_signature(path).to_dict())
 
@@ -239,7 +239,7 @@ def _iperf3_target(path):
 
 
 def _hwloc_target(path):
-    from pinchpoint.detect_hwloc import parse_hwloc_xml
+    from pinchpoint.measure.hwloc import parse_hwloc_xml
 
     facts = parse_hwloc_xml(_text(path), file=str(path))
     _json_out(facts.to_dict() if hasattr(facts, "to_dict") else repr(facts))
@@ -247,7 +247,7 @@ def _hwloc_target(path):
 
 def _kerncraft_target(path):
     from pinchpoint.importers import kerncraft
-    from pinchpoint.profile import profile_from_document
+    from pinchpoint.inputs.profile import profile_from_document
 
     machine = kerncraft.load_machine(_text(path), file=str(path))
     profile_from_document(kerncraft.to_profile_document(machine, file=str(path)), file=str(path))
@@ -255,7 +255,7 @@ def _kerncraft_target(path):
 
 
 def _csv_target(path):
-    from pinchpoint.concurrency_io import read_series
+    from pinchpoint.inputs.concurrency_io import read_series
 
     _json_out(repr(read_series(str(path))))
 

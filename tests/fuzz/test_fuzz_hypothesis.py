@@ -11,10 +11,11 @@ import time
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import ceilings, linkkinds, units
+from pinchpoint.solve import ceilings
+from pinchpoint.physics import linkkinds, units
 from pinchpoint.cli.output import to_json
 from pinchpoint.errors import PinchpointError, UnitError
-from pinchpoint.profile import COMPONENT_PARAMS, profile_from_document
+from pinchpoint.inputs.profile import COMPONENT_PARAMS, profile_from_document
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import CompileError
-from pinchpoint.kernel_runner import KERNELS, compile_kernel, find_compiler
+from pinchpoint.measure.runner import KERNELS, compile_kernel, find_compiler
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +27,7 @@ def binaries(compiler):
 
 @pytest.fixture(scope="session")
 def quick_signature(tmp_path_factory, compiler):
-    from pinchpoint.measure import measure
+    from pinchpoint.measure.session import measure
 
     io_dir = tmp_path_factory.mktemp("io")
     sig = measure("quick", io_dir=str(io_dir))
@@ -37,7 +37,7 @@ def quick_signature(tmp_path_factory, compiler):
 
 @pytest.fixture(scope="session")
 def host_caches():
-    from pinchpoint.hostinfo import caches as read_caches, data_cache_sizes
+    from pinchpoint.measure.hostinfo import caches as read_caches, data_cache_sizes
 
     caches = data_cache_sizes(read_caches())
     if len(caches) < 2:

@@ -9,8 +9,9 @@ import stat
 
 import pytest
 
-from pinchpoint import kernel_runner, units
-from pinchpoint.kernel_runner import compile_kernel
+from pinchpoint.measure import runner as kernel_runner
+from pinchpoint.physics import units
+from pinchpoint.measure.runner import compile_kernel
 
 
 @pytest.fixture

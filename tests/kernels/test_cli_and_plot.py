@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from kernel_test_helpers import cli_command
-from pinchpoint.kernel_runner import find_compiler
+from pinchpoint.measure.runner import find_compiler
 
 pytestmark = pytest.mark.slow
 
@@ -55,8 +55,8 @@ def test_signature_show_invalid_file(tmp_path):
 
 def test_staircase_plot_marks_caches(quick_signature, tmp_path):
     pytest.importorskip("matplotlib")
-    from pinchpoint.hostinfo import data_cache_sizes
-    from pinchpoint.plots import maps_staircase, save
+    from pinchpoint.measure.hostinfo import data_cache_sizes
+    from pinchpoint.report.plots_signature import maps_staircase, save
 
     ax = maps_staircase(quick_signature)
     caches = data_cache_sizes(quick_signature.host["caches"])
@@ -73,8 +73,8 @@ def test_staircase_without_maps_is_an_error():
     # `signature plot` draws bars for such a signature (tests/cli/test_signatures_usable.py);
     # the staircase itself still refuses, naming the missing kernel.
     from pinchpoint.errors import SignatureError
-    from pinchpoint.plots import maps_staircase
-    from pinchpoint.signature import load_bundled
+    from pinchpoint.report.plots_signature import maps_staircase
+    from pinchpoint.inputs.signature import load_bundled
 
     with pytest.raises(SignatureError, match="no kernel 'maps'"):
         maps_staircase(load_bundled("p690"))

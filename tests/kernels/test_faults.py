@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.errors import CompileError, InputError, MeasurementError
-from pinchpoint.kernel_runner import (compile_kernel, find_compiler, kernel_source,
+from pinchpoint.measure.runner import (compile_kernel, find_compiler, kernel_source,
                                       run_kernel)
-from pinchpoint.measure import make_plan, parse_only
+from pinchpoint.measure.session import make_plan, parse_only
 
 from kernel_test_helpers import cli_command, is_root, leftovers
 
@@ -311,7 +311,7 @@ def test_measure_sigterm_leaves_nothing(tmp_path, binaries, only, delay, group, 
 
 def test_two_measure_runs_to_one_output_leave_one_valid_file(tmp_path, binaries):
     """Issue 18: both write through a temporary file and a rename, so the survivor is whole."""
-    from pinchpoint.signature import load_signature
+    from pinchpoint.inputs.signature import load_signature
 
     out = tmp_path / "sig.json"
     cmd = [*cli_command(), "measure", "--quick", "--only", "peak", "--no-progress", "-o", str(out)]

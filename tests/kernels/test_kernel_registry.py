@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import InputError
-from pinchpoint.kernel_plans import KERNEL_PLANS, kernel_names, register_kernel
-from pinchpoint.kernel_runner import KERNELS, MPI_KERNELS
-from pinchpoint.measure import make_plan, parse_only, point_from_record
+from pinchpoint.measure.kernels import KERNEL_PLANS, kernel_names, register_kernel
+from pinchpoint.measure.runner import KERNELS, MPI_KERNELS
+from pinchpoint.measure.session import make_plan, parse_only, point_from_record
 
 MiB = 1 << 20
 
@@ -67,9 +67,9 @@ def test_mpi_variants_follow_their_kernel():
 def test_registered_kernel_flows_through_measure_with_a_fake_runner(fake_kernel, monkeypatch):
     """End to end: a kernel registered from outside is planned, "compiled" and run by measure(),
     its bookkeeping key is dropped from the points, and the signature carries it and reads back."""
-    import pinchpoint.measure as measure_mod
-    from pinchpoint.kernel_runner import Compiler, KernelOutput
-    from pinchpoint.signature import loads_signature
+    import pinchpoint.measure.session as measure_mod
+    from pinchpoint.measure.runner import Compiler, KernelOutput
+    from pinchpoint.inputs.signature import loads_signature
 
     compiled, ran = [], []
 

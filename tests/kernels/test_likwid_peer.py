@@ -19,7 +19,7 @@ import pytest
 
 from pinchpoint.errors import MeasurementError
 from pinchpoint.importers.likwid import run_likwid_bench
-from pinchpoint.kernel_runner import run_kernel
+from pinchpoint.measure.runner import run_kernel
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
               pytest.mark.skipif(shutil.which("likwid-bench") is None,

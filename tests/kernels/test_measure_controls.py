@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinchpoint.errors import InputError
-from pinchpoint.kernel_runner import _limits, find_compiler
-from pinchpoint.measure import make_plan, parse_cpus, parse_sizes, pinning
+from pinchpoint.measure.runner import _limits, find_compiler
+from pinchpoint.measure.session import make_plan, parse_cpus, parse_sizes, pinning
 
 MiB = 2 ** 20
 AVAIL = (0, 1, 2, 3, 4, 5, 6, 7)

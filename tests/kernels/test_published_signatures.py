@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import SignatureError
-from pinchpoint.signature import (bundled_dir, bundled_signatures, find_bundled, load_bundled,
+from pinchpoint.inputs.signature import (bundled_dir, bundled_signatures, find_bundled, load_bundled,
                                   load_signature)
 
 MB = 1e6

@@ -12,8 +12,8 @@ import statistics
 
 import pytest
 
-from pinchpoint.kernel_runner import KERNELS, MPI_KERNELS, source_sha256
-from pinchpoint.signature import loads_signature
+from pinchpoint.measure.runner import KERNELS, MPI_KERNELS, source_sha256
+from pinchpoint.inputs.signature import loads_signature
 
 pytestmark = pytest.mark.slow
 
@@ -114,7 +114,7 @@ def test_stream_below_l1_load(quick_signature):
 
 @pytest.mark.needs_tool
 def test_mpi_variants_when_mpi_exists(quick_signature):
-    from pinchpoint.kernel_runner import mpi_available
+    from pinchpoint.measure.runner import mpi_available
 
     if not mpi_available():
         pytest.skip("mpicc or mpirun not installed (Debian: openmpi-bin libopenmpi-dev)")
@@ -163,7 +163,7 @@ def test_effbw_and_netstream_report_topologies_and_buffers(quick_signature):
 
 
 def test_measured_signature_round_trips(quick_signature, tmp_path):
-    from pinchpoint.signature import dump_signature, load_signature
+    from pinchpoint.inputs.signature import dump_signature, load_signature
 
     path = tmp_path / "sig.json"
     dump_signature(quick_signature, path)

@@ -7,11 +7,11 @@ import os
 import pytest
 
 from pinchpoint.errors import InputError
-from pinchpoint.hostinfo import (caches, clocks, data_cache_sizes, last_level_cache_bytes,
+from pinchpoint.measure.hostinfo import (caches, clocks, data_cache_sizes, last_level_cache_bytes,
                                  parse_cache_size)
-from pinchpoint.kernel_runner import (KERNELS, compile_kernel, find_compiler, source_bundle,
+from pinchpoint.measure.runner import (KERNELS, compile_kernel, find_compiler, source_bundle,
                                       source_sha256)
-from pinchpoint.measure import make_plan, maps_sizes
+from pinchpoint.measure.session import make_plan, maps_sizes
 
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 
@@ -40,7 +40,7 @@ def test_caches_from_fake_sysfs(tmp_path):
 
 
 def test_physical_cores_from_topology(tmp_path):
-    from pinchpoint.hostinfo import physical_cores
+    from pinchpoint.measure.hostinfo import physical_cores
 
     for cpu, (pkg, core) in enumerate([(0, 0), (0, 0), (0, 1), (0, 1)]):  # 2 cores, 2 threads each
         topo = tmp_path / f"cpu{cpu}" / "topology"
@@ -77,7 +77,7 @@ def test_maps_sizes_reach_four_times_llc():
 def test_no_point_crowds_the_top(mode, llc):
     """A point less than NEAR_TOP below 4 x LLC measures the same plateau again: a nominal
     260 MiB L3 put 1 GiB beside a 1040 MiB top.  Powers of 2 further down all stay."""
-    from pinchpoint.kernel_plans import NEAR_TOP, random_sizes
+    from pinchpoint.measure.kernels import NEAR_TOP, random_sizes
     for sizes in (maps_sizes(llc, mode), random_sizes(llc, mode)):
         top = sizes[-1]
         assert top == 4 * llc
@@ -111,7 +111,7 @@ def test_plan_only_and_modes():
 
 @pytest.mark.slow
 def test_maps_trials_are_recorded(binaries):
-    from pinchpoint.kernel_runner import run_kernel
+    from pinchpoint.measure.runner import run_kernel
     out = run_kernel(binaries["maps"], ["--sizes", "16K", "--reps", "3", "--trials", "4",
                                         "--min-time", "0.001"], kernel="maps", timeout=60)
     (point,) = out.points
@@ -139,7 +139,7 @@ def test_compile_cache_keyed_by_flags(tmp_path, monkeypatch, compiler):
 
 
 def test_default_flags_cap_vectors_on_x86_only_where_accepted(compiler):
-    from pinchpoint.kernel_runner import DEFAULT_FLAGS, X86_VECTOR_FLAG, default_flags
+    from pinchpoint.measure.runner import DEFAULT_FLAGS, X86_VECTOR_FLAG, default_flags
     assert default_flags(compiler.command, "aarch64") == DEFAULT_FLAGS
     assert default_flags(("false",), "x86_64") == DEFAULT_FLAGS  # a compiler that rejects it
     if "gcc" in compiler.version.lower() or "clang" in compiler.version.lower():
@@ -150,7 +150,7 @@ def test_plan_for_a_64_core_512_gib_host_gives_threads_their_address_space():
     """Issue 13: on a 16-core, 128 GiB server `measure --quick` failed with "cannot allocate"
     because the address-space limit was the data + 1 GiB whatever the thread count.  Each
     thread reserves a stack and a malloc arena: the limit must grow with the threads."""
-    from pinchpoint.measure import THREAD_RESERVE_BYTES, address_space_limit
+    from pinchpoint.measure.session import THREAD_RESERVE_BYTES, address_space_limit
     plan = make_plan("quick", ("maps",), llc_bytes=256 * MiB, cpus=64, mpi=False,
                      memory_bytes=512 * 1024 ** 3)
     threaded = [j for j in plan.jobs if j.label == "maps threads"]
@@ -171,8 +171,8 @@ def test_many_threads_run_under_the_planned_limit(binaries):
     is what matters) runs under the planned limit.  (Under the old data + 1 GiB limit it fails
     only when the threads contend for malloc and glibc opens new 64 MiB arenas, which depends
     on scheduling: on 16 busy cores it failed every time, on this 2-core VM in some runs.)"""
-    from pinchpoint.kernel_runner import run_kernel
-    from pinchpoint.measure import address_space_limit
+    from pinchpoint.measure.runner import run_kernel
+    from pinchpoint.measure.session import address_space_limit
     ws = 64 * 32 * 8 * 4  # 4 stride-1 arrays of 32 lanes x 8 B per thread, 64 threads
     args = ["--ops", "triad", "--threads", "64", "--sizes", str(ws), "--reps", "1",
             "--min-time", "0.0001"]

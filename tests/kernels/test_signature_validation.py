@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pinchpoint.errors import SignatureError
-from pinchpoint.signature import (KernelRun, Point, Result, Signature, dump_signature,
+from pinchpoint.inputs.signature import (KernelRun, Point, Result, Signature, dump_signature,
                                   load_signature)
 
 

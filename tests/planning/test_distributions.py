@@ -1,4 +1,4 @@
-"""pinchpoint.distributions (mpmath) against scipy.stats, and the USL fit (nlopt) against scipy's
+"""pinchpoint.physics.distributions (mpmath) against scipy.stats, and the USL fit (nlopt) against scipy's
 least_squares: the answers `scale` gave when it used scipy, kept without importing scipy."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import distributions as d
-from pinchpoint import usl
+from pinchpoint.physics import distributions as d
+from pinchpoint.physics import usl
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

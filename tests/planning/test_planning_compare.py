@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint.ceilings import flow_ceiling
-from pinchpoint.compare import compare
+from pinchpoint.solve.ceilings import flow_ceiling
+from pinchpoint.solve.compare import compare
 from pinchpoint.errors import InputError
-from pinchpoint.profile_io import bundled_profiles, load_profile
+from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 GBIT = 1e9 / 8
 

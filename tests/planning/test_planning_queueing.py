@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from pinchpoint import queueing
+from pinchpoint.physics import queueing
 from pinchpoint.errors import InputError
 
 

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from pinchpoint.ceilings import flow_ceiling
+from pinchpoint.solve.ceilings import flow_ceiling
 from pinchpoint.errors import InputError
-from pinchpoint.profile_io import load_profile
-from pinchpoint.sweep import parse_vary, sweep
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.solve.sweep import parse_vary, sweep
 
 GBIT = 1e9 / 8  # B/s in one Gbit/s
 
@@ -138,8 +138,8 @@ def test_csv_and_json_outputs(g5, tmp_path):
 def test_terms_are_the_symbolic_flow_expression(g5):
     # the sweep's terms are the arguments of symbolic.flow_expression: their min at the profile's
     # values is the same number
-    from pinchpoint.symbolic import evaluate, flow_expression
-    from pinchpoint.sweep import build_terms
+    from pinchpoint.solve.symbolic import evaluate, flow_expression
+    from pinchpoint.solve.sweep import build_terms
 
     for flow in ("nic-rx", "tcp-rx-copy"):
         c = flow_ceiling(g5, flow)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pinchpoint.errors import InputError, ProfileError, UnitError
-from pinchpoint.profile import Value
-from pinchpoint.profile_io import load_profile
-from pinchpoint.spread import parse_spread
-from pinchpoint.uncertainty import monte_carlo, parse_uncertain, profile_spreads
+from pinchpoint.inputs.profile import Value
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.inputs.spread import parse_spread
+from pinchpoint.solve.uncertainty import monte_carlo, parse_uncertain, profile_spreads
 
 
 @pytest.mark.parametrize("text, dimension, nominal, spread", [

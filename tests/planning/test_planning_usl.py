@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pinchpoint import usl
-from pinchpoint.concurrency_io import read_series
+from pinchpoint.physics import usl
+from pinchpoint.inputs.concurrency_io import read_series
 from pinchpoint.errors import InputError
 
 # seed 001 (AnandTech, "No More Apple Mysteries, Part Two", 2005-09-01, "The Xserve Server Platform"):
@@ -88,7 +88,7 @@ def test_peak_beyond_the_measured_range_is_not_retrograde():
 def test_jain_example_34_2_saturates_and_is_not_retrograde():
     # R. Jain, The Art of Computer Systems Performance Analysis (1991), Example 34.2: demands 2, 3
     # and 1 s, think time 4 s.  Exact MVA (Reiser and Lavenberg 1980), computed here with
-    # fractions independently of pinchpoint.queueing: X(N) rises to 1 / 3 and never falls.
+    # fractions independently of pinchpoint.physics.queueing: X(N) rises to 1 / 3 and never falls.
     from fractions import Fraction
 
     demands, z = [Fraction(2), Fraction(3), Fraction(1)], Fraction(4)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from pinchpoint.errors import InputError
-from pinchpoint.profile_io import load_profile
-from pinchpoint.sweep import SweepSummary, parse_vary, plan_sweep
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
 
 CASES = [
     ("powermac-g5", "nic-rx", ["pcix.clock=66MHz..266MHz:37", "pcix.width=32bit..128bit:11"]),
@@ -69,7 +69,7 @@ def test_summary_equals_the_result(name, flow, vary):
 
 @pytest.mark.parametrize("name,flow,vary", CASES)
 def test_streamed_csv_is_byte_for_byte_the_old_csv(name, flow, vary, tmp_path, monkeypatch):
-    from pinchpoint import sweep as sweepmod
+    from pinchpoint.solve import sweep as sweepmod
     from pinchpoint.cli.planning_cmds import write_sweep_csv
 
     monkeypatch.setattr(sweepmod.SweepPlan.chunks, "__defaults__", (64,))  # many chunks, borders inside rows
@@ -106,7 +106,7 @@ def test_plan_checks_like_sweep():
 def test_min_and_binding_follow_argmin_on_ties(with_nan):
     # evaluate_terms compares term by term instead of calling argmin: the same minimum and the
     # same (first) index on exact ties, signed zeros included; NaN takes argmin's own path
-    from pinchpoint.sweep import _Terms, evaluate_terms
+    from pinchpoint.solve.sweep import _Terms, evaluate_terms
 
     rng = np.random.default_rng(7)
     cols = [rng.choice([0.0, -0.0, 1.0, 2.0, 3.0], size=500) for _ in range(4)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from synthetic_signature import synthetic_signature
 
-from pinchpoint.signature import Signature
+from pinchpoint.inputs.signature import Signature
 
 
 @pytest.fixture

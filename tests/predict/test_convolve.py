@@ -7,10 +7,10 @@ import math
 import pytest
 from synthetic_signature import synthetic_signature
 
-from pinchpoint.convolve import convolve, log_interp, message_time, overlap_range
+from pinchpoint.prediction.convolve import convolve, log_interp, message_time, overlap_range
 from pinchpoint.errors import WorkloadError
-from pinchpoint.signature import load_bundled
-from pinchpoint.workload import loads_workload
+from pinchpoint.inputs.signature import load_bundled
+from pinchpoint.inputs.workload import loads_workload
 
 GiB, MiB, KiB = 2 ** 30, 2 ** 20, 2 ** 10
 
@@ -57,7 +57,7 @@ def test_hit_rate_for_a_cache_the_signature_lacks(sig):
 def copy_signature(copy_factor: float, op: str = "copy"):
     """The synthetic signature with MAPS ``op`` at ``copy_factor`` x the load rate."""
     from synthetic_signature import synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     for p in doc["kernels"]["maps"]["points"]:
         if p["op"] == op:
@@ -113,7 +113,7 @@ def test_stores_without_copy_points_are_priced_after_the_loads():
     """Quick mode sweeps only load and store on several threads: no copy there, so the stores
     are priced serially (plain PMaC), and a note says why."""
     from synthetic_signature import synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     for threads in (2, 4):
         for ws, bw in ((4 * KiB, 400e9 * threads / 2), (64 * MiB, 5e9 * threads)):
@@ -150,7 +150,7 @@ def test_chained_adds_are_latency_bound(sig):
 
 
 def test_bundled_one_accumulator_sum_is_latency_bound(sig):
-    from pinchpoint.workload import load_workload
+    from pinchpoint.inputs.workload import load_workload
     p = convolve(sig, load_workload("sum-one-accumulator"))
     # 2048 dependent adds at 1 ns (synthetic add_chain) vs 16 KiB of loads at 4 KiB-32 KiB rates
     assert p.seconds("fp") == pytest.approx(2048e-9)
@@ -170,7 +170,7 @@ def test_chained_flops_without_the_chain_loops_are_noted():
 def test_a_zero_chain_rate_is_a_signature_error():
     from synthetic_signature import synthetic_doc
     from pinchpoint.errors import SignatureError
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     for p in doc["kernels"]["peak"]["points"]:
         if p["op"] == "add_chain":
@@ -181,7 +181,7 @@ def test_a_zero_chain_rate_is_a_signature_error():
 
 
 def test_chained_flops_built_in_code_need_chains():
-    from pinchpoint.workload import Flops
+    from pinchpoint.inputs.workload import Flops
     with pytest.raises(WorkloadError, match="chains >= 1"):
         Flops(add_multiply=8, chained_adds=8)
 
@@ -224,7 +224,7 @@ def test_io_nearest_buffer(sig):
 
 
 def test_network_loopback_and_profile_flow(sig):
-    from pinchpoint.profile_io import load_profile
+    from pinchpoint.inputs.profile_io import load_profile
 
     p = convolve(sig, wl("[[phases.network]]\nbytes = '2 GB'\n"))
     assert p.seconds("network") == pytest.approx(1.0)  # netstream 2 GB/s
@@ -289,9 +289,9 @@ def test_real_quick_measurement(tmp_path):
     """A tiny real MAPS run through the kernel runner: at a measured working set the prediction is
     exactly bytes / measured bandwidth."""
     from pinchpoint.errors import CompileError
-    from pinchpoint.kernel_runner import compile_kernel, find_compiler, run_kernel, source_sha256
-    from pinchpoint.measure import point_from_record
-    from pinchpoint.signature import KernelRun, Signature
+    from pinchpoint.measure.runner import compile_kernel, find_compiler, run_kernel, source_sha256
+    from pinchpoint.measure.session import point_from_record
+    from pinchpoint.inputs.signature import KernelRun, Signature
 
     try:
         binary = compile_kernel("maps", find_compiler())
@@ -310,8 +310,8 @@ def test_real_quick_measurement(tmp_path):
 def test_memory_passes_from_stream_copy_without_maps():
     # seed 000: the G5's Xbench/STREAM signature has no MAPS; STREAM copy (1871.83 MB/s at the
     # 'maximum' power setting, appendix 1) prices the TCP receive copy (2 passes of 1 GB)
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.workload import load_workload
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.inputs.workload import load_workload
 
     sig = load_bundled("powermac-g5-xbench")
     copy = max(p.result.median for p in sig.points("stream", op="copy"))
@@ -339,7 +339,7 @@ def test_gather_is_priced_by_the_independent_random_curve(sig):
 def test_gather_needs_gather_points():
     """A signature measured before MAPS had the gather pattern says what is missing."""
     from synthetic_signature import synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     doc["kernels"]["maps"]["points"] = [p for p in doc["kernels"]["maps"]["points"]
                                         if p["pattern"] != "gather"]
@@ -404,7 +404,7 @@ def _with_update(factor_of_serial_time: float):
     """The synthetic signature with MAPS update set so that one element's update takes
     t_l + t_s - f x min(t_l, t_s), i.e. an in-place overlap phi = f."""
     from synthetic_signature import LOAD, synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     for p in doc["kernels"]["maps"]["points"]:
         if p["op"] == "update":
@@ -428,7 +428,7 @@ def test_in_place_overlap_is_read_from_maps_update(phi):
 
 def test_in_place_overlap_without_an_update_sweep_is_assumed_and_said():
     from synthetic_signature import synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     doc["kernels"]["maps"]["points"] = [p for p in doc["kernels"]["maps"]["points"]
                                         if p["op"] != "update"]
@@ -439,7 +439,7 @@ def test_in_place_overlap_without_an_update_sweep_is_assumed_and_said():
 
 
 def test_in_place_overlap_formula():
-    from pinchpoint.convolve import in_place_overlap
+    from pinchpoint.prediction.convolve import in_place_overlap
     assert in_place_overlap(2.0, 1.0, 2.0) == 1.0       # update takes the store's time
     assert in_place_overlap(3.0, 1.0, 2.0) == 0.0       # load + store
     assert in_place_overlap(2.5, 1.0, 2.0) == 0.5
@@ -451,7 +451,7 @@ def test_mpi_ping_points_price_mpi_messages():
     """`measure` files the MPI ping-pong under kernel ping_mpi (transport "mpi"); a workload
     that asks for MPI messages is priced from those points, not refused."""
     from synthetic_signature import result, synthetic_doc
-    from pinchpoint.signature import Signature
+    from pinchpoint.inputs.signature import Signature
     doc = synthetic_doc()
     doc["kernels"]["ping_mpi"] = {"source_sha256": None, "points": [
         {"transport": "mpi", "metric": "latency", "message_bytes": 8, "result": result("s", 4e-7)},

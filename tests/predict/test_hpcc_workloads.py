@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from pinchpoint.workload import load_workload
+from pinchpoint.inputs.workload import load_workload
 from pinchpoint.paths import data_root
 
 N = 2000

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pinchpoint.errors import WorkloadError
-from pinchpoint.layer_conditions import footprint_level, loop_traffic, reuse_level
-from pinchpoint.workload import loads_workload
+from pinchpoint.prediction.layer_conditions import footprint_level, loop_traffic, reuse_level
+from pinchpoint.inputs.workload import loads_workload
 
 KiB, MiB = 1024, 1024 ** 2
 #: A Zen-4-like hierarchy: 32 KiB L1, 1 MiB L2, 32 MiB L3.
@@ -79,12 +79,12 @@ def test_stencil_workload_is_priced_by_levels(sig):
     """The convolution expands the loop with the signature's caches (32 KiB L1, 512 KiB L2 in
     the synthetic signature) and prices each level at half its size on the MAPS curve, capped
     by the loop's footprint (both arrays: 64 KiB, below half of L2)."""
-    from pinchpoint.convolve import convolve
+    from pinchpoint.prediction.convolve import convolve
     w = wl("extents = [64, 64]\nloads = { a = [[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]] }\n"
            "stores = { b = [[0, 0]] }\nsweeps = 1000\n")
     p = convolve(sig, w)
     # 64 x 64 x 8 B x 2 arrays = 64 KiB: L2. Rows 1 KiB back: L1. Loads: 80 % L1, 20 % L2.
-    from pinchpoint.convolve import log_interp
+    from pinchpoint.prediction.convolve import log_interp
     from synthetic_signature import LOAD
     xs = sorted(LOAD)
     bw = lambda ws, f=1.0: float(log_interp(ws, xs, [LOAD[x] * f for x in xs]))  # noqa: E731

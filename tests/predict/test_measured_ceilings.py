@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import InputError
-from pinchpoint.measured_ceilings import classify, flow_ceilings_for, measured_ceilings
-from pinchpoint.profile_io import load_profile
-from pinchpoint.signature import load_bundled
+from pinchpoint.solve.measured_ceilings import classify, flow_ceilings_for, measured_ceilings
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.inputs.signature import load_bundled
 
 
 @pytest.fixture(scope="module")

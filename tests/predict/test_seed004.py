@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint.convolve import SignatureRates, convolve
-from pinchpoint.signature import load_bundled
-from pinchpoint.workload import load_workload
+from pinchpoint.prediction.convolve import SignatureRates, convolve
+from pinchpoint.inputs.signature import load_bundled
+from pinchpoint.inputs.workload import load_workload
 
 MACHINES = ("p690", "p650", "p655-1.3", "p655-1.1")
 
@@ -87,7 +87,7 @@ def test_short_loop_daxpy_p650_ahead(sigs):
 def _loop_workload(op: str, n: int):
     """DAXPY (y = y + a x: 2 loads, 1 in-place store, 2 flop per element) or DOT (s += x y: 2
     loads, 2 flop) over n doubles, as daxpy-l1.toml and dot-l1.toml write them."""
-    from pinchpoint.workload import loads_workload
+    from pinchpoint.inputs.workload import loads_workload
 
     store = (f'[[phases.memory]]\nops = {n}\nbytes_per_op = "8 B"\nworking_set = "{16 * n} B"\n'
              'pattern = "stride1"\nop = "store"\nin_place = true\n') if op == "daxpy" else ""

@@ -1,13 +1,15 @@
 """One signature-rates policy: measured ceilings, detect and the convolution read a signature's
-memory bandwidth alike (pinchpoint.signature_rates)."""
+memory bandwidth alike (pinchpoint.prediction.rates)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pinchpoint import detect, measured_ceilings, signature_rates
-from pinchpoint.convolve import SignatureRates
-from pinchpoint.signature import KernelRun, Point, Result, Signature, load_bundled
+from pinchpoint.measure import detect
+from pinchpoint.solve import measured_ceilings
+from pinchpoint.prediction import rates as signature_rates
+from pinchpoint.prediction.convolve import SignatureRates
+from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature, load_bundled
 
 
 

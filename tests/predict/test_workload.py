@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import WorkloadError
-from pinchpoint.workload import bundled_workloads, load_workload, loads_workload
+from pinchpoint.inputs.workload import bundled_workloads, load_workload, loads_workload
 
 BASE = '''schema = 1
 name = "w"

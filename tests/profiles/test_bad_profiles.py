@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import ProfileError
-from pinchpoint.profile_io import load_profile
+from pinchpoint.inputs.profile_io import load_profile
 
 # (what is wrong, replacement (old, new) in toy.toml, key path in the message, words expected)
 CASES = [

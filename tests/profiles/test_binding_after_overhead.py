@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint.ceilings import flow_ceiling, scenario_ceilings
-from pinchpoint.profile_io import load_profile
-from pinchpoint.symbolic import explain_flow, flow_expression, solve
+from pinchpoint.solve.ceilings import flow_ceiling, scenario_ceilings
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.solve.symbolic import explain_flow, flow_expression, solve
 
 FIX = Path(__file__).parent.parent / "fixtures" / "profiles"
 GBIT = 1e9 / 8

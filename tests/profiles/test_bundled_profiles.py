@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from pinchpoint.ceilings import all_ceilings, scenario_ceilings
-from pinchpoint.profile_io import bundled_profiles, load_profile
+from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 NAMES = sorted(bundled_profiles())
 

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from pinchpoint import ceilings
-from pinchpoint.profile_io import bundled_profiles, load_profile
+from pinchpoint.solve import ceilings
+from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 
 def _sequential(func, items):

@@ -12,12 +12,12 @@ import math
 import pytest
 from hypothesis import find
 
-from pinchpoint import linkkinds
-from pinchpoint.ceilings import flow_ceiling
+from pinchpoint.physics import linkkinds
+from pinchpoint.solve.ceilings import flow_ceiling
 from pinchpoint.cli import main
 from pinchpoint.errors import ProfileError
-from pinchpoint.linkkinds import LinkKind, Param
-from pinchpoint.profile import profile_from_document
+from pinchpoint.physics.linkkinds import LinkKind, Param
+from pinchpoint.inputs.profile import profile_from_document
 
 KIND = "optical-bundle"
 ADVICE = "light more fibres in the bundle"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pinchpoint.errors import ProfileError
-from pinchpoint.profile_io import load_profile, read_document
+from pinchpoint.inputs.profile_io import load_profile, read_document
 
 CHILD = 'schema = 1\nname = "child"\nextends = "{parent}"\n'
 

@@ -14,8 +14,8 @@ from collections import Counter
 
 import pytest
 
-from pinchpoint.ceilings import all_ceilings, scenario_ceilings
-from pinchpoint.profile_io import load_profile
+from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
+from pinchpoint.inputs.profile_io import load_profile
 
 NAME = "fat-tree-k4-r2"
 

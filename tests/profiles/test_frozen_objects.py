@@ -11,8 +11,8 @@ import pytest
 
 from pinchpoint.diagnose.resolve import flow_ceiling as cached_flow_ceiling
 from pinchpoint.errors import PinchpointError, ProfileError
-from pinchpoint.profile import Flow, Link, Scenario, Value, profile_from_document
-from pinchpoint.profile_io import load_profile
+from pinchpoint.inputs.profile import Flow, Link, Scenario, Value, profile_from_document
+from pinchpoint.inputs.profile_io import load_profile
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_a_profile_keeps_no_copy_of_its_document():
 
 
 def test_signatures_are_read_only_and_hash():
-    from pinchpoint.signature import load_bundled
+    from pinchpoint.inputs.signature import load_bundled
 
     sig = load_bundled(_a_bundled_signature())
     with pytest.raises(TypeError):
@@ -123,6 +123,6 @@ def test_signatures_are_read_only_and_hash():
 
 
 def _a_bundled_signature() -> str:
-    from pinchpoint.signature import bundled_signatures
+    from pinchpoint.inputs.signature import bundled_signatures
 
     return sorted(bundled_signatures())[0]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pinchpoint.ceilings import all_ceilings, flow_ceiling, scenario_ceilings
-from pinchpoint.profile_io import load_profile
+from pinchpoint.solve.ceilings import all_ceilings, flow_ceiling, scenario_ceilings
+from pinchpoint.inputs.profile_io import load_profile
 
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 
@@ -111,7 +111,7 @@ def test_solve_pcix_clock_for_10_gbit(cli):
 
 
 def test_solve_says_when_another_link_binds_first(g5):
-    from pinchpoint.symbolic import solve
+    from pinchpoint.solve.symbolic import solve
 
     s = solve(g5, "nic-rx", 20e9 / 8, "pcix.clock")
     assert s.value_si == pytest.approx(312.5e6 * 72 / 64)
@@ -143,7 +143,7 @@ def test_a_shared_bus_adds_up_all_traffic_between_its_devices(tmp_path, toy_text
     text += '\n[flows.copy2]\nlegs = [["mem", "cpu2"], ["cpu2", "mem"]]\n\n[scenarios.both]\nflows = ["copy", "copy2"]\n'
     path = tmp_path / "bus.toml"
     path.write_text(text)
-    from pinchpoint.profile_io import load_profile as load
+    from pinchpoint.inputs.profile_io import load_profile as load
 
     p = load(path)
     fsb = p.links["fsb"].capacity_bytes_per_s  # 8 B x 100 MHz x 4 = 3.2 GB/s, shared by everything on it
@@ -159,7 +159,7 @@ def test_a_shared_bus_adds_up_all_traffic_between_its_devices(tmp_path, toy_text
 
 def test_a_full_duplex_link_cannot_be_a_bus(tmp_path, toy_text):
     from pinchpoint.errors import ProfileError
-    from pinchpoint.profile_io import load_profile as load
+    from pinchpoint.inputs.profile_io import load_profile as load
 
     text = toy_text.replace('between = ["net", "nic"]', 'between = ["net", "nic", "bridge"]')
     path = tmp_path / "bad.toml"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pinchpoint.ceilings import flow_ceiling, scenario_ceilings
-from pinchpoint.profile_io import load_profile
+from pinchpoint.solve.ceilings import flow_ceiling, scenario_ceilings
+from pinchpoint.inputs.profile_io import load_profile
 
 GEN5_X16 = 32e9 * 16 * 128 / 130 / 8  # 63.0 GB/s each way
 GEN5_X16_EFF = GEN5_X16 * 256 / 280 * 0.95  # 4DW TLPs at MPS 256, 5 % DLLP share

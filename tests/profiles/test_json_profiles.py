@@ -7,9 +7,9 @@ import tomllib
 
 import pytest
 
-from pinchpoint.ceilings import all_ceilings
+from pinchpoint.solve.ceilings import all_ceilings
 from pinchpoint.errors import ProfileError
-from pinchpoint.profile_io import bundled_profiles, load_profile
+from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 from tests.conftest import run_cli
 
 

@@ -12,7 +12,7 @@ import random
 import pytest
 import sympy
 
-from pinchpoint.linkkinds import KINDS, Param
+from pinchpoint.physics.linkkinds import KINDS, Param
 
 DRAWS = 25
 #: the per-transfer terms apply only where a profile states them: the formula texts leave them out

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from pinchpoint import linkkinds
+from pinchpoint.physics import linkkinds
 from pinchpoint.errors import ProfileError
-from pinchpoint.linkkinds import KINDS
-from pinchpoint.profile import profile_from_document
+from pinchpoint.physics.linkkinds import KINDS
+from pinchpoint.inputs.profile import profile_from_document
 
 
 def _one_link(kind: str, table: dict, *, file: str = "gpu.toml"):

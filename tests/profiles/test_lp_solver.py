@@ -9,12 +9,12 @@ import sys
 import numpy as np
 import pytest
 
-from pinchpoint import ceilings
+from pinchpoint.solve import ceilings
 
 
 def test_the_solver_prints_nothing():
     """highspy's Highs wrapper prints a banner on stdout when made: it would corrupt --json."""
-    code = ("from pinchpoint.ceilings import _Coo, _highs\n"
+    code = ("from pinchpoint.solve.ceilings import _Coo, _highs\n"
             "import numpy as np\n"
             "a_ub = _Coo(np.array([0]), np.array([0]), np.array([1.0]), (1, 1))\n"
             "a_eq = _Coo(np.zeros(0, int), np.zeros(0, int), np.zeros(0), (0, 1))\n"

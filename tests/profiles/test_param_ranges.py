@@ -13,9 +13,9 @@ import math
 
 import pytest
 
-from pinchpoint import linkkinds
+from pinchpoint.physics import linkkinds
 from pinchpoint.errors import ProfileError
-from pinchpoint.profile import COMPONENT_PARAMS, profile_from_document
+from pinchpoint.inputs.profile import COMPONENT_PARAMS, profile_from_document
 
 _GOOD = {"frequency": "100 MHz", "size": "8 B", "bandwidth": "1 GB/s", "time": "1 ms", "flop_rate": "1 Gflop/s"}
 _UNIT = {"frequency": "Hz", "size": "B", "bandwidth": "B/s", "time": "s", "flop_rate": "flop/s"}

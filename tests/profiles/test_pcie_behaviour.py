@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import protocols
-from pinchpoint.ceilings import flow_ceiling, scenario_ceilings
-from pinchpoint.linkkinds import pcie_link_rates
-from pinchpoint.profile_io import load_profile
+from pinchpoint.physics import protocols
+from pinchpoint.solve.ceilings import flow_ceiling, scenario_ceilings
+from pinchpoint.physics.linkkinds import pcie_link_rates
+from pinchpoint.inputs.profile_io import load_profile
 
 GB = 1e9
 # Issue 14 and /work/shared/recorded/README.md: H100 80GB HBM3 at PCIe 5.0 x16, pinned buffers,
@@ -126,7 +126,7 @@ def test_whole_tlps_rise_with_size(k, m):
 
 
 def test_explain_names_the_per_transfer_terms():
-    from pinchpoint.symbolic import explain
+    from pinchpoint.solve.symbolic import explain
 
     one_mib = explain(load_profile("h100-pcie-host-1mib"), "pcie")
     assert "ceiling(transfer_size/mps)" in one_mib.effective_formula and "transfer_cost" in one_mib.effective_formula
@@ -138,7 +138,7 @@ def test_explain_names_the_per_transfer_terms():
 def test_transfer_formula_text_is_the_function():
     import sympy
 
-    from pinchpoint.linkkinds import KINDS
+    from pinchpoint.physics.linkkinds import KINDS
 
     kind = KINDS["pcie"]
     names = ("transfer_size", "mps", "tlp_overhead", "dllp_overhead", "flit_payload")

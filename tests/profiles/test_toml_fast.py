@@ -12,9 +12,9 @@ import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import input_text
+from pinchpoint.inputs import input_text
 from pinchpoint.errors import ProfileError
-from pinchpoint.profile_io import load_profile
+from pinchpoint.inputs.profile_io import load_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_TOML = sorted((ROOT / "profiles").rglob("*.toml"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from pinchpoint.linkkinds import KINDS, RATE_UNITS
-from pinchpoint.profile import profile_from_document
+from pinchpoint.physics.linkkinds import KINDS, RATE_UNITS
+from pinchpoint.inputs.profile import profile_from_document
 
 __all__ = ["RATE_UNITS", "half_duplex", "kind_names", "link_tables", "profile_documents", "rate_text"]
 

@@ -12,9 +12,10 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import ceilings, graph
-from pinchpoint.profile import profile_from_document
-from pinchpoint.symbolic import evaluate, flow_expression
+from pinchpoint.solve import ceilings
+from pinchpoint.graph import graph
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.solve.symbolic import evaluate, flow_expression
 
 from .strategies import RATE_UNITS, profile_documents, rate_text
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.convolve import convolve
-from pinchpoint.workload import workload_from_dict
+from pinchpoint.prediction.convolve import convolve
+from pinchpoint.inputs.workload import workload_from_dict
 
 from synthetic_signature import synthetic_signature
 

@@ -11,12 +11,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
+from pinchpoint.measure.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
                                facts_to_profile_document, flags, parse_cache_size, parse_cpu_list,
                                parse_hwloc_xml, parse_link_speed, pcie_generation, read_sysfs)
 from pinchpoint.errors import InputError
-from pinchpoint.profile import profile_from_document
-from pinchpoint.linkkinds import PCIE_GENERATIONS
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.physics.linkkinds import PCIE_GENERATIONS
 
 
 caches = st.lists(st.builds(

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import framing, tcp
+from pinchpoint.physics import framing, tcp
 from pinchpoint.diagnose import DiagnoseInputs, diagnose
 
 lines = st.floats(1e5, 1e11)

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sympy.solvers.simplex import linprog
 
-from pinchpoint import ceilings
-from pinchpoint.profile import profile_from_document
+from pinchpoint.solve import ceilings
+from pinchpoint.inputs.profile import profile_from_document
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""The array max-flow (pinchpoint.maxflow) against networkx, which it replaces on the hot path.
+"""The array max-flow (pinchpoint.graph.maxflow) against networkx, which it replaces on the hot path.
 
 It must push the same flows as networkx's Edmonds-Karp (same search order), lay out the same
 graph from a profile as graph.build does through networkx, and find the same blocks as
@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.flow import edmonds_karp
 
-from pinchpoint import graph
-from pinchpoint.maxflow import Arcs, tree_path
-from pinchpoint.profile import profile_from_document
-from pinchpoint.profile_io import bundled_profiles, load_profile
+from pinchpoint.graph import graph
+from pinchpoint.graph.maxflow import Arcs, tree_path
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 from .strategies import profile_documents
 
@@ -132,7 +132,7 @@ def test_blocks_are_networkx_biconnected_components(edges):
 def test_one_flow_alone_builds_its_part_and_answers_the_same(doc):
     """flow_ceiling without shared graphs builds only the flow's blocks (ceilings._flow_network);
     every field of its answer is the one all_ceilings gives from the whole graph."""
-    from pinchpoint.ceilings import _flow_network, _pairs, all_ceilings, flow_ceiling
+    from pinchpoint.solve.ceilings import _flow_network, _pairs, all_ceilings, flow_ceiling
 
     profile = profile_from_document(doc)
     whole = {c.name: c.to_dict() for c in all_ceilings(profile, list(profile.flows) * 2)}
@@ -144,7 +144,7 @@ def test_one_flow_alone_builds_its_part_and_answers_the_same(doc):
 
 @pytest.mark.parametrize("name", sorted(bundled_profiles()))
 def test_one_bundled_flow_alone_answers_as_all_flows(name):
-    from pinchpoint.ceilings import all_ceilings, flow_ceiling
+    from pinchpoint.solve.ceilings import all_ceilings, flow_ceiling
 
     profile = load_profile(name)
     for c in all_ceilings(profile):

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 matplotlib.use("Agg")
 
-from pinchpoint import plots_report  # noqa: E402
-from pinchpoint.ceilings import all_ceilings  # noqa: E402
+from pinchpoint.report import plots_report  # noqa: E402
+from pinchpoint.solve.ceilings import all_ceilings  # noqa: E402
 from pinchpoint.diagnose import Limit  # noqa: E402
-from pinchpoint.profile import profile_from_document  # noqa: E402
-from pinchpoint.report import _table  # noqa: E402
+from pinchpoint.inputs.profile import profile_from_document  # noqa: E402
+from pinchpoint.report.page import _table  # noqa: E402
 
 from .strategies import profile_documents  # noqa: E402
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.signature import (PATTERNS, UNITS, KernelRun, Point, Result, Signature,
+from pinchpoint.inputs.signature import (PATTERNS, UNITS, KernelRun, Point, Result, Signature,
                                   dump_signature, load_signature, loads_signature)
 
 finite = st.floats(min_value=0.0, max_value=1e15, allow_nan=False, allow_infinity=False)

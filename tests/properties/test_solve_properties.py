@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.ceilings import flow_ceiling
-from pinchpoint.profile_io import load_profile
-from pinchpoint.symbolic import solve
+from pinchpoint.solve.ceilings import flow_ceiling
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.solve.symbolic import solve
 
 FIX = Path(__file__).parent.parent / "fixtures" / "profiles"
 GBIT = 1e9 / 8

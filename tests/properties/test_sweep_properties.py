@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint.ceilings import flow_ceiling
-from pinchpoint.profile_io import load_profile
-from pinchpoint.sweep import parse_vary, sweep
+from pinchpoint.solve.ceilings import flow_ceiling
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.solve.sweep import parse_vary, sweep
 
 # (flow, LINK.PARAM, unit, low, high) on the powermac-g5 profile
 AXES = [

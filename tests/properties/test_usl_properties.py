@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinchpoint import usl
+from pinchpoint.physics import usl
 
 
 @settings(max_examples=25, deadline=None)

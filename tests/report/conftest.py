@@ -8,8 +8,8 @@ import pytest
 matplotlib.use("Agg")
 
 from pinchpoint.diagnose import DiagnoseInputs, diagnose  # noqa: E402
-from pinchpoint.profile_io import load_profile  # noqa: E402
-from pinchpoint.signature import KernelRun, Point, Result, Signature  # noqa: E402
+from pinchpoint.inputs.profile_io import load_profile  # noqa: E402
+from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature  # noqa: E402
 
 GBIT = 1e9 / 8
 

@@ -8,8 +8,8 @@ import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import pytest
 
-from pinchpoint import plots_report as pr
-from pinchpoint.ceilings import all_ceilings, flow_ceiling
+from pinchpoint.report import plots_report as pr
+from pinchpoint.solve.ceilings import all_ceilings, flow_ceiling
 from pinchpoint.errors import InputError
 
 
@@ -132,8 +132,8 @@ def test_svg_is_inline_text_with_unique_ids(g5, g5_verdict):
 def test_planning_plots_as_svg(g5):
     import numpy as np
 
-    from pinchpoint import usl
-    from pinchpoint.sweep import parse_vary, sweep
+    from pinchpoint.physics import usl
+    from pinchpoint.solve.sweep import parse_vary, sweep
 
     res = sweep(g5, "nic-rx", [parse_vary("pcix.clock=66MHz..266MHz:5", g5),
                                parse_vary("pcix.width=32bit..64bit:2", g5)])
@@ -147,7 +147,7 @@ def test_planning_plots_as_svg(g5):
 
 def test_link_graph_draws_shared_buses(tmp_path):
     """A bus joining three components (xeon-dual-3.6's FSB: mch, cpu0, cpu1) is one polyline via a hub."""
-    from pinchpoint.profile_io import load_profile
+    from pinchpoint.inputs.profile_io import load_profile
 
     xeon = load_profile("xeon-dual-3.6")
     shared = [l for l in xeon.links.values() if len(l.between) > 2]

@@ -9,9 +9,9 @@ from html.parser import HTMLParser
 import pytest
 
 from pinchpoint.errors import InputError
-from pinchpoint.profile_io import load_profile
-from pinchpoint.report import build_report, write_report
-from pinchpoint.signature import load_bundled
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.report.page import build_report, write_report
+from pinchpoint.inputs.signature import load_bundled
 
 
 class _Index(HTMLParser):
@@ -164,7 +164,7 @@ def test_write_report_bad_paths(tmp_path):
         write_report("x", tmp_path / "d.html")
 
 
-@pytest.mark.parametrize("name", sorted(__import__("pinchpoint.profile_io", fromlist=["x"]).bundled_profiles()))
+@pytest.mark.parametrize("name", sorted(__import__("pinchpoint.inputs.profile_io", fromlist=["x"]).bundled_profiles()))
 def test_every_bundled_profile_makes_a_page(name):
     profile = load_profile(name)
     ix = index(build_report(profile))

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint.ceilings import Ceiling
+from pinchpoint.solve.ceilings import Ceiling
 from pinchpoint.cli.output import to_json
 from pinchpoint.errors import InputError, PinchpointError, ProfileError, SignatureError, WorkloadError
 from pinchpoint.importers import fio, iperf3, likwid
-from pinchpoint.concurrency_io import read_series
-from pinchpoint.profile import profile_from_document
-from pinchpoint.profile_io import load_profile
-from pinchpoint.signature import load_signature, loads_signature
-from pinchpoint.tcp import mathis_loss_for_rate
-from pinchpoint.workload import load_workload, loads_workload
+from pinchpoint.inputs.concurrency_io import read_series
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.inputs.profile_io import load_profile
+from pinchpoint.inputs.signature import load_signature, loads_signature
+from pinchpoint.physics.tcp import mathis_loss_for_rate
+from pinchpoint.inputs.workload import load_workload, loads_workload
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 DEEP = 5000
@@ -119,8 +119,8 @@ def test_names_too_long_for_the_file_system(load, error):
 
 
 def test_sweep_grids_are_bounded():
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.sweep import parse_vary, sweep
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.sweep import parse_vary, sweep
 
     g5 = load_profile("powermac-g5")
     with pytest.raises(InputError, match="at most"):
@@ -133,8 +133,8 @@ def test_sweep_grids_are_bounded():
 
 
 def test_sweeping_a_fraction_past_its_maximum_is_refused():
-    from pinchpoint.profile_io import load_profile
-    from pinchpoint.sweep import parse_vary
+    from pinchpoint.inputs.profile_io import load_profile
+    from pinchpoint.solve.sweep import parse_vary
 
     profile = next(load_profile(n) for n in ("server-2024-epyc", "server-2024-xeon")
                    if any(l.kind == "pcie" for l in load_profile(n).links.values()))
@@ -176,7 +176,7 @@ def test_an_xml_entity_bomb_is_refused():
     """hwloc XML with nested entities ("billion laughs"): expat >= 2.4 stops the amplification."""
     import pyexpat
 
-    from pinchpoint.detect_hwloc import parse_hwloc_xml
+    from pinchpoint.measure.hwloc import parse_hwloc_xml
 
     if tuple(int(x) for x in pyexpat.EXPAT_VERSION.split("_")[1].split(".")) < (2, 4, 0):
         pytest.skip("expat before 2.4 has no amplification limit")
@@ -197,7 +197,7 @@ def test_likwid_numbers_beyond_double_precision(key):
 
 
 def test_an_absurdly_large_input_file_is_refused_before_reading(tmp_path, monkeypatch):
-    from pinchpoint import input_text
+    from pinchpoint.inputs import input_text
 
     monkeypatch.setattr(input_text, "MAX_BYTES", 1000)
     f = tmp_path / "big.toml"

@@ -3,7 +3,7 @@
 import pytest
 
 from pinchpoint.errors import MeasurementError
-from pinchpoint.trace_callgrind import parse_callgrind
+from pinchpoint.prediction.trace.callgrind import parse_callgrind
 
 EVENTS = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw"
 

@@ -1,7 +1,7 @@
 """Reductions found in the code: loop-carried accumulations into registers."""
 
-from pinchpoint.trace_chains import find_chains
-from pinchpoint.trace_disasm import decode
+from pinchpoint.prediction.trace.chains import find_chains
+from pinchpoint.prediction.trace.disasm import decode
 
 
 def loop(count, *texts, fn="kernel", start=0x100):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pinchpoint.trace_disasm import decode, flops_of, parse_objdump
+from pinchpoint.prediction.trace.disasm import decode, flops_of, parse_objdump
 
 
 @pytest.mark.parametrize("text, width, known", [

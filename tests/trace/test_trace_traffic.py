@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinchpoint.errors import ProfileError
-from pinchpoint.trace_traffic import (CacheGeometry, PhaseCounts, RunCounts, level_traffic,
+from pinchpoint.prediction.trace.traffic import (CacheGeometry, PhaseCounts, RunCounts, level_traffic,
                                       normalized, split_accesses, target_caches)
 
 # ibm-p690's data side (profiles/machines/ibm-p690.toml)

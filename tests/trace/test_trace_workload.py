@@ -5,12 +5,12 @@ import math
 import pytest
 from synthetic_signature import synthetic_signature
 
-from pinchpoint.convolve import convolve
-from pinchpoint.trace_callgrind import CallgrindProfile
-from pinchpoint.trace_disasm import decode
-from pinchpoint.trace_traffic import CacheGeometry
-from pinchpoint.trace_workload import build_traced_workload
-from pinchpoint.workload import loads_workload
+from pinchpoint.prediction.convolve import convolve
+from pinchpoint.prediction.trace.callgrind import CallgrindProfile
+from pinchpoint.prediction.trace.disasm import decode
+from pinchpoint.prediction.trace.traffic import CacheGeometry
+from pinchpoint.prediction.trace.workload import build_traced_workload
+from pinchpoint.inputs.workload import loads_workload
 
 EVENTS = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "ILdmr", "DLdmr", "DLdmw")
 # G5-like: L1 32 KiB / 128 B, L2 512 KiB / 128 B (profiles/machines/powermac-g5.toml)

@@ -1,0 +1,1 @@
+"""What users give: profile, workload and signature objects, their readers, documents and value spreads."""

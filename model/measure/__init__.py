@@ -1,0 +1,1 @@
+"""Measuring a machine: the kernels, their runner, noise, host facts and detection."""

@@ -1,0 +1,287 @@
+"""Kernels as a registry: for each kernel, how ``measure`` plans its jobs and which keys it prints
+only as bookkeeping.
+
+A registry, as pyhf's modifiers (``pyhf.modifiers``, extended from outside in
+``tests/test_custom_mods.py``): :data:`KERNEL_PLANS` maps a kernel name to a :class:`KernelPlan`,
+and :func:`register_kernel` adds one.  :func:`pinchpoint.measure.session.make_plan` walks the entries in
+registration order and asks each selected one to add its jobs to a :class:`PlanContext`; a new
+kernel is one entry (its C source under ``kernels/`` is built by :mod:`pinchpoint.measure.runner`).
+
+Sizes follow the host: the MAPS sweep runs from 4 KiB to 4x the last-level cache (PMaC MAPS,
+Snavely et al. SC2002), STREAM arrays are at least 4x the last-level cache each (McCalpin's rule),
+PEAK uses the loop lengths of the PMaC PEAK table (Chen and Ebbers, IBM Redpaper, Table 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
+#: maps calls per repetition in full mode (the repetition is the fastest; host.run records it).
+FULL_MAPS_TRIALS = 10
+#: Address space [B] a kernel thread reserves beyond its data: glibc gives each thread a malloc
+#: arena that reserves 64 MiB on 64-bit Linux (mallopt(3), M_ARENA_MAX: up to 8 per core) and
+#: a stack of 8 MiB (the default ``ulimit -s``).  RLIMIT_AS counts reservations, not use, so
+#: a limit that ignores them refuses a 16-thread kernel the memory a 1-thread one gets.
+THREAD_RESERVE_BYTES = 128 * MiB
+#: Address space [B] of a kernel process beyond its data and threads (code, libc, buffers).
+PROCESS_RESERVE_BYTES = GiB
+
+
+def address_space_limit(data_bytes: int, threads: int = 1) -> int:
+    """RLIMIT_AS [B] for a kernel that allocates ``data_bytes`` [B] in ``threads`` threads:
+    data + 1 GiB + 128 MiB per thread (THREAD_RESERVE_BYTES)."""
+    return int(data_bytes) + PROCESS_RESERVE_BYTES + max(1, int(threads)) * THREAD_RESERVE_BYTES
+
+
+def size_list(sizes) -> str:
+    """Sizes as a kernel's comma-separated argument: [4096, 65536] -> '4096,65536'."""
+    return ",".join(str(int(s)) for s in sizes)
+
+
+#: A point less than this factor below the top (4 x LLC, past every cache) is dropped: it
+#: measures the same plateau again.  A nominal 260 MiB L3 put 2^30 B beside a 4 x 260 MiB top,
+#: the two largest allocations of every sweep (about 10 s of a 70 s quick measure).
+NEAR_TOP = 1.2
+
+
+def maps_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
+    """Working sets [B] from 4 KiB to at least 4x the last-level cache: powers of 4 (quick)
+    or powers of 2 with the midpoints 1.5 x 2^k (full).  With ``memory_bytes`` (available
+    memory [B]) the top is capped at a quarter of it, so a small machine is not pushed into
+    swapping."""
+    top = 4 * llc_bytes
+    if memory_bytes:
+        top = max(4 * KiB, min(top, memory_bytes // 4))
+    sizes, s = [], 4 * KiB
+    step = 4 if mode == "quick" else 2
+    while s * NEAR_TOP < top:
+        sizes.append(s)
+        if mode == "full" and s * 3 // 2 * NEAR_TOP < top:
+            sizes.append(s * 3 // 2)
+        s *= step
+    sizes.append(top)
+    return sorted(set(sizes))
+
+
+def random_sizes(llc_bytes: int, mode: str, memory_bytes: int | None = None) -> list[int]:
+    """Working sets [B] of the random and gather sweeps: every power of 2 from 4 KiB to the
+    top of the stride-1 sweep (and, in full mode, its 1.5 x 2^k midpoints).  Random access
+    falls off a cliff at each cache size (a factor of 3-10 per level), so a working set
+    between two points must not be interpolated across a cliff: with points an octave apart
+    the error is at most one octave's ramp (quick mode used to sample every 16x)."""
+    full = maps_sizes(llc_bytes, "full", memory_bytes)
+    if mode == "full":
+        return full
+    return [s for s in full if s & (s - 1) == 0 or s == full[-1]]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kernel invocation of a plan."""
+
+    kernel: str
+    args: tuple[str, ...]
+    label: str
+    timeout_s: float
+    memory_bytes: int | None = None
+    mpi_ranks: int = 0          # > 0: start under mpirun with this many ranks
+    optional: bool = False      # a failure is recorded, not fatal (the MPI variants)
+    cpus: tuple[int, ...] | None = None  # the process's CPU affinity mask (--cpus)
+
+
+@dataclass
+class PlanContext:
+    """What a kernel's planner sees, and the jobs the plan collects (one per :meth:`add`).
+
+    ``common`` holds the arguments every kernel but iobench takes (repetitions, minimum time);
+    ``bound_s`` is the mode's time limit per job [s]; ``pin_args`` the MAPS pinning arguments.
+    """
+
+    mode: str
+    llc_bytes: int
+    cpus: int
+    cpu_list: tuple[int, ...] | None
+    pin_args: list[str]
+    memory_bytes: int | None
+    sizes: list[int] | None
+    reps: int | None
+    io_dir: str | None
+    common: list[str]
+    bound_s: float
+    jobs: list = field(default_factory=list)
+
+    @property
+    def quick(self) -> bool:
+        return self.mode == "quick"
+
+    def available_memory(self) -> int | None:
+        """Available memory [B]: as given, else read from the host."""
+        from pinchpoint.measure.hostinfo import available_memory_bytes
+
+        return self.memory_bytes or available_memory_bytes()
+
+    def add(self, kernel: str, args: list[str], label: str, memory: int | None = None,
+            bound_s: float | None = None, reps: int | None = None, **extra) -> None:
+        """One job with the common arguments, the time bound and a timeout of 2 x bound + 30 s;
+        ``reps`` replaces the mode's repetitions (never the user's ``--reps``)."""
+        bound = self.bound_s if bound_s is None else bound_s
+        common = list(self.common)
+        if reps is not None and self.reps is None:
+            common[common.index("--reps") + 1] = str(reps)
+        self.jobs.append(Job(kernel, tuple(common + ["--max-seconds", str(bound)] + args), label,
+                             timeout_s=2 * bound + 30, memory_bytes=memory, cpus=self.cpu_list, **extra))
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """One kernel: its name, its planner, the keys it prints only as bookkeeping.
+
+    ``variant_of`` names the kernel whose selection also selects this one when MPI is available
+    (``ping_mpi`` for ``ping``); such a variant is not a name ``--only`` takes.
+    """
+
+    name: str
+    plan: Callable[[PlanContext], None]
+    bookkeeping: tuple[str, ...] = ()
+    variant_of: str | None = None
+
+
+#: name -> entry, in the order measure runs them; extend with :func:`register_kernel`.
+KERNEL_PLANS: dict[str, KernelPlan] = {}
+
+
+def register_kernel(name: str, plan: Callable[[PlanContext], None], *, bookkeeping=(),
+                    variant_of: str | None = None, replace: bool = False) -> KernelPlan:
+    """Register a kernel's planner (and the parameters it prints only as bookkeeping)."""
+    if not name or not isinstance(name, str):
+        raise ValueError(f"a kernel needs a name, got {name!r}")
+    if name in KERNEL_PLANS and not replace:
+        raise ValueError(f"kernel {name!r} is already registered (replace=True to override)")
+    if variant_of is not None and variant_of not in KERNEL_PLANS:
+        raise ValueError(f"kernel {name!r} is a variant of {variant_of!r}, which is not registered")
+    entry = KernelPlan(name, plan, tuple(bookkeeping), variant_of)
+    KERNEL_PLANS[name] = entry
+    return entry
+
+
+def kernel_names() -> tuple[str, ...]:
+    """The kernels ``--only`` takes, in the order measure runs them (variants left out)."""
+    return tuple(k for k, e in KERNEL_PLANS.items() if e.variant_of is None)
+
+
+def bookkeeping_keys() -> frozenset[str]:
+    """Parameters any kernel prints that describe how it measured, not what: kept out of points."""
+    return frozenset(k for e in KERNEL_PLANS.values() for k in e.bookkeeping)
+
+
+# --- the bundled kernels ---------------------------------------------------------------------
+
+def _plan_maps(ctx: PlanContext) -> None:
+    quick, sizes, pin_args = ctx.quick, ctx.sizes, ctx.pin_args
+    avail = ctx.available_memory()
+    custom_sizes = bool(sizes)
+    # Stride-1 bandwidth falls off cliffs too (26 -> 10 GB/s between 16 and 64 MiB on a Xeon
+    # whose nominal L3 is 260 MiB but whose near slice holds about 32 MiB): quick mode samples
+    # every octave, like the random sweep, so no working set is interpolated across a cliff.
+    sizes = sizes or random_sizes(ctx.llc_bytes, ctx.mode, avail)
+    mem = address_space_limit(sizes[-1])
+    # full mode: a repetition is the best of 10 calls of 5 ms (maps --trials), as long as
+    # one 50 ms call and steadier on a machine shared with other tenants
+    trials = [] if quick else ["--min-time", "0.005", "--trials", str(FULL_MAPS_TRIALS)]
+    for op in ("load", "store", "copy", "triad", "update"):
+        ctx.add("maps", ["--ops", op, "--patterns", "stride1", "--threads", "1", *pin_args,
+                         "--sizes", size_list(sizes)] + trials, f"maps {op} stride1", mem)
+    rsizes = sizes if custom_sizes else random_sizes(ctx.llc_bytes, ctx.mode, avail)
+    ctx.add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
+                     "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
+            + trials, "maps random", mem)
+    # independent random loads and stores (a gather / scatter: many misses in flight)
+    ctx.add("maps", ["--ops", "load,store", "--patterns", "gather",
+                     "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
+            + trials, "maps gather", mem)
+    if ctx.cpus > 1:
+        threads = [ctx.cpus] if quick else list(range(2, ctx.cpus + 1))
+        tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick and not custom_sizes else sizes
+        ctx.add("maps", ["--ops", "load,store" if quick else "load,store,copy,triad,update",
+                         "--patterns", "stride1",
+                         "--threads", size_list(threads), *pin_args,
+                         "--sizes", size_list(tsizes)] + trials, "maps threads",
+                address_space_limit(sizes[-1], max(threads)))
+
+
+#: Quick mode's STREAM repetitions.  Its three arrays of 4 x LLC each (McCalpin's rule) are the
+#: plan's largest allocation: 11-14 s of a 62-68 s quick measure with a nominal 260 MiB L3, each
+#: repetition of the four loops about 1.4 s of it.  Full mode keeps its 11.
+STREAM_QUICK_REPS = 3
+
+
+def _plan_stream(ctx: PlanContext) -> None:
+    n = max(4 * ctx.llc_bytes // 8, 2 * MiB)
+    avail = ctx.available_memory()
+    if avail:
+        n = max(1024, min(n, avail // 4 // 24))
+    ctx.add("stream", ["--elements", str(n)], "stream", address_space_limit(3 * 8 * n),
+            reps=STREAM_QUICK_REPS if ctx.quick else None)
+
+
+def _plan_peak(ctx: PlanContext) -> None:
+    ctx.add("peak", [], "peak", address_space_limit(GiB))
+    # short dependency chains back to back: how many an out-of-order core overlaps
+    ctx.add("peak", ["--ops", "add_chains", "--lengths",
+                     "4,16,64,256,1024,4096" if ctx.quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
+            "peak chains", address_space_limit(GiB))
+
+
+_PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}
+
+
+def _plan_ping(ctx: PlanContext) -> None:
+    ctx.add("ping", ["--sizes", _PING_SIZES[ctx.mode]], "ping")
+
+
+def _plan_effbw(ctx: PlanContext) -> None:
+    procs = [2] if ctx.quick or ctx.cpus < 3 else list(range(2, ctx.cpus + 1))
+    ctx.add("effbw", ["--procs", size_list(procs),
+                      "--sizes", "8,1024,65536,1048576" if ctx.quick else "8,128,1024,8192,65536,1048576"],
+            "effbw")
+
+
+def _plan_iobench(ctx: PlanContext) -> None:
+    quick, reps = ctx.quick, ctx.reps
+    args = ["--file-bytes", "16M" if quick else "64M",
+            "--buffer-bytes", "4K,256K" if quick else "4K,64K,1M"]
+    if ctx.io_dir:
+        args += ["--dir", ctx.io_dir]
+    # iobench takes no --min-time: its own repetitions (3 or 5) unless told
+    ctx.jobs.append(Job("iobench", tuple(["--reps", str(reps) if reps else ("3" if quick else "5"),
+                                          "--max-seconds", str(ctx.bound_s)] + args), "iobench",
+                        2 * ctx.bound_s + 30, cpus=ctx.cpu_list))
+
+
+def _plan_netstream(ctx: PlanContext) -> None:
+    quick = ctx.quick
+    ctx.add("netstream", ["--sizes", "1024,65536,1048576" if quick else "128,1024,8192,65536,1048576",
+                          "--sockbufs", "0,262144" if quick else "0,65536,262144,4194304"],
+            "netstream")
+
+
+def _plan_ping_mpi(ctx: PlanContext) -> None:
+    ctx.add("ping_mpi", ["--sizes", _PING_SIZES[ctx.mode]], "ping mpi", mpi_ranks=2, optional=True)
+
+
+def _plan_effbw_mpi(ctx: PlanContext) -> None:
+    ctx.add("effbw_mpi", ["--sizes", "8,1024,65536,1048576"], "effbw mpi",
+            mpi_ranks=max(2, ctx.cpus if not ctx.quick else 2), optional=True)
+
+
+register_kernel("maps", _plan_maps, bookkeeping=("inner_iterations", "trials"))
+register_kernel("stream", _plan_stream, bookkeeping=("inner_iterations",))
+register_kernel("peak", _plan_peak, bookkeeping=("inner_iterations",))
+register_kernel("ping", _plan_ping, bookkeeping=("round_trips",))
+register_kernel("effbw", _plan_effbw, bookkeeping=("rounds",))
+register_kernel("iobench", _plan_iobench)
+register_kernel("netstream", _plan_netstream, bookkeeping=("bytes_per_repetition",))
+register_kernel("ping_mpi", _plan_ping_mpi, bookkeeping=("round_trips",), variant_of="ping")
+register_kernel("effbw_mpi", _plan_effbw_mpi, bookkeeping=("rounds",), variant_of="effbw")

@@ -1,0 +1,339 @@
+"""Units at the edges: parse "133 MHz", "64 bit", "6.4 GB/s", "4 MiB", "44.5 ms"; format results.
+
+Inside pinchpoint every number is a plain float in SI base units (seconds, bytes, bytes per
+second, hertz).  Only this module talks to pint, and only when a string has to be parsed or a
+figure formatted.
+
+pint's stock definitions make ``bit`` dimensionless and ``cycle`` an angle (2 pi rad), which
+would let "133 Mbit/s" pass for a frequency and turn "3 cycle" into 18.85.  We therefore load a
+patched copy of pint's own definition file in which ``bit`` is a unit of ``[information]``
+(``byte = 8 bit`` follows) and ``cycle`` is a plain count, and add ``transfer`` (dimensionless,
+so "400 MT/s" is a rate of 400e6 per second) and ``flop``.  The patched file lives in the
+per-user cache folder (checked against the text on every start).  pint's own parse cache is
+not used: it is a pickle, which runs code when loaded.
+
+Building that registry costs about 0.4 s a process (importing pint and numpy, then parsing the
+definitions), ten times the rest of a small ``ceilings``.  So the unit strings met in practice
+("133 MHz", "6.4 GB/s", "64 KiB", ...) are looked up in units_table.json, a plain table of
+(dimension, factor to the SI base unit) that tools/generate_units_table.py derives from this
+very registry.  pint stays the authority: the table is used only while the
+installed pint's patched definitions hash to the digest it was made from, a test re-derives
+every entry and compares, and every other string (and every error) goes to pint as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import re
+import tokenize
+from functools import lru_cache
+from pathlib import Path
+
+from pinchpoint.errors import UnitError, shown
+from pinchpoint.paths import atomic_write, cache_dir
+
+#: pint definition lines replaced in pint's default file (old line -> new line).
+_PATCHES = {
+    "bit = []": "bit = [information]",
+    "turn = 2 * π * radian = _ = revolution = cycle = circle":
+        "turn = 2 * π * radian = _ = revolution = circle",
+}
+
+#: Our own definitions, appended to pint's.
+_EXTRA = """
+cycle = 1 = cyc = cycles
+transfer = 1 = _ = transfers
+flop = [flop] = _ = flops
+"""
+
+#: The dimensions a profile value may be asked for, with an example for error messages.
+DIMENSIONS = {
+    "frequency": ("1 / [time]", "'133 MHz'"),
+    "size": ("[information]", "'4 MiB' or '64 bit'"),
+    "bandwidth": ("[information] / [time]", "'6.4 GB/s' or '10 Gbit/s'"),
+    "time": ("[time]", "'44.5 ms'"),
+    "flop_rate": ("[flop] / [time]", "'2.6 Gflop/s'"),
+    "dimensionless": ("", "a plain number such as '2'"),
+}
+
+#: SI base unit of each dimension, as the float we keep inside.
+BASE_UNITS = {
+    "frequency": "Hz",
+    "size": "B",
+    "bandwidth": "B/s",
+    "time": "s",
+    "flop_rate": "flop/s",
+    "dimensionless": "",
+}
+
+_TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
+
+#: What a quantity string may look like before pint sees it: one decimal number (at most 40
+#: digits each side of the point, a 4-digit exponent) and unit names joined by "/" or "*".
+#: pint evaluates what it is given: "9**9**9 Hz" spins a CPU for minutes and "1/0 MHz" divides
+#: by zero (issue 19), so operators, exponents, brackets and second numbers stop here.
+_NUMBER = r"[+-]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
+_UNIT = r"[^\W\d]\w*"
+_GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
+_MAX_TEXT = 200
+
+
+def _patched_definitions(stock: Path) -> str:
+    """pint's default_en.txt from the folder ``stock``, with our patches and extra lines."""
+    text = (stock / "default_en.txt").read_text(encoding="utf-8")
+    for old, new in _PATCHES.items():
+        if old not in text:  # pint changed its file: better to fail loudly than mis-parse
+            raise RuntimeError(f"pint's default_en.txt no longer contains {old!r}")
+        text = text.replace(old, new)
+    return text + _EXTRA
+
+
+def _definitions_file() -> Path:
+    import pint
+
+    stock = Path(pint.__file__).parent
+    text = _patched_definitions(stock)
+    digest = hashlib.sha256((pint.__version__ + text).encode()).hexdigest()[:16]
+    folder = cache_dir() / "units" / digest
+    target = folder / "default_en.txt"
+    # The file is rewritten whenever it is not exactly what we would write: whoever can write the
+    # cache folder must not be able to redefine GB (the text is at hand, comparing is cheap).
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("constants_en.txt",):
+            with atomic_write(folder / name) as out:
+                out.write((stock / name).read_text(encoding="utf-8"))
+        with atomic_write(target) as out:
+            out.write(text)
+    return target
+
+
+@lru_cache(maxsize=1)
+def registry():
+    """The package's one pint UnitRegistry (built on first use)."""
+    import pint
+
+    # No cache_folder: pint caches its parsed definitions with pickle, and a pickle runs code
+    # when loaded, so whoever could write the cache folder could run code as the user (issue
+    # 19).  Parsing the definitions costs about 0.4 s a process instead.
+    ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=None)
+    ureg.formatter.default_format = "~P"
+    return ureg
+
+
+def _normalise(text: str) -> str:
+    # "2.5 GT/s" would parse as gigatesla per second: spell transfers out.
+    return _TRANSFERS.sub(lambda m: f"{m.group(1)}transfer/s", text.strip())
+
+
+def quantity(text, *, file=None, key=None):
+    """Parse a string (or number) into a pint Quantity; errors name the file and key."""
+    import pint
+
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise UnitError(f"expected a quantity such as '133 MHz', got {shown(text)}", file=file, key=key)
+    if isinstance(text, (int, float)):
+        try:
+            number = float(text)
+        except OverflowError:  # a 400-digit JSON integer
+            number = math.inf
+        if not math.isfinite(number):
+            raise UnitError(f"{shown(text)} is not a finite number", file=file, key=key)
+        return registry().Quantity(number, "")
+    if len(text) > _MAX_TEXT or not _GRAMMAR.fullmatch(text):
+        raise UnitError(f"{shown(text)} is not a quantity: expected one number and a unit such as "
+                        "'133 MHz' or '6.4 GB/s' (no operators or exponents)", file=file, key=key)
+    number = float(re.match(r"\s*(" + _NUMBER + ")", text).group(1))
+    if not math.isfinite(number):
+        raise UnitError(f"{shown(text)} is not finite: the number is beyond double precision",
+                        file=file, key=key)
+    ureg = registry()
+    try:
+        return ureg.Quantity(_normalise(text))
+    except pint.errors.UndefinedUnitError as exc:
+        names = ", ".join(repr(n) for n in exc.unit_names) if getattr(exc, "unit_names", None) else ""
+        raise UnitError(f"{shown(text)} has an unknown unit {names}".rstrip(), file=file, key=key) from None
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError, ArithmeticError,
+            tokenize.TokenError, AssertionError) as exc:  # TokenError on "((1", AssertionError on "1 GB/s -"
+        raise UnitError(f"{shown(text)} is not a quantity ({shown(str(exc))})", file=file, key=key) from None
+
+
+def parse(text, dimension: str, *, file=None, key=None) -> float:
+    """Parse ``text`` as a ``dimension``; see :func:`_parse` (this wrapper adds a cache).
+
+    Profiles repeat the same few strings ("64 bit", "133 MHz") many times, and pint's parser
+    costs about 50 us a call, so successful parses are memoised by (text, dimension).
+    """
+    if isinstance(text, str):
+        try:
+            return _parse_cached(text, dimension)
+        except UnitError as exc:
+            raise UnitError(exc.message, file=file, key=key) from None
+    return _parse(text, dimension, file=file, key=key)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, dimension: str) -> float:
+    return _parse(text, dimension)
+
+
+def _parse(text, dimension: str, *, file=None, key=None) -> float:
+    """Parse ``text`` as a ``dimension`` (a key of :data:`DIMENSIONS`) and return SI base units.
+
+    Sizes and bandwidths come back in bytes and bytes per second ("64 bit" -> 8.0), frequencies
+    in hertz, times in seconds.  A bare number is accepted only for ``dimensionless``.
+    """
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}")
+    known = _from_table(text, dimension)
+    if known is not None:
+        return known
+    return _parse_with_pint(text, dimension, file=file, key=key)
+
+
+def _parse_with_pint(text, dimension: str, *, file=None, key=None) -> float:
+    """:func:`_parse` done by pint alone (the table's reference: tests compare the two)."""
+    expected, example = DIMENSIONS[dimension]
+    q = quantity(text, file=file, key=key)
+    ureg = registry()
+    want = ureg.Quantity(1, BASE_UNITS[dimension] or "")
+    if q.dimensionality != want.dimensionality:
+        if dimension != "dimensionless" and q.dimensionless:
+            raise UnitError(f"{text!r} has no unit: expected a {dimension} such as {example}",
+                            file=file, key=key)
+        raise UnitError(f"{text!r} is not a {dimension} (expected a {dimension} such as {example})",
+                        file=file, key=key)
+    try:
+        si = float(q.to(want.units).magnitude) if dimension != "dimensionless" else float(q.to("").magnitude)
+    except (OverflowError, ZeroDivisionError):
+        si = math.inf
+    if not math.isfinite(si):
+        raise UnitError(f"{shown(text)} is not a finite {dimension}", file=file, key=key)
+    return si
+
+
+# --- the table of unit strings pint has already parsed -------------------------------------------
+
+#: A number as Python (and so pint's tokenizer) writes it: no leading zeros.  Other spellings
+#: the grammar allows ("007 Hz") go to pint.
+_PLAIN_NUMBER = r"[+-]?(?:(?:0|[1-9]\d*)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER_AND_UNIT = re.compile(rf"\s*({_PLAIN_NUMBER})\s*(.*?)\s*")
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def definitions_digest() -> str | None:
+    """sha256 of the installed pint's definitions as we patch them (pint itself is not imported)."""
+    spec = importlib.util.find_spec("pint")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = _patched_definitions(Path(spec.origin).parent)
+    except (OSError, RuntimeError):  # no file, or pint changed it: registry() will say so
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: The generated table (tools/generate_units_table.py).
+TABLE_FILE = Path(__file__).with_name("units_table.json")
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, list]:
+    """unit string -> [dimension, factor], or {} when the table is not for the installed pint."""
+    import json
+
+    try:
+        document = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+    except OSError:  # not installed with the package: slower, still right
+        return {}
+    # Another pint (or other patches) may define a unit differently: then pint answers everything.
+    return document["units"] if definitions_digest() == document["pint_definitions_sha256"] else {}
+
+
+def _from_table(text, dimension: str) -> float | None:
+    """The SI value of ``text`` from the table (units_table.json), or None to ask pint.
+
+    Mirrors pint's arithmetic exactly: pint reads "5" as the int 5 and "5.0" as a float, builds
+    the quantity as number * 1 unit (/ 1 unit: a true division, so a float), and converts by one
+    multiplication with its factor; the result is the same float.  Anything unusual (an unknown
+    unit, another dimension, an overflow) is left to pint, which also words every error.
+    """
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        try:
+            number = float(text)
+        except OverflowError:
+            return None
+        return number if dimension == "dimensionless" and math.isfinite(number) else None
+    if not isinstance(text, str) or len(text) > _MAX_TEXT or not _GRAMMAR.fullmatch(text):
+        return None
+    match = _NUMBER_AND_UNIT.fullmatch(_normalise(text))
+    if match is None:
+        return None
+    number, unit = match.groups()
+    entry = _table().get(unit)
+    if entry is None or entry[0] != dimension:
+        return None
+    magnitude = int(number) if _INTEGER.fullmatch(number) else float(number)
+    if "/" in unit:
+        magnitude = magnitude / 1
+    value = float(magnitude * entry[1])
+    return value if math.isfinite(value) else None
+
+
+def table_entry(unit: str) -> tuple[str, float] | None:
+    """(dimension, factor to the SI base unit) of ``unit`` as pint reads it, or None.
+
+    What tools/generate_units_table.py writes into units_table.json and what the tests compare
+    it with.  None for strings pint rejects and for other dimensions.
+    """
+    try:
+        q = quantity(f"1 {unit}")
+    except UnitError:
+        return None
+    ureg = registry()
+    for dimension, base in BASE_UNITS.items():
+        if q.dimensionality == ureg.Quantity(1, base).dimensionality:
+            return dimension, q.to(base).magnitude
+    return None
+
+
+# --- formatting -------------------------------------------------------------------------------
+
+_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def _scaled(value: float) -> tuple[float, str]:
+    # Decimal prefixes only: output never mixes GB with GiB.  (pint's to_compact would pick
+    # the same prefixes but costs the registry import on paths that only print.)
+    for factor, prefix in _PREFIXES:
+        if abs(value) >= factor:
+            return value / factor, prefix
+    return value, ""
+
+
+def format_rate(bytes_per_s: float, convention: str = "network", digits: int = 4) -> str:
+    """Format a rate: network figures in bit/s ("8.533 Gbit/s"), memory figures in B/s ("6.4 GB/s")."""
+    if convention == "network":
+        v, p = _scaled(bytes_per_s * 8.0)
+        return f"{v:.{digits}g} {p}bit/s"
+    v, p = _scaled(bytes_per_s)
+    return f"{v:.{digits}g} {p}B/s"
+
+
+def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
+    """Format an SI float of a known dimension with a decimal prefix ("133.3 MHz", "4.194 MB")."""
+    unit = {"frequency": "Hz", "size": "B", "bandwidth": "B/s", "time": "s",
+            "flop_rate": "flop/s", "dimensionless": ""}[dimension]
+    if dimension == "time":
+        for factor, prefix in ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
+            if abs(value) >= factor:
+                return f"{value / factor:.{digits}g} {prefix}s"
+        return f"{value:.{digits}g} s"
+    if dimension == "dimensionless":
+        return f"{value:.{digits}g}"
+    v, p = _scaled(value)
+    return f"{v:.{digits}g} {p}{unit}"

@@ -1,0 +1,1 @@
+"""Predictions: the PMaC convolution, signature rates, layer conditions and traced workloads."""

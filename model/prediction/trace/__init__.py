@@ -1,0 +1,1 @@
+"""Workloads from traced programs: Valgrind Callgrind, the disassembly, reductions, per-level traffic."""

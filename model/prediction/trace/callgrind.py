@@ -1,0 +1,167 @@
+"""Read a Callgrind profile (``callgrind.out``) into per-instruction event counts.
+
+Callgrind (Valgrind's call-graph tool; Weidendorfer, "Sequential Performance Analysis with
+Callgrind and KCachegrind", Parallel Tools Workshop 2008) with ``--cache-sim=yes
+--simulate-wb=yes --dump-instr=yes`` writes, for every executed instruction, the events
+``Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw``: instructions, data reads and
+writes, first-level and last-level misses, and last-level misses that evict a dirty line
+(a write-back).  The format is documented in the Valgrind manual, "Callgrind Format
+Specification" (https://valgrind.org/docs/manual/cl-format.html): name compression
+``fn=(id) name``, relative positions ``+n``/``-n``/``*``, and ``calls=`` lines whose
+following cost line is the callee's *inclusive* cost, which is not the caller's own.
+
+Pure: takes the text, returns data.  No I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pinchpoint.errors import MeasurementError
+
+#: Events this module needs in a profile (Callgrind with --cache-sim=yes --simulate-wb=yes).
+NEEDED_EVENTS = ("Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "DLdmr", "DLdmw")
+#: Name-compression key -> its name space (the manual: ob/cob, fl/fi/fe/cfi/cfl, fn/cfn).
+_SPACE = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+          "jfi": "fl", "jfe": "fl", "fn": "fn", "cfn": "fn"}
+
+
+@dataclass
+class CallgrindProfile:
+    """Self (exclusive) costs of one Callgrind run.
+
+    Attributes
+    ----------
+    events : tuple of str
+        Event names in column order.
+    costs : dict
+        (object file, function, instruction address) -> list of event counts.
+    desc : dict
+        The ``desc:`` lines (the simulated cache geometry among them).
+    """
+
+    events: tuple[str, ...]
+    costs: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
+    desc: dict[str, str] = field(default_factory=dict)
+
+    def index(self, event: str) -> int:
+        return self.events.index(event)
+
+    def totals(self, select=None) -> dict[str, float]:
+        """Sum of each event over the instructions ``select((obj, fn, addr))`` accepts (all)."""
+        out = [0.0] * len(self.events)
+        for key, c in self.costs.items():
+            if select is None or select(key):
+                for i, v in enumerate(c):
+                    out[i] += v
+        return dict(zip(self.events, out))
+
+    def functions(self) -> dict[tuple[str, str], dict[str, float]]:
+        """(object, function) -> event totals."""
+        out: dict[tuple[str, str], list[float]] = {}
+        for (obj, fn, _), c in self.costs.items():
+            acc = out.setdefault((obj, fn), [0.0] * len(self.events))
+            for i, v in enumerate(c):
+                acc[i] += v
+        return {k: dict(zip(self.events, v)) for k, v in out.items()}
+
+
+def _position(token: str, last: int, where: str) -> int:
+    try:
+        if token == "*":
+            return last
+        if token[0] in "+-":
+            return last + int(token, 0)
+        return int(token, 0)
+    except (ValueError, IndexError):
+        raise MeasurementError(f"{where}: {token!r} is not a callgrind position") from None
+
+
+def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfile:
+    """Parse Callgrind output text (with ``positions: instr line``).
+
+    Raises
+    ------
+    MeasurementError
+        No ``events:`` line, positions other than instruction addresses, or an event this
+        module needs is missing (the run lacked ``--cache-sim=yes --simulate-wb=yes``).
+    """
+    events: tuple[str, ...] | None = None
+    positions = ["line"]
+    names: dict[tuple[str, str], str] = {}
+    current = {"ob": "", "fn": ""}
+    prof: CallgrindProfile | None = None
+    desc: dict[str, str] = {}
+    last = [0] * 2
+    skip_next_cost = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{file} line {lineno}"
+        head, sep, rest = line.partition("=")
+        if sep and head in _SPACE:
+            rest = rest.strip()
+            kind = _SPACE[head]
+            if rest.startswith("("):
+                ident, _, name = rest[1:].partition(")")
+                name = name.strip()
+                if name:
+                    names[(kind, ident)] = name
+                else:
+                    name = names.get((kind, ident), f"({ident})")
+            else:
+                name = rest
+            if head in ("ob", "fn"):
+                current[head] = name
+            continue
+        if sep and head in ("calls", "jump", "jcnd"):
+            skip_next_cost = head == "calls"
+            continue
+        if ":" in line and not line[0] in "+-*0123456789":
+            key, _, value = line.partition(":")
+            value = value.strip()
+            if key == "events":
+                events = tuple(value.split())
+                missing = [e for e in NEEDED_EVENTS if e not in events]
+                if missing:
+                    raise MeasurementError(f"{file}: the profile lacks the events "
+                                           f"{', '.join(missing)} (run callgrind with "
+                                           f"--cache-sim=yes --simulate-wb=yes)")
+                if positions[:1] != ["instr"]:
+                    raise MeasurementError(f"{file}: no 'positions: instr' line; the trace needs "
+                                           f"instruction addresses (callgrind --dump-instr=yes)")
+                prof = CallgrindProfile(events, desc=desc)
+            elif key == "positions":
+                positions = value.split()
+                if positions[:1] != ["instr"]:
+                    raise MeasurementError(f"{file}: positions are {value!r}; the trace needs "
+                                           f"instruction addresses (callgrind --dump-instr=yes)")
+                last = [0] * len(positions)
+            elif key == "desc":
+                k, _, v = value.partition(":")
+                desc[k.strip()] = v.strip()
+            continue
+        if prof is None:
+            raise MeasurementError(f"{where}: {line[:40]!r} before an 'events:' line; not a "
+                                   f"callgrind profile")
+        tokens = line.split()
+        npos = len(positions)
+        pos = [_position(t, last[i], where) for i, t in enumerate(tokens[:npos])]
+        last[:len(pos)] = pos
+        if skip_next_cost:
+            skip_next_cost = False
+            continue
+        try:
+            vals = [float(int(t)) for t in tokens[npos:]]
+        except ValueError:
+            raise MeasurementError(f"{where}: {line!r} is not a cost line") from None
+        key = (current["ob"], current["fn"], pos[0])
+        acc = prof.costs.get(key)
+        if acc is None:
+            acc = prof.costs[key] = [0.0] * len(events)
+        for i, v in enumerate(vals[:len(events)]):
+            acc[i] += v
+    if prof is None:
+        raise MeasurementError(f"{file}: no 'events:' line; not a callgrind profile")
+    return prof

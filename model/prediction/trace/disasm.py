@@ -1,0 +1,126 @@
+"""What each x86-64 instruction does, read from ``objdump -d -M intel`` text: the width of its
+memory operand and the floating-point operations it performs.
+
+Callgrind counts how often each instruction ran and how many data reads and writes it made
+(:mod:`pinchpoint.prediction.trace.callgrind`), but not their width, and it counts no flops.  The
+disassembly supplies both, as PMaC's MetaSim tracer did by instrumenting the binary (Snavely et
+al., SC2002): bytes = accesses x operand width, flops = executions x flops per instruction.
+
+- Widths come from Intel syntax's operand sizes (``QWORD PTR`` 8 B, ``XMMWORD PTR`` 16 B,
+  ``YMMWORD PTR`` 32 B ...; Intel 64 and IA-32 Architectures Software Developer's Manual,
+  vol. 2, section 3.1); stack instructions (push, pop, call, ret) move 8 B.  Anything else is
+  counted as 8 B and reported as assumed.
+- Flops per instruction (SDM vol. 2): scalar ``add/sub/mul sd|ss`` 1, packed ones one per lane
+  (lanes = register width / element size: xmm 16 B, ymm 32 B, zmm 64 B; pd 8 B, ps 4 B), FMA
+  ``vfmadd...`` 2 per lane, ``div``/``sqrt`` 1 per lane as division (PEAK prices both with its
+  division loop), x87 ``fadd/fsub/fmul`` 1 and ``fdiv/fsqrt`` 1 division.  Single and double
+  precision both count; the signature's PEAK rates are double precision.
+
+Pure: takes text, returns data.  No I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
+_PTR = re.compile(r"\b(BYTE|WORD|DWORD|FWORD|QWORD|TBYTE|XMMWORD|YMMWORD|ZMMWORD) PTR\b")
+_WIDTH = {"BYTE": 1, "WORD": 2, "DWORD": 4, "FWORD": 6, "QWORD": 8, "TBYTE": 10,
+          "XMMWORD": 16, "YMMWORD": 32, "ZMMWORD": 64}
+_STACK = {"push", "pop", "call", "ret", "leave", "pushf", "popf", "pushfq", "popfq"}
+_PREFIXES = {"lock", "rep", "repz", "repnz", "repe", "repne", "notrack", "bnd", "data16",
+             "addr32", "cs", "ds", "es", "fs", "gs", "ss"}
+
+_SCALAR = re.compile(r"^v?(add|sub|mul)s[sd]$")
+_SCALAR_DIV = re.compile(r"^v?(div|sqrt)s[sd]$")
+_PACKED = re.compile(r"^v?(add|sub|mul|addsub|hadd|hsub)p([sd])$")
+_PACKED_DIV = re.compile(r"^v?(div|sqrt)p([sd])$")
+_FMA = re.compile(r"^vf(n?m(?:add|sub)|maddsub|msubadd)(132|213|231)([ps])([sd])$")
+_X87 = re.compile(r"^fi?(add|sub|subr|mul)p?$")
+_X87_DIV = re.compile(r"^(fi?divr?p?|fsqrt)$")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One decoded instruction.
+
+    Attributes
+    ----------
+    mnemonic : str
+    mem_bytes : int
+        Width [B] of one memory access it makes (8 when assumed).
+    width_known : bool
+        False when the width was assumed (no operand size in the text).
+    flops : tuple of (str, float)
+        (kind, flop per execution), kinds as in :mod:`pinchpoint.inputs.workload` (division,
+        add_multiply, fma).
+    operands : str
+        The operand text, destination first (Intel syntax).
+    """
+
+    mnemonic: str
+    mem_bytes: int = 8
+    width_known: bool = True
+    flops: tuple[tuple[str, float], ...] = ()
+    operands: str = ""
+
+
+def _register_bytes(operands: str) -> int:
+    if "zmm" in operands:
+        return 64
+    if "ymm" in operands:
+        return 32
+    return 16
+
+
+def flops_of(mnemonic: str, operands: str) -> tuple[tuple[str, float], ...]:
+    """(kind, flop) pairs one execution of ``mnemonic operands`` performs (empty: none)."""
+    m = mnemonic
+    if _SCALAR.match(m):
+        return (("add_multiply", 1.0),)
+    if _SCALAR_DIV.match(m):
+        return (("division", 1.0),)
+    p = _PACKED.match(m)
+    if p:
+        return (("add_multiply", _register_bytes(operands) / (8 if p.group(2) == "d" else 4)),)
+    p = _PACKED_DIV.match(m)
+    if p:
+        return (("division", _register_bytes(operands) / (8 if p.group(2) == "d" else 4)),)
+    p = _FMA.match(m)
+    if p:
+        lanes = 1 if p.group(3) == "s" else _register_bytes(operands) / (8 if p.group(4) == "d" else 4)
+        return (("fma", 2.0 * lanes),)
+    if _X87.match(m):
+        return (("add_multiply", 1.0),)
+    if _X87_DIV.match(m):
+        return (("division", 1.0),)
+    return ()
+
+
+def decode(text: str) -> Instruction:
+    """Decode one instruction's text ("movsd  xmm0,QWORD PTR [rax+rdx*8]")."""
+    words = text.split(None, 1)
+    while words and words[0] in _PREFIXES and len(words) > 1:
+        words = words[1].split(None, 1)
+    mnemonic = words[0] if words else ""
+    operands = words[1] if len(words) > 1 else ""
+    w = _PTR.search(operands)
+    if w:
+        width, known = _WIDTH[w.group(1)], True
+    elif mnemonic.rstrip("qlw") in _STACK or mnemonic in _STACK:
+        width, known = 8, True
+    else:
+        width, known = 8, False
+    return Instruction(mnemonic, width, known, flops_of(mnemonic, operands), operands)
+
+
+def parse_objdump(text: str) -> dict[int, Instruction]:
+    """Address -> instruction of ``objdump -d -M intel --no-show-raw-insn`` output."""
+    out: dict[int, Instruction] = {}
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if not m or not m.group(2) or m.group(2).startswith("(bad)"):
+            continue
+        out[int(m.group(1), 16)] = decode(m.group(2))
+    return out

@@ -1,0 +1,1 @@
+"""For people: the HTML report, text and JSON tables, plots."""

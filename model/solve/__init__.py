@@ -1,0 +1,1 @@
+"""Ceilings from the graph: max-flow and linear programs, symbolic formulas, sweeps, uncertainty, comparisons."""
