@@ -50,6 +50,7 @@ _API = {
     "last_level_cache_bytes": ("pinchpoint.measure.hostinfo", "last_level_cache_bytes"),
     # what-if, this machine, concurrency data
     "sweep_ceiling": ("pinchpoint.api", "sweep_ceiling"),
+    "plan": ("pinchpoint.api", "plan"),
     "detected_profile": ("pinchpoint.api", "detected_profile"),
     "read_series": ("pinchpoint.inputs.concurrency_io", "read_series"),
     # formatting for people: rates in bit/s or B/s, quantities with prefixes, text tables

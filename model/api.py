@@ -92,6 +92,22 @@ def sweep_ceiling(profile, flow: str, *vary):
     return _sweep(prof, flow, axes)
 
 
+def plan(requirements, candidates=(), **options):
+    """The purchase answer: every candidate against every need of a plan file (or
+    :class:`~pinchpoint.inputs.requirements.PlanSpec`), the cheapest candidate that meets them
+    all and the cost-versus-headroom Pareto front.  ``candidates`` adds profiles (names, paths
+    or objects) to those the plan file lists; ``fixes=False`` skips the smallest-change search.
+
+    Returns
+    -------
+    Plan
+        ``rows`` (one per candidate, each need's margin), ``cheapest``, ``front``, ``verdict()``.
+    """
+    from pinchpoint.planner.plan import plan as _plan
+
+    return _plan(requirements, candidates, **options)
+
+
 #: keyword -> (DiagnoseInputs field, dimension) for values that may be written with units.
 _DIAGNOSE_UNITS = {"link": ("line_bytes_per_s", "bandwidth"), "rtt": ("rtt_s", "time"),
                    "window": ("window_bytes", "size"), "buffer": ("buffer_bytes", "size"),

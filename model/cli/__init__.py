@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "pinchpoint.cli.diagnose_cmds",
     "pinchpoint.cli.report_cmds",
     "pinchpoint.cli.trace_cmds",
+    "pinchpoint.cli.plan_cmds",
 ]
 
 
@@ -49,6 +50,7 @@ COMMANDS = {
     "diagnose": "pinchpoint.cli.diagnose_cmds",
     "report": "pinchpoint.cli.report_cmds",
     "trace": "pinchpoint.cli.trace_cmds",
+    "plan": "pinchpoint.cli.plan_cmds",
 }
 
 

@@ -1,0 +1,1 @@
+"""The purchase question: requirements and candidates in, the cheapest machine that meets them out."""

@@ -1,0 +1,128 @@
+"""The smallest change that makes a failing need pass: one parameter of the links that bind it.
+
+For a need of one flow alone this is ``pinchpoint solve``'s own answer
+(:func:`pinchpoint.solve.symbolic.solve`).  For flows at once the ceiling is a scenario's,
+which ``solve`` does not take, so the same question is asked here directly: the binding links
+are parallel (four switch uplinks), so the parameter changes on all of them together, and the
+smallest value that reaches the need is found on the need's own outcome, which never falls
+as a capacity grows: the valid values of a discrete parameter in order (PCIe lanes, a whole
+number of channels), or bisection on a clock or a rate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pinchpoint.errors import PinchpointError
+from pinchpoint.inputs.param_values import valid_values
+from pinchpoint.inputs.profile import Profile
+from pinchpoint.inputs.requirements import Need
+from pinchpoint.physics import units
+from pinchpoint.planner.evaluate import Outcome, at_once, matched_flows, rate_outcome
+
+#: Dimensions of parameters that a purchase can raise continuously (a faster clock or rate);
+#: other continuous parameters are properties of a protocol (overheads, encodings), not options.
+_CONTINUOUS = ("frequency", "bandwidth")
+#: How far a whole-number parameter is tried above its value (x 4: 8 -> 32 channels).
+_WHOLE_RANGE = 4.0
+
+
+@dataclass(frozen=True)
+class Fix:
+    links: tuple[str, ...]
+    param: str
+    before: str
+    after: str
+    reaches: str                          # the need's figure after the change
+    relative: float                       # after / before - 1
+
+    def text(self) -> str:
+        return (f"{', '.join(self.links)}.{self.param}: {self.before} -> {self.after} "
+                f"(reaches {self.reaches})")
+
+    def to_dict(self) -> dict:
+        return {"links": list(self.links), "param": self.param, "before": self.before, "after": self.after,
+                "reaches": self.reaches, "relative_change": self.relative}
+
+
+def _with(profile: Profile, links, param: str, value: float) -> Profile:
+    for lid in links:
+        profile = profile.with_link_param(lid, param, value)
+    return profile
+
+
+def _trials(profile: Profile, link_id: str, param: str):
+    """The values to try above the current one, smallest first (None: bisect)."""
+    link = profile.links[link_id]
+    spec = link.definition.param(param)
+    now = link.params[param].si
+    choices = valid_values(link.kind, param) or spec.choices
+    if choices:
+        return now, spec, [v for v in sorted(choices) if v > now]
+    if spec.integer:
+        return now, spec, [float(v) for v in range(int(now) + 1, int(now * _WHOLE_RANGE) + 1)]
+    if spec.dimension in _CONTINUOUS:
+        return now, spec, None
+    return now, spec, []
+
+
+def _bisect(ok, lo: float, hi: float) -> float | None:
+    if not ok(hi):
+        return None
+    for _ in range(40):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        if hi / lo - 1 < 1e-4:
+            break
+    return hi
+
+
+def _grows(profile: Profile, links, param: str, now: float, need: Need, base: float) -> bool:
+    try:
+        up = rate_outcome(_with(profile, links, param, now * 1.5), need).achieved or 0.0
+    except PinchpointError:
+        return True  # no half-step value exists (a discrete parameter): try its values
+    return up > base * (1 + 1e-9)
+
+
+def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
+    """One parameter change on the binding links that makes ``need`` pass, the smallest
+    relative change among those that do; None where no single parameter is enough."""
+    if need.kind != "rate" or outcome.achieved is None or outcome.met or not outcome.binding:
+        return None
+    links = tuple(l for l in outcome.binding if l in profile.links)
+    best: Fix | None = None
+    kinds = {profile.links[l].kind for l in links}
+    for param in dict.fromkeys(p for l in links for p in profile.links[l].params):
+        group = tuple(l for l in links if param in profile.links[l].params)
+        if len(kinds) > 1 and len(group) < len(links):
+            continue  # a parameter of some binding links only cannot lift a shared limit alone
+        now, spec, trials = _trials(profile, group[0], param)
+
+        def ok(v, group=group, param=param):
+            try:
+                return rate_outcome(_with(profile, group, param, v), need).met
+            except PinchpointError:
+                return False
+
+        if trials is None:
+            if not _grows(profile, group, param, now, need, outcome.achieved):
+                continue
+            found = _bisect(ok, now, now * 1000.0)
+        else:
+            found = next((v for v in trials if ok(v)), None)
+        if found is None:
+            continue
+        after = rate_outcome(_with(profile, group, param, found), need)
+        fix = Fix(group, param, units.format_quantity(now, spec.dimension),
+                  units.format_quantity(found, spec.dimension), units.format_rate(after.achieved),
+                  found / now - 1 if now else math.inf)
+        if best is None or fix.relative < best.relative:
+            best = fix
+    return best
+
+
+def describe_flows(profile: Profile, need: Need) -> str:
+    flows = matched_flows(profile, need)
+    return f"{len(flows)} flows at once" if at_once(need, flows) and len(flows) > 1 else ", ".join(flows)
