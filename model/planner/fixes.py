@@ -19,7 +19,7 @@ from pinchpoint.inputs.param_values import valid_values
 from pinchpoint.inputs.profile import Profile
 from pinchpoint.inputs.requirements import Need
 from pinchpoint.physics import units
-from pinchpoint.planner.evaluate import Outcome, at_once, matched_flows, rate_outcome
+from pinchpoint.planner.evaluate import Outcome, rate_outcome
 
 #: Dimensions of parameters that a purchase can raise continuously (a faster clock or rate);
 #: other continuous parameters are properties of a protocol (overheads, encodings), not options.
@@ -116,13 +116,8 @@ def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
             continue
         after = rate_outcome(_with(profile, group, param, found), need)
         fix = Fix(group, param, units.format_quantity(now, spec.dimension),
-                  units.format_quantity(found, spec.dimension), units.format_rate(after.achieved),
+                  units.format_quantity(found, spec.dimension), units.format_rate(after.achieved, need.convention),
                   found / now - 1 if now else math.inf)
         if best is None or fix.relative < best.relative:
             best = fix
     return best
-
-
-def describe_flows(profile: Profile, need: Need) -> str:
-    flows = matched_flows(profile, need)
-    return f"{len(flows)} flows at once" if at_once(need, flows) and len(flows) > 1 else ", ".join(flows)

@@ -99,7 +99,8 @@ def _failure_text(row: Row) -> str:
         if o.margin is None:
             parts.append(f"{o.need}: {o.note}")
         else:
-            why = f" because {', '.join(o.binding)} bind" if o.binding else ""
+            verb = "binds" if len(o.binding) == 1 else "bind"
+            why = f" because {', '.join(o.binding)} {verb}" if o.binding else ""
             parts.append(f"{o.need} by {-o.margin:.0%}{why}")
     return "; ".join(parts)
 
