@@ -119,18 +119,23 @@ def workload_outcome(profile: Profile, need: Need, signature) -> Outcome:
 
 # --- memo -------------------------------------------------------------------------------------
 
-def _core_nodes(profile: Profile, terminals: set[str]) -> set[str]:
-    """Nodes left after pruning, again and again, every non-terminal of degree one: no simple
-    path between terminals passes through what is pruned."""
-    degree: dict[str, int] = {c: 0 for c in profile.components}
-    nbrs: dict[str, list[str]] = {c: [] for c in profile.components}
+def _forwards(component) -> bool:
+    """Whether traffic may pass through a component (profiles that say so; every one otherwise)."""
+    value = getattr(component, "forwards", True)
+    return value if isinstance(value, bool) else True
+
+
+def core_nodes(profile: Profile, terminals: set[str]) -> set[str]:
+    """The components a simple path between ``terminals`` can cross: those that forward, after
+    pruning, again and again, every non-terminal of degree one (a dead end)."""
+    alive = {c for c, comp in profile.components.items() if c in terminals or _forwards(comp)}
+    nbrs: dict[str, list[str]] = {c: [] for c in alive}
     for link in profile.links.values():
         a, b = link.between
-        degree[a] += 1
-        degree[b] += 1
-        nbrs[a].append(b)
-        nbrs[b].append(a)
-    alive = set(profile.components)
+        if a in alive and b in alive:
+            nbrs[a].append(b)
+            nbrs[b].append(a)
+    degree = {c: len(n) for c, n in nbrs.items()}
     stack = [c for c, d in degree.items() if d <= 1 and c not in terminals]
     while stack:
         c = stack.pop()
@@ -158,7 +163,7 @@ class Evaluator:
         shape = (profile.path, profile.name, flows, tuple((k, l.between) for k, l in profile.links.items()))
         if shape not in self._core:
             ends = {e for f in flows for leg in profile.flows[f].legs for e in leg}
-            core = _core_nodes(profile, ends)
+            core = core_nodes(profile, ends)
             self._core[shape] = tuple(k for k, l in profile.links.items() if set(l.between) <= core)
         return self._core[shape]
 

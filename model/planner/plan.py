@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pinchpoint.inputs.requirements import Need, PlanSpec, load_plan
+from pinchpoint.planner.batch import fast_outcomes, structure_key
 from pinchpoint.planner.evaluate import Evaluator, Outcome, at_once, check_needs_match, matched_flows
 from pinchpoint.planner.fixes import Fix, smallest_fix
 from pinchpoint.planner.space import Candidate, all_candidates
@@ -140,15 +141,33 @@ def _probability(c: Candidate, need: Need, outcome: Outcome) -> float | None:
     return float(np.mean(values >= outcome.required * (1 - 1e-9)))
 
 
+def _outcomes(needs, candidates: list[Candidate], ev: Evaluator) -> list[list[Outcome]]:
+    """outcome[candidate][need]: vectorised over candidates of one structure where the routing
+    cannot change (:mod:`pinchpoint.planner.batch`), else solved once per distinct capacities."""
+    table: list[list[Outcome | None]] = [[None] * len(needs) for _ in candidates]
+    groups: dict = {}
+    for j, c in enumerate(candidates):
+        groups.setdefault(structure_key(c.profile), []).append(j)
+    for members in groups.values():
+        profiles = [candidates[j].profile for j in members]
+        for i, need in enumerate(needs):
+            fast = fast_outcomes(profiles, need) if len(members) > 1 else None
+            for k, j in enumerate(members):
+                table[j][i] = fast[k] if fast is not None else ev.outcome(
+                    candidates[j].profile, i, need, candidates[j].signature)
+            if fast is not None:
+                ev.asked += len(members)
+                ev.solved += 1
+    return table
+
+
 def evaluate(spec: PlanSpec, candidates: list[Candidate], *, fixes: bool = True,
              probabilities: bool = True) -> Plan:
     """Every candidate against every need of ``spec``."""
     check_needs_match(spec.needs, candidates, file=spec.file)
     ev = Evaluator()
-    rows = []
-    for c in candidates:
-        outcomes = tuple(ev.outcome(c.profile, i, n, c.signature) for i, n in enumerate(spec.needs))
-        rows.append(Row(c.name, c.price, outcomes, c.choices))
+    table = _outcomes(spec.needs, candidates, ev)
+    rows = [Row(c.name, c.price, tuple(table[j]), c.choices) for j, c in enumerate(candidates)]
     by_price = sorted(range(len(rows)), key=lambda i: (rows[i].price is None, rows[i].price or 0))
     for i in by_price[:MAX_FIXED] if fixes else ():
         r, c = rows[i], candidates[i]

@@ -234,3 +234,26 @@ def test_pareto_front_is_exactly_the_undominated(points):
 def test_api_is_public(tmp_path):
     assert "plan" in pp.__all__
     assert pp.plan(_write(tmp_path, HAND)).cheapest == "toy/fast"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(33, 266), st.integers(50, 400), st.sampled_from([32, 64])),
+                min_size=2, max_size=6),
+       st.sampled_from(["raw", "effective"]), st.booleans())
+def test_vectorised_needs_equal_the_solver(values, basis, together):
+    """The batch path (one numpy pass over candidates of one structure) answers what the solver
+    answers candidate by candidate: value, margin and binding links."""
+    from pinchpoint.planner.batch import fast_outcomes
+    from pinchpoint.planner.evaluate import rate_outcome
+    from pinchpoint.inputs.requirements import Need
+
+    toy = pp.load_profile(TOY)
+    profiles = [toy.with_link_param("pci", "clock", pci * 1e6).with_link_param("ddr", "clock", ddr * 1e6)
+                .with_link_param("pci", "width", width / 8) for pci, ddr, width in values]
+    need = Need("n", flows=("rx", "copy"), rate_bytes_per_s=1e8, basis=basis, at_once=together)
+    fast = fast_outcomes(profiles, need)
+    assert fast is not None  # the toy's routes are unique: the batch path applies
+    for p, f in zip(profiles, fast):
+        slow = rate_outcome(p, need)
+        assert f.achieved == pytest.approx(slow.achieved, rel=1e-9)
+        assert set(f.binding) == set(slow.binding)
