@@ -38,7 +38,7 @@ def epyc_document(profile: str) -> dict:
              for f in flows]
     needs += [{"name": "nic-rx-raw", "flows": "nic-rx", "rate": "90 Gbit/s", "basis": "raw"},
               {"name": "both-ways", "scenario": "bidirectional", "rate": "50 Gbit/s"},
-              {"name": "rx+copy", "flows": ["nic-rx", "mem-copy"], "total": "150 GB/s"},
+              {"name": "rx+copy", "flows": ["nic-rx", "mem-copy"], "total": "20 GB/s"},
               {"name": "copies", "flows": ["mem-copy", "remote-copy"], "rate": "60 GB/s", "at_once": True}]
     clocks = {f"ddr5-{2 * c}": {"set": {"mem[01].clock": f"{c} MHz"}, "price": c} for c in range(1600, 3600, 200)}
     channels = {f"{n}ch": {"set": {"mem[01].channels": n}, "price": 500 * n} for n in range(4, 14)}
