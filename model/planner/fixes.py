@@ -67,6 +67,13 @@ def _trials(profile: Profile, link_id: str, param: str):
     return now, spec, []
 
 
+def _shown(link, spec):
+    """How a parameter value prints: a network link's rate in bit/s, anything else in its unit."""
+    if spec.dimension == "bandwidth" and link.definition.network:
+        return lambda v: units.format_rate(v, "network")
+    return lambda v: units.format_quantity(v, spec.dimension)
+
+
 def _bisect(ok, lo: float, hi: float) -> float | None:
     if not ok(hi):
         return None
@@ -115,8 +122,8 @@ def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
         if found is None:
             continue
         after = rate_outcome(_with(profile, group, param, found), need)
-        fix = Fix(group, param, units.format_quantity(now, spec.dimension),
-                  units.format_quantity(found, spec.dimension), units.format_rate(after.achieved, need.convention),
+        shown = _shown(profile.links[group[0]], spec)
+        fix = Fix(group, param, shown(now), shown(found), units.format_rate(after.achieved, need.convention),
                   found / now - 1 if now else math.inf)
         if best is None or fix.relative < best.relative:
             best = fix
