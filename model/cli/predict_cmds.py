@@ -35,15 +35,15 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run_workloads)
 
     p = sub.add_parser(
-        "classify", help="is a measured rate hardware-bound (near a ceiling) or software-bound?",
+        "classify", help="is a measured rate at a ceiling (hardware) or far below all (software)?",
         description="Compare a measured rate of a flow with the flow's theoretical and effective ceilings "
-                    "and, with --signature, the measured ceilings: hardware-bound when it reaches --near "
-                    "(default 0.8) of one of them, software-bound when it stays below all of them.")
+                    "and, with --signature, the measured ceilings, in diagnose's words: at-ceiling from "
+                    "--near (default 0.9) of the lowest, below-ceiling from 0.5, far-below-all below.")
     p.add_argument("profile", help="bundled profile name or .toml path")
     p.add_argument("--flow", required=True, help="the flow the measured rate belongs to")
     p.add_argument("--measured", required=True, help="the achieved rate, e.g. '3.5 Gbit/s'")
     p.add_argument("--signature", metavar="S", help="add this signature's measured ceilings")
-    p.add_argument("--near", type=float, default=0.8, help="hardware-bound threshold (default 0.8)")
+    p.add_argument("--near", type=float, default=None, help="at-ceiling threshold (default 0.9, as diagnose)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_classify)
 
@@ -162,8 +162,7 @@ def run_classify(args: argparse.Namespace) -> int:
               f"profile {profile.name}'s link values must be wrong (a different machine, NIC or bus?)")
     rows = [[n, network(v), f"{measured / v:.0%}"] for n, v in c.ceilings]
     print(table(rows, ["ceiling", "rate", "measured/ceiling"], align="lrr"))
-    print(f"hardware-bound: at least {c.near:.0%} of some ceiling; software-bound: below that for all; "
-          f"above-ceiling: more than 5% above one.")
+    print(c.legend)
     return 0
 
 

@@ -21,12 +21,8 @@ from pinchpoint.diagnose.steps import Run, run_steps
 from pinchpoint.diagnose.wording import net as _net
 from pinchpoint.diagnose.wording import time as _time
 
-#: Verdict thresholds on efficiency = measured / binding ceiling.
-AT_CEILING = 0.9
-FAR_BELOW = 0.5
-#: Above this fraction of a bound the figure cannot be a measurement of it: rounding of the
-#: figure and of the inputs, and iperf's interval jitter, stay within a few per cent.
-ABOVE_CEILING = 1.05
+# The verdicts and their thresholds, shared with `classify` (one vocabulary): pinchpoint.solve.verdicts
+from pinchpoint.solve.verdicts import ABOVE_CEILING, AT_CEILING, FAR_BELOW, verdict_for  # noqa: F401
 
 
 def diagnose(inputs: DiagnoseInputs) -> Verdict:
@@ -57,14 +53,7 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
     binding = standing[0]
     efficiency = measured / binding.ceiling_bytes_per_s
     exceeded = [x for x in standing if measured > ABOVE_CEILING * x.ceiling_bytes_per_s]
-    if exceeded:
-        verdict = "above-ceiling"
-    elif efficiency >= AT_CEILING:
-        verdict = "at-ceiling"
-    elif efficiency >= FAR_BELOW:
-        verdict = "below-ceiling"
-    else:
-        verdict = "far-below-all"
+    verdict = verdict_for(efficiency, bool(exceeded))
     if verdict == "above-ceiling":
         limited_by = "nothing modelled: an input is wrong"
     elif verdict == "far-below-all":

@@ -134,7 +134,7 @@ class DiagnoseInputs:
             raise self._error("flow", f"a profile needs a flow to say which host path the data takes "
                                       f"(flows: {names})")
         if self.profile is not None:
-            if self.flow not in self.profile.flows:
+            if not self.profile.has_flow(self.flow):  # a flow, or a scenario's ("SCENARIO/FLOW")
                 raise self._error("flow", f"no flow {self.flow!r} in profile {self.profile.name!r} "
                                           f"(flows: {', '.join(self.profile.flows) or 'none'})")
         if self.mmrbc_bytes is not None and self.profile is None:

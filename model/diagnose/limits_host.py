@@ -1,14 +1,16 @@
 """Limit providers on the host side: every link of a profile flow's path, PCI-X split reads, the CPU.
 
-The host path gives one ceiling per link at its EFFECTIVE capacity (kinds ``pci-x``, ``pcie``,
-``hypertransport``, ``memory``, ``fsb`` ...) with the raw capacity beside it
-(:mod:`pinchpoint.solve.ceilings`); the CPU gives cycles per byte and per packet at the current clock
-and the cores in use (:mod:`pinchpoint.physics.hostcpu`).
+The host path gives one ceiling per link of the flow's route, the very figures ``ceilings``
+prints for the flow (:mod:`pinchpoint.solve.ceilings`): the link's raw capacity and its effective
+capacity for the kind of transfer the flow makes there (a PCIe write or read), each divided by
+the times a payload byte crosses it.  The packet headers that cross a host bus beside the payload
+are not charged here (the framing limit counts them on the wire).  The CPU gives cycles per byte
+and per packet at the current clock and the cores in use (:mod:`pinchpoint.physics.hostcpu`).
 """
 
 from __future__ import annotations
 
-from pinchpoint.physics import framing, hostcpu
+from pinchpoint.physics import hostcpu
 from pinchpoint.physics.units import format_quantity, format_rate
 from pinchpoint.diagnose.resolve import flow_ceiling as _flow_ceiling
 from pinchpoint.diagnose.results import Limit
@@ -23,7 +25,7 @@ def host_path_limits(run) -> list[Limit]:
     """One limit per link of the profile flow's path (none without a profile)."""
     if run.profile is None:
         return []
-    return _host_limits(run.inputs, run.profile, run.mtu)
+    return _host_limits(run.inputs, run.profile)
 
 
 def cpu_limit(run) -> list[Limit]:
@@ -32,48 +34,50 @@ def cpu_limit(run) -> list[Limit]:
     return [] if cpu is None else [cpu]
 
 
-def _host_limits(inputs, profile, mtu) -> list[Limit]:
+def _host_limits(inputs, profile) -> list[Limit]:
     flow = inputs.flow
     c = _flow_ceiling(profile, flow)
-    share = framing.bus_bytes_per_payload(mtu, inputs.protocol, inputs.ip_version, inputs.timestamps)
     usage: dict[str, float] = {}
+    reads = {link_of(r) for r in c.read_resources}
     for rid, u in c.usage.items():
         lid = link_of(rid)
         usage[lid] = max(usage.get(lid, 0.0), u)
-    out = []
-    for lid, u in usage.items():
-        link = profile.links[lid]
-        if link.definition.network or u <= 0:
-            continue
-        eff_cap, raw_cap = link.effective_capacity_bytes_per_s, link.capacity_bytes_per_s
-        value = eff_cap / u / share
-        raw = raw_cap / u / share
-        parts = [f"{link.formula} = {format_rate(raw_cap, 'memory')}"]
-        if link.definition.efficiency is not None:
-            vals = ", ".join(f"{p.name} = {link.params[p.name].text}" for p in link.definition.params
-                             if p.name in link.params and p.name in link.definition.efficiency_formula)
-            parts.append(f"x {link.definition.efficiency_formula} ({vals}) = x {link.efficiency:.4f}")
-        if abs(u - 1) > 1e-9:
-            parts.append(f"/ {u:g} passes")
-        parts.append(f"/ {share:.4f} bus bytes per payload byte = {_net(value)} payload")
-        note = (f"raw {_net(raw)}, effective {_net(value)}; flow {flow}: {link.description or ' <-> '.join(link.between)}")
-        if link.kind == "pci-x":
-            note += f"; MMRBC (burst) {link.params['burst'].text}"
-        out.append(Limit(f"{lid} ({link.kind}) on flow {flow}", link.kind, value, " ".join(parts), note,
-                         raw_ceiling_bytes_per_s=raw, link=lid))
-    out += _split_read_limits(inputs, profile, usage, share)
-    flow_eff = (c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s) / share
+    out = [_link_limit(profile.links[lid], u, flow, lid in reads) for lid, u in usage.items()
+           if not profile.links[lid].definition.network and u > 0]
+    out += _split_read_limits(inputs, profile, usage)
+    flow_eff = c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s
     if out and flow_eff < min(x.ceiling_bytes_per_s for x in out) * (1 - 1e-6):
-        lid = (c.effective_binding or c.binding)[0]
+        lid = c.binding[0]
         out.append(Limit(f"host path {flow}", profile.links[lid].kind, flow_eff,
-                         f"{c.formula} (effective capacities) / {share:.4f} = {_net(flow_eff)}",
-                         f"binding: {', '.join(c.effective_binding)}",
-                         raw_ceiling_bytes_per_s=c.ceiling_bytes_per_s / share,
-                         link=lid))
+                         f"{c.formula} (effective capacities) = {_net(flow_eff)}", f"binding: {', '.join(c.binding)}",
+                         raw_ceiling_bytes_per_s=c.ceiling_bytes_per_s, link=lid))
     return out
 
 
-def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
+def _link_limit(link, u: float, flow: str, read: bool) -> Limit:
+    """One link of the flow's route: raw and effective capacity / crossings, as ``ceilings`` has them."""
+    op = "read" if read else "write"
+    raw_cap = link.capacity_bytes_per_s
+    eff = link.effective_for(op) / raw_cap
+    value, raw = raw_cap * eff / u, raw_cap / u
+    parts = [f"{link.formula} = {format_rate(raw_cap, 'memory')}"]
+    d = link.definition
+    if d.efficiency is not None:
+        text = d.read_efficiency_formula if read and d.read_efficiency_formula else d.efficiency_formula
+        vals = ", ".join(f"{p.name} = {link.params[p.name].text}" for p in d.params
+                         if p.name in link.params and p.name in text)
+        parts.append(f"x {text} ({vals}) = x {eff:.4f}{' (reads)' if read else ''}")
+    if abs(u - 1) > 1e-9:
+        parts.append(f"/ {u:g} passes")
+    parts.append(f"= {_net(value)}")
+    note = f"raw {_net(raw)}, effective {_net(value)}; flow {flow}: {link.description or ' <-> '.join(link.between)}"
+    if link.kind == "pci-x":
+        note += f"; MMRBC (burst) {link.params['burst'].text}"
+    return Limit(f"{link.id} ({link.kind}) on flow {flow}", link.kind, value, " ".join(parts), note,
+                 raw_ceiling_bytes_per_s=raw, link=link.id)
+
+
+def _split_read_limits(inputs, profile, usage) -> list[Limit]:
     """PCI-X DMA reads (memory -> NIC) bounded by outstanding split reads and memory latency.
 
     X <= N x MMRBC / (T_latency + MMRBC / B_peak) (formulas.md 2; :func:`protocols.split_read_bound`).
@@ -97,13 +101,27 @@ def _split_read_limits(inputs, profile, usage, share) -> list[Limit]:
             continue
         burst = link.values()["burst"]
         bound = protocols.split_read_bound(n, burst, latency, link.capacity_bytes_per_s)
-        value = bound / u / share
+        value = bound / u
         formula = (f"N x MMRBC / (latency + MMRBC / peak) = {n} x {burst:g} B / ({_time(latency)} + {burst:g} B / "
-                   f"{format_rate(link.capacity_bytes_per_s, 'memory')}) / {share:.4f} = {_net(value)}")
+                   f"{format_rate(link.capacity_bytes_per_s, 'memory')}) = {_net(value)}")
         out.append(Limit(f"{lid} split reads ({n} outstanding, MMRBC {burst:g} B)", "pci-x", value, formula,
                          "DMA reads from memory: each outstanding read returns MMRBC bytes a latency later "
                          "(PCI-X 2.0 addendum; Intel CS-025829)", link=lid))
     return out
+
+
+def _cpu_costs(inputs, cpus) -> tuple[float | None, float | None, int, float, float, bool]:
+    """(nominal clock, current clock, cores, cycles per byte, cycles per packet, rule of thumb?)."""
+    first = cpus[0] if cpus else None
+    nominal = first.get("clock") if first else None
+    current = inputs.clock_hz or (first.get("current_clock") if first else None) or nominal
+    total_cores = inputs.cores or (int(sum(c.get("cores", 1) for c in cpus)) if cpus else 1)
+    cpb = first.get("cycles_per_byte") if first else None
+    cpp = first.get("cycles_per_packet") if first else None
+    rule = cpb is None and cpp is None
+    if rule:
+        cpb, cpp = 0.0, hostcpu.RULE_OF_THUMB_CYCLES_PER_PACKET
+    return nominal, current, total_cores, cpb or 0.0, cpp or 0.0, rule
 
 
 def _cpu_limit(inputs, profile, payload) -> tuple[Limit | None, str | None, float | None]:
@@ -111,16 +129,10 @@ def _cpu_limit(inputs, profile, payload) -> tuple[Limit | None, str | None, floa
     cpus = profile.cpus() if profile is not None else []
     if not cpus and inputs.clock_hz is None:
         return None, None, None
-    nominal = cpus[0].get("clock") if cpus else None
-    current = inputs.clock_hz or (cpus[0].get("current_clock") if cpus else None) or nominal
-    total_cores = inputs.cores or (int(sum(c.get("cores", 1) for c in cpus)) if cpus else 1)
+    nominal, current, total_cores, cpb, cpp, rule = _cpu_costs(inputs, cpus)
+    if current is None:  # a detected CPU whose clock is unknown: no ceiling to compute
+        return None, None, None
     used = hostcpu.cores_in_use(inputs.streams, total_cores)
-    cpb = cpus[0].get("cycles_per_byte") if cpus else None
-    cpp = cpus[0].get("cycles_per_packet") if cpus else None
-    rule = cpb is None and cpp is None
-    if rule:
-        cpb, cpp = 0.0, hostcpu.RULE_OF_THUMB_CYCLES_PER_PACKET
-    cpb, cpp = cpb or 0.0, cpp or 0.0
 
     def at(clock):
         return hostcpu.cpu_ceiling(clock, used, payload, cpb, cpp)

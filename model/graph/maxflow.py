@@ -76,8 +76,10 @@ class Arcs:
         for a, d in enumerate(data):
             if d is not None and "capacity" in d:
                 self.link_arcs.setdefault(d["link"], []).append(a)
-        self._last: tuple[dict, list[float]] | None = None
+        self._recent: dict[int, tuple[object, list[float]]] = {}  # id(overrides) -> (overrides, capacities)
         self._totals: dict[int, tuple[list[float], float]] = {}
+        self._forwards: bytearray | None = None
+        self._virtual_mask: bytearray | None = None
         self._blocks = None
         self.block_forest: dict[int, bool] = {}  # block index -> a forest? (ceilings fills it)
         self.part_shapes: dict = {}  # node set -> a part's nodes and edges (ceilings fills it)
@@ -95,14 +97,14 @@ class Arcs:
         from pinchpoint.graph.graph import layout
 
         with gc_paused():  # hundreds of thousands of new containers, none in a cycle
-            nodes, edges, forest = layout(profile, keep=keep)
+            nodes, edges, forest, virtual = layout(profile, keep=keep)
             seen = {n for n, _ in nodes}
             by_tail: dict[str, list] = {n: [] for n, _ in nodes}
             for e in edges:  # virtual nodes join the node list with their first edge (as networkx)
                 for end in e[:2]:
                     if end not in seen:
                         seen.add(end)
-                        nodes.append((end, {}))
+                        nodes.append((end, virtual[end]))
                         by_tail[end] = []
                 by_tail[e[0]].append(e)
             return cls(nodes, (e for n, _ in nodes for e in by_tail[n]), forest=forest, name=profile.name)
@@ -120,16 +122,39 @@ class Arcs:
 
     def capacities(self, overrides: dict[str, float] | None) -> list[float]:
         """Capacity of every arc, with ``overrides`` (link id -> capacity) on the links' own
-        edges.  The last array made is kept (with its dict, which keeps the dict's id unique):
-        all flows of a profile share one dict of effective capacities."""
+        edges.  The last few arrays made are kept (each with its dict, which keeps the dict's id
+        unique): all flows of a profile share one dict of effective capacities per kind of
+        transfer (writes, reads)."""
         if not overrides:
             return self.base
-        last = self._last  # read once: flows are solved on several threads (ceilings)
-        if last is not None and last[0] is overrides:
-            return last[1]
+        hit = self._recent.get(id(overrides))  # one read: flows are solved on several threads
+        if hit is not None and hit[0] is overrides:
+            return hit[1]
         caps = self.overridden(self.base, overrides)
-        self._last = (overrides, caps)
+        if len(self._recent) > 3:
+            self._recent = {}
+        self._recent = {**self._recent, id(overrides): (overrides, caps)}
         return caps
+
+    @property
+    def forwards(self) -> bytearray:
+        """1 for each node traffic may pass through: forwarding components and virtual nodes
+        (a bus's hub, the middle of a second link), which are parts of links."""
+        if self._forwards is None:
+            self._forwards = bytearray(1 if d.get("forwards", True) else 0 for d in self.node_attrs)
+        return self._forwards
+
+    @property
+    def virtual_mask(self) -> bytearray:
+        """1 for each virtual node (parts of links, which every route may use)."""
+        if self._virtual_mask is None:
+            self._virtual_mask = bytearray(1 if "virtual" in d else 0 for d in self.node_attrs)
+        return self._virtual_mask
+
+    def virtual(self, i: int) -> dict | None:
+        """The attributes of node ``i`` if it is virtual (``virtual``: "hub" or "mid"), else None."""
+        d = self.node_attrs[i]
+        return d if "virtual" in d else None
 
     def overridden(self, caps: list[float], overrides: dict[str, float]) -> list[float]:
         """A copy of ``caps`` with ``overrides`` (link id -> capacity) on the links' own edges."""
@@ -167,7 +192,11 @@ class Arcs:
 
     def edmonds_karp(self, s: int, t: int, caps: list[float], mask: bytearray, inf: float):
         """Maximum s-t flow value and the flow on each arc (antisymmetric: flow[a] == -flow[a ^ 1]);
-        raises ``networkx.NetworkXUnbounded`` where a path of unbounded capacity joins s and t."""
+        raises ``networkx.NetworkXUnbounded`` where a path of unbounded capacity joins s and t.
+
+        One function on purpose (68 lines): its inner loops bind the arrays to local names in
+        closures; split into methods they would be attribute look-ups, and on a 98,304-link fat
+        tree these loops are the whole solve."""
         succ_of, pred_of = self.succ, self.pred
         flow: dict[int, float] = {}
         get = flow.get

@@ -58,3 +58,10 @@ def uses_network(profile, rids) -> bool:
     """True if any of the resources ``rids`` of ``profile`` is on a network link: its figures
     then print in bit/s."""
     return any(profile.links[link_of(r)].definition.network for r in rids)
+
+
+def reverse_of(rid: str) -> str:
+    """The resource of the other direction: ``link:b>a`` for ``link:a>b``; a link shared by both
+    directions is its own reverse."""
+    r = ResourceId.parse(rid)
+    return rid if r.direction is None else str(ResourceId(r.link, (r.direction[1], r.direction[0])))

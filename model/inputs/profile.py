@@ -1,86 +1,46 @@
-"""Machine profiles as data objects, validated on construction from a TOML document.
+"""Machine profiles as data objects: components, links, flows, scenarios; each checks itself when built.
 
-A profile has components (the nodes of the graph: cpu, memory, nic, bridge, controller,
-disk, network, device, accelerator, switch), links between them (the edges: buses and lines, each of a kind in
-:mod:`pinchpoint.physics.linkkinds`), named flows and scenarios.  Every numeric value is kept as an
-SI float together with the text it was written as and its source, so that explanations can
-quote both.
+A profile has components (the nodes of the graph: cpu, memory, nic, bridge, controller, disk,
+network, device, accelerator, switch; :mod:`pinchpoint.physics.componentkinds`), links between them
+(the edges: buses and lines, each of a kind in :mod:`pinchpoint.physics.linkkinds`), named flows and
+scenarios.  Every numeric value is kept as an SI float together with the text it was written as
+and its source, so that explanations can quote both.
 
-This module builds objects from an already-parsed document; reading files, ``extends`` and
-finding bundled profiles live in :mod:`pinchpoint.inputs.profile_io`.
+Every object is frozen all the way down (mappings are FrozenMaps, sequences tuples), so it hashes
+and cannot be changed after it is built, and it checks its own invariants once, where it is built
+(as pint's definitions do): an invalid Link cannot exist, whoever builds it.  The document reader
+(:mod:`pinchpoint.inputs.profile_reader`) only turns text into these objects; reading files,
+``extends`` and finding bundled profiles live in :mod:`pinchpoint.inputs.profile_io`.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Mapping
 
-from pinchpoint.physics import linkkinds, units
-from pinchpoint.inputs import spread as _spread
-from pinchpoint.inputs.document import Reader
-from pinchpoint.errors import ProfileError, UnitError, shown
+from pinchpoint.errors import ProfileError
 from pinchpoint.frozen import FrozenMap, freeze_map
-from pinchpoint.physics.linkkinds import Param
+from pinchpoint.inputs import routing
+from pinchpoint.inputs.values import Value, check_values
+from pinchpoint.physics import linkkinds, units
+from pinchpoint.physics.componentkinds import COMPONENT_KINDS
+from pinchpoint.physics.kind_types import Param
 
 SCHEMA_VERSION = 1
-_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
-# Every object below is frozen all the way down (mappings are FrozenMaps, sequences tuples), so it
-# hashes and cannot be changed after it is built, and checks its own invariants on construction
-# (as pint's definitions do): an invalid Link cannot exist, whoever builds it.  The document
-# reader below still checks each value first, so that its errors name the file and key.
+#: Component kinds and their numeric parameters (the same as COMPONENT_KINDS, by its old name).
+COMPONENT_PARAMS: dict[str, tuple[Param, ...]] = {k: c.params for k, c in COMPONENT_KINDS.items()}
+
+#: Who drives a flow's transfers (see :class:`Flow`).
+INITIATORS = ("device", "host")
+
 _set = object.__setattr__
 
 
 def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-class _ReaderChecked(FrozenMap):
-    """Parameter values the document reader has just checked, each against its parameter with
-    whole numbers required (stricter than a link's own check): a link built from them does not
-    check them a second time (loading 100,000 links is the case this saves time in).  Any other
-    mapping (a what-if, a replace, a caller's dict) is checked by the link itself."""
-
-    __slots__ = ()
-
-
-def _check_values(owner, key: str, params, specs: Mapping[str, Param]) -> None:
-    """Each value is a finite number, a parameter of ``specs`` and within its range (what-ifs may
-    ask for 5.3 lanes).  ``owner()`` names the holder, only for a message: the happy path, run
-    for every value of a 100,000-link profile, formats nothing."""
-    for name, v in params.items():
-        spec = specs.get(name)
-        if spec is None:
-            raise ProfileError(f"{owner()} has no parameter {name!r}", key=f"{key}")
-        si = v.si
-        if not (isinstance(si, float) or type(si) is int):
-            raise ProfileError(f"{name} = {si!r} is not a number", key=f"{key}.{name}")
-        why = spec.problem(si, whole=False)
-        if why is not None:
-            raise ProfileError(f"{name} = {si:g} {why}", key=f"{key}.{name}")
-
-
-@dataclass(frozen=True)
-class Value:
-    """A number as the profile wrote it: SI float, original text, source."""
-
-    si: float
-    text: str
-    source: str | None = None
-    spread: tuple[str, float, float] | None = None  # ("uniform", lo, hi) / ("normal", mean, sd), SI
-
-    # A value's range depends on the parameter it is the value of: the Link or Component that
-    # holds it checks it (finite, in range) when built, so a Value does not check itself twice.
-
-    def to_dict(self) -> dict:
-        out = {"si": self.si, "text": self.text, "source": self.source}
-        if self.spread is not None:
-            out["spread"] = list(self.spread)
-        return out
 
 
 @dataclass(frozen=True)
@@ -97,69 +57,32 @@ class Cache:
 
     def __post_init__(self):
         if not isinstance(self.level, int) or isinstance(self.level, bool) or not 1 <= self.level <= 5:
-            raise ProfileError(f"cache level: expected a whole number 1..5, got {self.level!r}")
-        if not (self.size.si > 0 and self.line.si > 0):
-            raise ProfileError(f"L{self.level} cache: size and line must be greater than zero")
-        if not isinstance(self.shared_by, int) or self.shared_by < 1:
-            raise ProfileError(f"L{self.level} cache: shared_by must be a whole number >= 1")
+            raise ProfileError(f"expected a whole number 1..5, got {self.level!r}", key="level")
+        for what in ("size", "line"):
+            v = getattr(self, what)
+            if not (_number(v.si) and 0 < v.si < math.inf):
+                raise ProfileError(f"L{self.level} cache: expected a size above zero, got {v.text!r}", key=what)
+        a = self.associativity
+        if a is not None and (not isinstance(a, int) or isinstance(a, bool) or a < 0):
+            raise ProfileError(f"expected a whole number (0 = fully associative), got {a!r}", key="associativity")
+        if not isinstance(self.shared_by, int) or isinstance(self.shared_by, bool) or self.shared_by < 1:
+            raise ProfileError(f"expected a whole number of cores >= 1, got {self.shared_by!r}", key="shared_by")
         if self.type not in ("data", "instruction", "unified"):
-            raise ProfileError(f"L{self.level} cache: type must be 'data', 'instruction' or 'unified'")
+            raise ProfileError(f"expected 'data', 'instruction' or 'unified', got {self.type!r}", key="type")
 
     def to_dict(self) -> dict:
         return {"level": self.level, "size_bytes": self.size.si, "line_bytes": self.line.si,
                 "associativity": self.associativity, "shared_by": self.shared_by, "type": self.type}
 
 
-#: Component kinds and their numeric parameters; string fields ("model", "type") are free text.
-COMPONENT_PARAMS: dict[str, tuple[Param, ...]] = {
-    "cpu": (
-        Param("clock", "frequency", "nominal core clock"),
-        Param("current_clock", "frequency", "clock in use now (power saving lowers it)", required=False),
-        Param("cores", "dimensionless", "cores per package", default=1.0, integer=True),
-        Param("threads_per_core", "dimensionless", "hardware threads per core", default=1.0, integer=True),
-        Param("fsb_ratio", "dimensionless", "core clock / FSB clock", required=False),
-        Param("flops_per_cycle", "dimensionless", "double-precision flops per cycle per core", required=False),
-        Param("cycles_per_byte", "dimensionless", "network stack cost per payload byte", required=False),
-        Param("cycles_per_packet", "dimensionless", "network stack cost per packet", required=False),
-    ),
-    "memory": (
-        Param("size", "size", "installed memory", required=False),
-        Param("latency", "time", "load-to-use latency", required=False),
-    ),
-    "nic": (
-        Param("line_rate", "bandwidth", "line rate of the port"),
-        Param("max_mtu", "size", "largest MTU the NIC supports", required=False),
-        Param("mtu", "size", "MTU configured", required=False),
-    ),
-    "disk": (
-        Param("size", "size", "capacity", required=False),
-        Param("rate", "bandwidth", "sustained transfer rate", required=False),
-    ),
-    "accelerator": (
-        Param("memory_size", "size", "memory on the device (HBM, GDDR)", required=False),
-        Param("clock", "frequency", "core clock", required=False),
-        Param("sms", "dimensionless", "streaming multiprocessors (compute units)", required=False, integer=True),
-    ),
-    "switch": (
-        Param("ports", "dimensionless", "ports (links join them; a crossbar: every port at full rate)",
-              required=False, integer=True),
-    ),
-    "bridge": (),
-    "controller": (),
-    "network": (),
-    "device": (),
-}
-
-#: The same, by name, for checking a component's values.
-_COMPONENT_SPECS: dict[str, dict[str, Param]] = {k: {p.name: p for p in v} for k, v in COMPONENT_PARAMS.items()}
-
-_COMPONENT_TEXT = {"kind", "model", "type", "description", "source", "caches", "unknown"}
-_LINK_TEXT = {"kind", "between", "description", "source", "generation"}
-
-
 @dataclass(frozen=True)
 class Component:
-    """A node of the graph: a device, controller, memory, CPU or the outside network."""
+    """A node of the graph: a device, controller, memory, CPU or the outside network.
+
+    ``forwards``: whether traffic between two other components may pass through it; None takes
+    the kind's default (switches, CPUs, bridges, controllers yes; accelerators, NICs, memories,
+    disks no).
+    """
 
     id: str
     kind: str
@@ -169,20 +92,34 @@ class Component:
     caches: tuple[Cache, ...] = ()
     unknown: tuple[str, ...] = ()  # parameters a detector could not determine
     source: str | None = None
+    forwards: bool | None = None
 
     def __post_init__(self):
         _set(self, "params", freeze_map(self.params))
         _set(self, "caches", tuple(self.caches))
         _set(self, "unknown", tuple(self.unknown))
-        specs = _COMPONENT_SPECS.get(self.kind)
-        if specs is None:
+        key = f"components.{self.id}"
+        kind = COMPONENT_KINDS.get(self.kind)
+        if kind is None:
             raise ProfileError(f"unknown component kind {self.kind!r} (expected one of: "
-                               f"{', '.join(COMPONENT_PARAMS)})", key=f"components.{self.id}.kind")
+                               f"{', '.join(COMPONENT_KINDS)})", key=f"{key}.kind")
+        if self.forwards is None:
+            _set(self, "forwards", kind.forwards)
+        elif not isinstance(self.forwards, bool):
+            raise ProfileError(f"expected true or false, got {self.forwards!r}", key=f"{key}.forwards")
+        specs = {p.name: p for p in kind.params}
         if self.params:
-            _check_values(lambda: f"a {self.kind} component", f"components.{self.id}", self.params, specs)
+            check_values(lambda: f"a {self.kind} component", key, self.params, specs)
+        for p in kind.params:
+            if p.required and p.default is None and p.name not in self.params and p.name not in self.unknown:
+                raise ProfileError(f"missing (expected a {p.dimension}: {p.doc})", key=f"{key}.{p.name}")
         if self.caches and self.kind != "cpu":
-            raise ProfileError(f"only cpu components have caches, this one is a {self.kind}",
-                               key=f"components.{self.id}.caches")
+            raise ProfileError(f"only cpu components have caches, this one is a {self.kind}", key=f"{key}.caches")
+
+    @property
+    def device(self) -> bool:
+        """A device that moves data by DMA (its kind's)."""
+        return COMPONENT_KINDS[self.kind].device
 
     def get(self, name: str, default: float | None = None) -> float | None:
         v = self.params.get(name)
@@ -215,30 +152,19 @@ class Link:
         if len(between) < 2 or len(set(between)) != len(between):
             raise ProfileError("a link joins two (or, for a shared bus, more) different components, got "
                                f"{list(between)!r}", key=f"{key}.between")
-        if type(params) is not _ReaderChecked:
-            _check_values(lambda: f"link {self.id!r} of kind {self.kind!r}", key, params, definition._by_name)
-        for name in definition._required:
+        check_values(lambda: f"link {self.id!r} of kind {self.kind!r}", key, params, definition.by_name)
+        for name in definition.required:
             if name not in params:
                 spec = definition.param(name)
                 raise ProfileError(f"missing (expected a {spec.dimension}: {spec.doc})", key=f"{key}.{name}")
+        for kind, (cparam, name) in definition.owners.items():
+            if name not in params:  # the reader fills it from the component at one end that owns it
+                spec = definition.param(name)
+                raise ProfileError(f"missing (expected a {spec.dimension}: {spec.doc}, or {cparam} on a {kind} "
+                                   "at one end)", key=f"{key}.{name}")
         values = {k: v.si for k, v in params.items()}
-        if definition.check is not None:
-            problem = definition.check(values)
-            if problem:
-                raise ProfileError(problem[1], key=f"{key}.{problem[0]}")
-        capacity = float(definition.capacity(values))
-        efficiency = 1.0 if definition.efficiency is None else float(definition.efficiency(values))
-        effective = capacity * efficiency
-        for what, value in (("capacity", capacity), ("effective capacity", effective)):
-            # each parameter is in range, but their product may still overflow or underflow
-            if not (math.isfinite(value) and value > 0):
-                raise ProfileError(f"its {what} ({self.formula}) comes to {value:g} B/s: expected a finite "
-                                   "rate above zero", key=key)
-        duplex = definition.duplex(values)
-        # Kept, not recomputed: the values cannot change, and a 100,000-link fabric asks for each
-        # link's capacity several times (rebuilding the values dict every time was a second).
-        _set(self, "_figures", (capacity, efficiency, duplex))
-        if len(self.between) > 2 and duplex != "half":
+        _set(self, "_figures", _figures(self, definition, values, key))
+        if len(self.between) > 2 and self.duplex != "half":
             raise ProfileError(f"only a shared (half-duplex) bus joins more than two components; "
                                f"a {self.kind} link is full duplex", key=f"{key}.between")
 
@@ -260,33 +186,86 @@ class Link:
 
     @property
     def duplex(self) -> str:
-        return self._figures[2]
+        return self._figures.duplex
 
     @property
     def capacity_bytes_per_s(self) -> float:
         """Raw capacity [B/s]: per direction when full duplex, shared when half duplex."""
-        return self._figures[0]
+        return self._figures.capacity
 
     @property
     def efficiency(self) -> float:
-        """Protocol efficiency [-] (1 where the kind models none)."""
-        return self._figures[1]
+        """Protocol efficiency of posted writes one way [-] (1 where the kind models none)."""
+        return self._figures.efficiency["write"]
 
     @property
     def effective_capacity_bytes_per_s(self) -> float:
-        """Capacity left for payload after protocol overhead [B/s]."""
+        """Capacity left for payload after protocol overhead [B/s] (writes, one way)."""
         return self.capacity_bytes_per_s * self.efficiency
+
+    def costs(self, op: str = "write") -> tuple[float, float]:
+        """Raw bytes per payload byte moved by ``op`` ("write" or "read"): on the direction the data
+        takes, and on the other one (PCIe: read requests and the DLLPs that answer the data)."""
+        f = self._figures
+        return 1.0 / f.efficiency[op], f.reverse[op]
+
+    def effective_for(self, op: str) -> float:
+        """Effective capacity for transfers of kind ``op`` [B/s]."""
+        return self.capacity_bytes_per_s * self._figures.efficiency[op]
+
+    @property
+    def read_bound_bytes_per_s(self) -> float | None:
+        """One requester's reads through this link [B/s] (outstanding requests x round trip), or None."""
+        return self._figures.read_bound
 
     @property
     def effective_both_ways_bytes_per_s(self) -> float:
-        """Effective capacity each way while both directions carry data [B/s]: lower than one way
-        where the reverse direction's ACKs and read requests share the link (PCIe)."""
-        both = self.definition.both_ways
-        return self.effective_capacity_bytes_per_s if both is None else float(both(self.values()))
+        """Effective capacity each way while writes go one way and reads the other at the same
+        rate [B/s]: lower than one way where each direction also carries the other's requests and
+        DLLPs (PCIe).  The solvers count that traffic themselves; this is the figure alone."""
+        fw, rw = self.costs("write")
+        fr, rr = self.costs("read")
+        return self.capacity_bytes_per_s / max(fw + rr, fr + rw)
 
     @property
     def formula(self) -> str:
         return self.definition.formula
+
+
+class _Figures(tuple):
+    """A link's figures, computed once when it is built (a 100,000-link fabric asks for each several times)."""
+
+    __slots__ = ()
+    capacity = property(lambda s: s[0])
+    efficiency = property(lambda s: s[1])  # op -> efficiency
+    reverse = property(lambda s: s[2])  # op -> bytes on the other direction per payload byte
+    duplex = property(lambda s: s[3])
+    read_bound = property(lambda s: s[4])
+
+
+_NO_REVERSE = {"write": 0.0, "read": 0.0}
+
+
+def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
+    if definition.check is not None:
+        problem = definition.check(values)
+        if problem:
+            raise ProfileError(problem[1], key=f"{key}.{problem[0]}")
+    capacity = float(definition.capacity(values))
+    write = 1.0 if definition.efficiency is None else float(definition.efficiency(values))
+    read = write if definition.read_efficiency is None else float(definition.read_efficiency(values))
+    for what, value in (("capacity", capacity), ("effective capacity", capacity * write),
+                        ("effective capacity of reads", capacity * read)):
+        # each parameter is in range, but their product may still overflow or underflow
+        if not (math.isfinite(value) and value > 0):
+            raise ProfileError(f"its {what} ({definition.formula}) comes to {value:g} B/s: expected a finite "
+                               "rate above zero", key=key)
+    reverse = _NO_REVERSE
+    if definition.reverse_cost is not None:
+        reverse = {op: float(definition.reverse_cost(values, op)) for op in ("write", "read")}
+    bound = None if definition.read_bound is None else definition.read_bound(values)
+    return _Figures((capacity, {"write": write, "read": read}, reverse, definition.duplex(values),
+                     None if bound is None else float(bound)))
 
 
 @dataclass(frozen=True)
@@ -294,26 +273,41 @@ class Flow:
     """A named traffic flow: one or more legs, each routed from a component to another.
 
     ``passes`` overrides how many times a payload byte crosses a link (where routing alone
-    cannot know, e.g. a read-for-ownership adding a fourth memory pass).
+    cannot know, e.g. a read-for-ownership adding a fourth memory pass).  ``via`` names the
+    forwarding components the route may cross (all of them when empty): a GPU copy that takes the
+    PCIe switch instead of NVLink says ``via = ["pcisw0"]``.  ``initiator`` says who drives the
+    transfers: ``"device"`` (DMA by the NIC, GPU or disk at the device end: the default) or
+    ``"host"`` (the CPU's loads and stores); it decides which PCIe links carry writes and which reads.
     """
 
     name: str
     legs: tuple[tuple[str, str], ...]
     passes: Mapping[str, float] = field(default_factory=dict)
     description: str | None = None
+    via: tuple[str, ...] = ()
+    initiator: str = "device"
 
     def __post_init__(self):
         _set(self, "legs", tuple(tuple(leg) for leg in self.legs))
         _set(self, "passes", freeze_map(self.passes))
+        _set(self, "via", tuple(self.via))
         key = f"flows.{self.name}"
         if not self.legs:
             raise ProfileError("a flow needs at least one leg", key=key)
-        for a, b in self.legs:
-            if a == b:
-                raise ProfileError(f"source and sink are both {a!r}", key=key)
+        for i, leg in enumerate(self.legs):
+            if len(leg) != 2 or not all(isinstance(x, str) for x in leg):
+                raise ProfileError(f"expected [source, sink], got {list(leg)!r}", key=f"{key}.legs[{i}]")
+            if leg[0] == leg[1]:
+                raise ProfileError(f"source and sink are both {leg[0]!r}", key=key)
         for lid, n in self.passes.items():
             if not _number(n) or not n > 0:
                 raise ProfileError(f"expected a number of passes > 0, got {n!r}", key=f"{key}.passes.{lid}")
+        if self.initiator not in INITIATORS:
+            raise ProfileError(f"expected one of {', '.join(INITIATORS)}, got {self.initiator!r}",
+                               key=f"{key}.initiator")
+        if not all(isinstance(c, str) for c in self.via) or len(set(self.via)) != len(self.via):
+            raise ProfileError(f"expected a list of different component names, got {list(self.via)!r}",
+                               key=f"{key}.via")
 
     @property
     def source(self) -> str:
@@ -341,10 +335,14 @@ class Scenario:
         _set(self, "flows", tuple(self.flows))
         _set(self, "weights", tuple(self.weights))
         key = f"scenarios.{self.name}"
-        if not self.flows:
+        if not self.flows or not all(isinstance(n, str) for n in self.flows):
             raise ProfileError("expected a non-empty list of flow names", key=f"{key}.flows")
         if len(self.weights) != len(self.flows) or not all(_number(w) and w > 0 for w in self.weights):
             raise ProfileError(f"expected {len(self.flows)} positive numbers", key=f"{key}.weights")
+
+
+#: A flow inside a scenario is named "SCENARIO/FLOW" (its row in `ceilings`).
+SCENARIO_FLOW_SEPARATOR = "/"
 
 
 @dataclass(frozen=True)
@@ -365,6 +363,7 @@ class Profile:
             _set(self, name, freeze_map(getattr(self, name)))
         try:
             self._check_references()
+            routing.check_routes(self)
         except ProfileError as exc:
             raise exc.located(file=self.path) from None
 
@@ -379,19 +378,28 @@ class Profile:
         for lid, link in self.links.items():
             for end in link.between:
                 if end not in comps:
-                    raise ProfileError(f"no component {end!r}", key=f"links.{lid}.between")
-        for name, flow in self.flows.items():
-            for leg in flow.legs:
-                for end in leg:
-                    if end not in comps:
-                        raise ProfileError(f"no component {end!r}", key=f"flows.{name}")
-            for lid in flow.passes:
-                if lid not in self.links:
-                    raise ProfileError(f"no link {lid!r}", key=f"flows.{name}.passes.{lid}")
+                    raise ProfileError(f"no component {end!r} (components: {', '.join(comps)})",
+                                       key=f"links.{lid}.between")
+        for flow in self.flows.values():
+            self._check_flow(flow)
         for name, sc in self.scenarios.items():
             for n in sc.flows:
                 if n not in self.flows:
                     raise ProfileError(f"no flow {n!r}", key=f"scenarios.{name}.flows")
+
+    def _check_flow(self, flow: Flow) -> None:
+        key = f"flows.{flow.name}"
+        for leg in flow.legs:
+            for end in leg:
+                if end not in self.components:
+                    raise ProfileError(f"no component {end!r} (components: {', '.join(self.components)})", key=key)
+        for lid in flow.passes:
+            link = self.links.get(lid)
+            if link is None:
+                raise ProfileError(f"no link {lid!r}", key=f"{key}.passes.{lid}")
+            if link.duplex != "half":
+                raise ProfileError(f"link {lid!r} is full duplex: describe its two directions with legs; passes "
+                                   "count crossings of a shared (half-duplex) link", key=f"{key}.passes.{lid}")
 
     def __repr__(self) -> str:
         from pinchpoint.physics.readable import names
@@ -407,11 +415,24 @@ class Profile:
                                file=self.path) from None
 
     def flow(self, name: str) -> Flow:
+        """The flow called ``name``; "SCENARIO/FLOW" names a flow of a scenario (its own Flow)."""
+        flow = self.flows.get(name)
+        if flow is not None:
+            return flow
+        scenario, sep, inner = name.partition(SCENARIO_FLOW_SEPARATOR)
+        if sep and scenario in self.scenarios and inner in self.scenarios[scenario].flows:
+            return self.flows[inner]
+        scenario_flows = [f"{s}{SCENARIO_FLOW_SEPARATOR}{f}" for s, sc in self.scenarios.items() for f in sc.flows]
+        raise ProfileError(f"no flow {name!r} (flows: {', '.join([*self.flows, *scenario_flows]) or 'none'})",
+                           file=self.path) from None
+
+    def has_flow(self, name: str) -> bool:
+        """Whether ``name`` is a flow or a scenario's flow ("SCENARIO/FLOW")."""
         try:
-            return self.flows[name]
-        except KeyError:
-            raise ProfileError(f"no flow {name!r} (flows: {', '.join(self.flows) or 'none'})",
-                               file=self.path) from None
+            self.flow(name)
+        except ProfileError:
+            return False
+        return True
 
     def cpus(self) -> list[Component]:
         return [c for c in self.components.values() if c.kind == "cpu"]
@@ -419,19 +440,17 @@ class Profile:
     def with_link_param(self, link_id: str, param: str, si_value: float) -> "Profile":
         """A copy with one link parameter replaced (used by solve and what-if sweeps)."""
         link = self.link(link_id)
-        if param not in {p.name for p in link.definition.params}:
+        if not link.definition.has_param(param):
             raise ProfileError(f"link {link_id!r} of kind {link.kind!r} has no parameter {param!r}",
                                file=self.path)
         spec = link.definition.param(param)
-        why = spec.problem(si_value, whole=False) if isinstance(si_value, (int, float)) else "is not a number"
-        if why:  # the range, named with the link and parameter: a capacity of -40 B/s is not an answer
-            raise ProfileError(f"link {link_id!r} ({link.kind}): {param} = {shown(si_value)} {why} ({spec.doc})",
-                               file=self.path, key=f"links.{link_id}.{param}")
-        value = Value(float(si_value), units.format_quantity(si_value, spec.dimension), "what-if")
+        text = units.format_quantity(si_value, spec.dimension) if _number(si_value) else repr(si_value)
+        value = Value(float(si_value) if _number(si_value) else si_value, text, "what-if", whatif=True)
         try:
             changed = replace(link, params=link.params | {param: value})
-        except ProfileError as exc:  # in range alone, but not with the others (a capacity that underflows)
-            raise exc.located(file=self.path) from None
+        except ProfileError as exc:  # the range (or, with the others, a capacity that underflows)
+            raise ProfileError(f"link {link_id!r} ({link.kind}): {exc.message}", file=self.path,
+                               key=exc.key) from None
         # the same link with other values: its ends, and so every reference of the profile, are
         # unchanged and the link has checked itself; copy without re-checking all n references
         out = copy.copy(self)
@@ -442,289 +461,26 @@ class Profile:
         return {
             "name": self.name,
             "description": self.description,
-            "components": {k: {"kind": c.kind, "model": c.model,
+            "components": {k: {"kind": c.kind, "model": c.model, "forwards": c.forwards,
                                **{p: v.si for p, v in c.params.items()},
                                "caches": [x.to_dict() for x in c.caches]}
                            for k, c in self.components.items()},
             "links": {k: {"kind": l.kind, "between": list(l.between), "duplex": l.duplex,
                           **{p: v.si for p, v in l.params.items()}} for k, l in self.links.items()},
-            "flows": {k: {"legs": [list(x) for x in f.legs], "passes": dict(f.passes)}
+            "flows": {k: {"legs": [list(x) for x in f.legs], "passes": dict(f.passes), "via": list(f.via),
+                          "initiator": f.initiator}
                       for k, f in self.flows.items()},
         }
 
 
-# --- building from a document -------------------------------------------------------------
+def profile_from_document(doc, *, file: str | None = None, default_name: str | None = None) -> Profile:
+    """Validate a parsed (and already merged) profile document and build a :class:`Profile`
+    (:func:`pinchpoint.inputs.profile_reader.profile_from_document`)."""
+    # the reader builds these objects: importing it at the top would be an import circle
+    from pinchpoint.inputs.profile_reader import profile_from_document as read
 
-def _value(ctx: Reader, raw, param: Param, key: str, inherited_source: str | None) -> Value:
-    """Parse one parameter: "133 MHz", 2, or {value = "133 MHz", source = "..."}."""
-    source = inherited_source
-    if isinstance(raw, dict):
-        ctx.check_keys(raw, {"value", "source"}, key)
-        if "value" not in raw:
-            raise ctx.error(key, "a table value needs 'value' (and may have 'source')")
-        source = ctx.text_field(raw, "source", key) or inherited_source
-        raw = raw["value"]
-    spread = None
-    try:
-        if _spread.looks_like_spread(raw):  # "6.4 GB/s +- 10 %", "0.7 us .. 1.0 us": si is the nominal
-            si, spread = _spread.parse_spread(raw, param.dimension, file=ctx.file, key=key)
-        else:
-            si = units.parse(raw, param.dimension, file=ctx.file, key=key)
-    except UnitError as exc:
-        raise ctx.adopt(exc, key) from None
-    why = param.problem(si)
-    if why:
-        raise ctx.error(key, f"{shown(raw)} {why} ({param.doc})")
-    if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
-        raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
-    return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
+    return read(doc, file=file, default_name=default_name)
 
 
-def _params(ctx, table, specs: tuple[Param, ...], key: str, source: str | None) -> dict[str, Value]:
-    out = {}
-    for spec in specs:
-        pkey = f"{key}.{spec.name}"
-        if spec.name in table:
-            out[spec.name] = _value(ctx, table[spec.name], spec, pkey, source)
-        elif spec.default is not None:
-            out[spec.name] = Value(spec.default, f"{spec.default:g}", "default")
-        elif spec.required:
-            raise ctx.error(pkey, f"missing (expected a {spec.dimension}: {spec.doc})")
-    return out
-
-
-def _caches(ctx, raw, key, source) -> tuple[Cache, ...]:
-    if not isinstance(raw, list):
-        raise ctx.error(key, "expected an array of tables ([[components.X.caches]])")
-    out = []
-    for i, entry in enumerate(raw):
-        ckey = f"{key}[{i}]"
-        if not isinstance(entry, dict):
-            raise ctx.error(ckey, "expected a table")
-        ctx.check_keys(entry, {"level", "size", "line", "associativity", "shared_by", "type", "source"}, ckey)
-        csource = ctx.text_field(entry, "source", ckey) or source
-        level = entry.get("level")
-        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 5:
-            raise ctx.error(f"{ckey}.level", f"expected a whole number 1..5, got {level!r}")
-        size = _value(ctx, entry.get("size"), Param("size", "size", ""), f"{ckey}.size", csource) \
-            if "size" in entry else None
-        if size is None:
-            raise ctx.error(f"{ckey}.size", "missing (expected a size such as '32 KiB')")
-        line = _value(ctx, entry.get("line", "64 B"), Param("line", "size", ""), f"{ckey}.line", csource)
-        assoc = entry.get("associativity")
-        if assoc is not None and (not isinstance(assoc, int) or isinstance(assoc, bool) or assoc < 0):
-            raise ctx.error(f"{ckey}.associativity", f"expected a whole number (0 = fully associative), got {assoc!r}")
-        shared = entry.get("shared_by", 1)
-        if not isinstance(shared, int) or isinstance(shared, bool) or shared < 1:
-            raise ctx.error(f"{ckey}.shared_by", f"expected a whole number of cores >= 1, got {shared!r}")
-        ctype = entry.get("type", "unified")
-        if ctype not in ("data", "instruction", "unified"):
-            raise ctx.error(f"{ckey}.type", f"expected 'data', 'instruction' or 'unified', got {ctype!r}")
-        out.append(Cache(level, size, line, assoc, shared, ctype, csource))
-    return tuple(out)
-
-
-def _component(ctx, cid, table, source) -> Component:
-    key = f"components.{cid}"
-    if not isinstance(table, dict):
-        raise ctx.error(key, "expected a table")
-    kind = ctx.text_field(table, "kind", key, required=True)
-    if kind not in COMPONENT_PARAMS:
-        raise ctx.error(f"{key}.kind", f"unknown component kind {kind!r} (expected one of: {', '.join(COMPONENT_PARAMS)})")
-    specs = COMPONENT_PARAMS[kind]
-    ctx.check_keys(table, _COMPONENT_TEXT | {p.name for p in specs}, key)
-    csource = ctx.text_field(table, "source", key) or source
-    unknown = table.get("unknown", [])
-    if not isinstance(unknown, list) or not all(isinstance(u, str) for u in unknown):
-        raise ctx.error(f"{key}.unknown", "expected a list of parameter names")
-    present = {k: v for k, v in table.items() if k not in unknown}
-    params = _params(ctx, present, tuple(p for p in specs if p.name not in unknown), key, csource)
-    caches = _caches(ctx, table["caches"], f"{key}.caches", csource) if "caches" in table else ()
-    if caches and kind != "cpu":
-        raise ctx.error(f"{key}.caches", f"only cpu components have caches, this one is a {kind}")
-    return Component(cid, kind, params, ctx.text_field(table, "model", key) or ctx.text_field(table, "type", key),
-                     ctx.text_field(table, "description", key), caches, tuple(unknown), csource)
-
-
-class _LinkReader(linkkinds.LinkReader):
-    """The reader's checks, located under one link's key, for a kind's ``defaults`` hook."""
-
-    def __init__(self, ctx: Reader, key: str):
-        self.ctx, self.key = ctx, key
-
-    def error(self, subkey: str, message: str) -> ProfileError:
-        return self.ctx.error(f"{self.key}.{subkey}" if subkey else self.key, message)
-
-    def check_keys(self, table, allowed, subkey) -> None:
-        self.ctx.check_keys(table, allowed, f"{self.key}.{subkey}")
-
-    def text(self, table, name, subkey) -> str | None:
-        return self.ctx.text_field(table, name, f"{self.key}.{subkey}")
-
-
-def _link(ctx, lid, table, components, source) -> Link:
-    key = f"links.{lid}"
-    if not isinstance(table, dict):
-        raise ctx.error(key, "expected a table")
-    kname = ctx.text_field(table, "kind", key, required=True)
-    if kname not in linkkinds.KINDS:
-        raise ctx.error(f"{key}.kind", f"unknown link kind {kname!r} (expected one of: {', '.join(linkkinds.KINDS)})")
-    definition = linkkinds.kind(kname)
-    allowed = _LINK_TEXT | definition.text_keys | {p.name for p in definition.params}
-    ctx.check_keys(table, allowed, key)
-    if "generation" in table and "generation" not in definition.text_keys:
-        having = [k.name for k in linkkinds.KINDS.values() if "generation" in k.text_keys]
-        raise ctx.error(f"{key}.generation", f"only {' and '.join(having)} links have a generation")
-    between = table.get("between")
-    if (not isinstance(between, list) or len(between) < 2
-            or not all(isinstance(x, str) for x in between)):
-        raise ctx.error(f"{key}.between", f"expected a list of two (or, for a shared bus, more) "
-                        f"component names, got {between!r}")
-    for end in between:
-        if end not in components:
-            raise ctx.error(f"{key}.between", f"no component {end!r} (components: {', '.join(components)})")
-    if len(set(between)) != len(between):
-        raise ctx.error(f"{key}.between", "a link joins different components (a name appears twice)")
-    lsource = ctx.text_field(table, "source", key) or source
-    if definition.defaults is not None:  # a PCIe generation fills lane rate and line code
-        table = definition.defaults(dict(table), _LinkReader(ctx, key))
-    params = _params(ctx, table, definition.params, key, lsource)
-    # the link checks the rest itself (the kind's joint rule, capacity above zero, duplex); its
-    # errors name the key, and profile_from_document adds the file
-    return Link(lid, kname, tuple(between), _ReaderChecked(params), ctx.text_field(table, "description", key), lsource)
-
-
-def _endpoint_pair(ctx, raw, key, components) -> tuple[str, str]:
-    if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(x, str) for x in raw):
-        raise ctx.error(key, f"expected [source, sink], got {raw!r}")
-    for end in raw:
-        if end not in components:
-            raise ctx.error(key, f"no component {end!r} (components: {', '.join(components)})")
-    return raw[0], raw[1]
-
-
-def _flow(ctx, name, table, components, links) -> Flow:
-    key = f"flows.{name}"
-    if not isinstance(table, dict):
-        raise ctx.error(key, "expected a table")
-    ctx.check_keys(table, {"source", "sink", "legs", "passes", "description"}, key)
-    if "legs" in table:
-        if "source" in table or "sink" in table:
-            raise ctx.error(key, "give either source and sink, or legs, not both")
-        if not isinstance(table["legs"], list) or not table["legs"]:
-            raise ctx.error(f"{key}.legs", "expected a non-empty list of [source, sink] pairs")
-        legs = tuple(_endpoint_pair(ctx, leg, f"{key}.legs[{i}]", components)
-                     for i, leg in enumerate(table["legs"]))
-    else:
-        for k in ("source", "sink"):
-            if k not in table:
-                raise ctx.error(f"{key}.{k}", "missing (a flow needs source and sink, or legs)")
-        legs = (_endpoint_pair(ctx, [table["source"], table["sink"]], key, components),)
-    for i, (a, b) in enumerate(legs):
-        if a == b:
-            raise ctx.error(f"{key}.legs[{i}]" if "legs" in table else key, f"source and sink are both {a!r}")
-    passes = table.get("passes", {})
-    if not isinstance(passes, dict):
-        raise ctx.error(f"{key}.passes", "expected a table of link = number")
-    clean = {}
-    for lid, n in passes.items():
-        if lid not in links:
-            raise ctx.error(f"{key}.passes.{lid}", f"no link {lid!r}")
-        if links[lid].duplex != "half":
-            raise ctx.error(f"{key}.passes.{lid}", f"link {lid!r} is full duplex: describe its two "
-                            "directions with legs; passes count crossings of a shared (half-duplex) link")
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or not n > 0:
-            raise ctx.error(f"{key}.passes.{lid}", f"expected a number of passes > 0, got {n!r}")
-        clean[lid] = float(n)
-    return Flow(name, legs, clean, ctx.text_field(table, "description", key))
-
-
-def _scenario(ctx, name, table, flows) -> Scenario:
-    key = f"scenarios.{name}"
-    if not isinstance(table, dict):
-        raise ctx.error(key, "expected a table")
-    ctx.check_keys(table, {"flows", "weights", "description"}, key)
-    names = table.get("flows")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise ctx.error(f"{key}.flows", "expected a non-empty list of flow names")
-    for n in names:
-        if n not in flows:
-            raise ctx.error(f"{key}.flows", f"no flow {n!r}")
-    weights = table.get("weights", [1.0] * len(names))
-    if (not isinstance(weights, list) or len(weights) != len(names)
-            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0 for w in weights)):
-        raise ctx.error(f"{key}.weights", f"expected {len(names)} positive numbers")
-    return Scenario(name, tuple(names), tuple(float(w) for w in weights), ctx.text_field(table, "description", key))
-
-
-def _table(ctx, doc, name) -> dict:
-    value = doc.get(name, {})
-    if not isinstance(value, dict):
-        raise ctx.error(name, "expected a table")
-    return value
-
-
-def _check_id(ctx, key, ident):
-    if not _ID.match(ident):
-        raise ctx.error(key, f"{ident!r} is not a valid name (letters, digits, '-' and '_', starting with a letter)")
-
-
-def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
-                          default_name: str | None = None) -> Profile:
-    """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
-    try:
-        return _profile(doc, file, default_name)
-    except ProfileError as exc:  # raised by an object checking itself: it knows the key, not the file
-        raise exc if exc.file else exc.located(file=file) from None
-
-
-def _profile(doc, file, default_name) -> Profile:
-    ctx = Reader(file, ProfileError)
-    ctx.check_keys(doc, {"schema", "name", "description", "source", "extends",
-                           "components", "links", "flows", "scenarios"}, "")
-    schema = doc.get("schema")
-    if schema != SCHEMA_VERSION:
-        raise ctx.error("schema", f"expected schema = {SCHEMA_VERSION}, got {schema!r}")
-    name = ctx.text_field(doc, "name", "") or default_name or "unnamed"
-    source = ctx.text_field(doc, "source", "")
-    comps_raw = _table(ctx, doc, "components")
-    if not comps_raw:
-        raise ctx.error("components", "a profile needs at least one component")
-    components = {}
-    for cid, table in comps_raw.items():
-        _check_id(ctx, f"components.{cid}", cid)
-        components[cid] = _component(ctx, cid, table, source)
-    links = {}
-    for lid, table in _table(ctx, doc, "links").items():
-        _check_id(ctx, f"links.{lid}", lid)
-        links[lid] = _link(ctx, lid, table, components, source)
-    flows = {n: _flow(ctx, n, t, components, links) for n, t in _table(ctx, doc, "flows").items()}
-    _check_paths(ctx, components, links, flows)
-    scenarios = {n: _scenario(ctx, n, t, flows) for n, t in _table(ctx, doc, "scenarios").items()}
-    return Profile(name, ctx.text_field(doc, "description", "") or "", components, links, flows, scenarios,
-                   source, file)
-
-
-def _check_paths(ctx: Reader, components, links, flows) -> None:
-    """Every leg of every flow must connect: links carry traffic both ways (see duplex).
-
-    The connected components are labelled once (union-find), so each leg costs a lookup, not a
-    search of the whole profile (seconds on a 100,000-link fabric with 64 flows)."""
-    parent: dict[str, str] = {}
-
-    def root(n: str) -> str:
-        while parent.get(n, n) != n:
-            parent[n] = parent.get(parent[n], parent[n])  # path halving
-            n = parent[n]
-        return n
-
-    for link in links.values():
-        first = root(link.between[0])
-        for m in link.between[1:]:
-            other = root(m)
-            if other != first:
-                parent[other] = first
-    for flow in flows.values():
-        for a, b in flow.legs:
-            if root(a) != root(b):
-                raise ctx.error(f"flows.{flow.name}", f"no path from {a!r} to {b!r}: no chain of links connects them")
+__all__ = ["COMPONENT_PARAMS", "INITIATORS", "SCHEMA_VERSION", "Cache", "Component", "FrozenMap", "Flow", "Link",
+           "Profile", "Scenario", "Value", "check_values", "profile_from_document"]

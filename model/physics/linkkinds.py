@@ -42,171 +42,18 @@ References
 
 from __future__ import annotations
 
-import math
-import random
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol
-
 from pinchpoint.physics import protocols
-from pinchpoint.physics.linkkind_samples import RATE_UNITS, bus_sample, link_sample, sample_table
-from pinchpoint.physics.pcie_family import (CXL_VERSIONS, PCIE_GENERATIONS, PCIE_LANES, PcieGeneration, cxl_check, cxl_defaults,
-                          pcie_bound_advice, pcie_check, pcie_defaults, pcie_generation_defaults)
+from pinchpoint.physics.kind_types import OPS, LinkKind, LinkReader, Param
+from pinchpoint.physics.linkkind_samples import RATE_UNITS, BusSample, link_sample, sample_table
+from pinchpoint.physics.pcie_family import (CXL_VERSIONS, PCIE_GENERATIONS, PCIE_LANES, PCIE_PARAMS, PcieGeneration,
+                                            cxl_check, cxl_defaults, pcie_both_ways, pcie_bound_advice, pcie_check,
+                                            pcie_defaults, pcie_generation_defaults, pcie_link_rates, pcie_raw,
+                                            pcie_read_bound, pcie_read_efficiency, pcie_reverse_cost,
+                                            pcie_write_efficiency)
 
-__all__ = ["CXL_VERSIONS", "KINDS", "PCIE_GENERATIONS", "PCIE_LANES", "RATE_UNITS", "LinkKind", "LinkReader",
+__all__ = ["CXL_VERSIONS", "KINDS", "OPS", "PCIE_GENERATIONS", "PCIE_LANES", "RATE_UNITS", "LinkKind", "LinkReader",
            "Param", "PcieGeneration", "kind", "pcie_generation_defaults", "pcie_link_rates", "register",
            "sample_table", "unregister"]
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a link or component kind.
-
-    ``dimension`` is a key of :data:`pinchpoint.physics.units.DIMENSIONS`; ``integer`` parameters take
-    plain whole numbers (lanes, generation); ``default`` (an SI float) is used when absent.
-    """
-
-    name: str
-    dimension: str
-    doc: str
-    default: float | None = None
-    integer: bool = False
-    required: bool = True
-    positive: bool = True
-    minimum: float | None = None  # smallest valid value, SI, inclusive
-    maximum: float | None = None  # largest valid value (fractions: 1)
-    maximum_included: bool = True  # False: values must stay below ``maximum``
-    choices: tuple[float, ...] = ()  # the only values allowed (PCIe lane counts)
-    # any finite value above zero will do (most rates, sizes, clocks): problem() answers at once,
-    # as it is asked of every value of every link twice (by the reader and by the link itself)
-    _plain: bool = field(init=False, repr=False, compare=False, default=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "_plain", self.positive and not self.integer and not self.choices
-                           and self.minimum is None and self.maximum is None)
-
-    @property
-    def optional(self) -> bool:
-        return self.default is not None or not self.required
-
-    def problem(self, si: float, *, whole: bool = True) -> str | None:
-        """Why ``si`` [SI units] is not a valid value of this parameter, or None when it is.
-
-        The one place where valid ranges live: every value is finite; positive parameters
-        (rates, sizes, clocks, counts) are above zero, the others at least zero; integer ones
-        whole and one of their ``choices`` where given (unless ``whole`` is False: what-if
-        questions may ask about 5.3 lanes); within ``minimum`` .. ``maximum`` (a DLLP share of 1
-        leaves no time for data).
-        """
-        if self._plain and 0 < si < math.inf:  # nan fails both comparisons
-            return None
-        if not math.isfinite(si):
-            return "is not finite"
-        if self.positive and si <= 0:
-            return "must be greater than zero"
-        if si < 0:
-            return "must not be negative"
-        if whole and self.integer and si != int(si):
-            return "must be a whole number"
-        if whole and self.choices and si not in self.choices:
-            return "expected one of " + ", ".join(f"{c:g}" for c in self.choices)
-        if self.minimum is not None and si < self.minimum:
-            return f"must be at least {self.minimum:g}"
-        if self.maximum is not None:
-            if si > self.maximum or (si == self.maximum and not self.maximum_included):
-                return f"must be {'at most' if self.maximum_included else 'below'} {self.maximum:g}"
-        return None
-
-
-class LinkReader(Protocol):
-    """What a kind's ``defaults`` hook may use to read its text keys from a link's table: errors
-    located at ``links.ID.SUBKEY`` and the document reader's own checks (the profile reader passes
-    one in; see :func:`pinchpoint.inputs.profile._link`)."""
-
-    def error(self, subkey: str, message: str) -> Exception: ...
-
-    def check_keys(self, table: Mapping, allowed: set[str], subkey: str) -> None: ...
-
-    def text(self, table: Mapping, name: str, subkey: str) -> str | None: ...
-
-
-@dataclass(frozen=True)
-class LinkKind:
-    """A kind of link: everything that differs from one kind to another, in one entry.
-
-    Adding a kind (NVLink, CXL ...) means adding one entry here, or calling :func:`register`
-    from outside the package: the profile reader, graph, ceilings, explanations, what-if and
-    sweeps, diagnose's advice, the report and the property tests' strategies read it from here.
-
-    Hooks beyond the formula (all optional):
-
-    ``text_keys``
-        keys of a link's table that are not parameters but fill parameter defaults
-        (a PCIe ``generation``); ``defaults(table, reader)`` returns the table with them filled.
-    ``check(values)``
-        a problem of the parameters together, as ``(parameter, message)``, or None (a CXL flit
-        carries at most its own size); single values are checked by :meth:`Param.problem`.
-    ``bound_advice(values, raw_bytes_per_s, net)``
-        what diagnose advises when a link of this kind binds a measured figure (None: nothing
-        beyond ``advice``); ``net`` formats a rate.
-    ``memory`` / ``memory_path``
-        the link is DRAM itself (a measured memory bandwidth stands beside its capacity) /
-        carries a CPU's memory traffic (drawn as a theoretical memory ceiling in reports).
-    ``sample(rng)``
-        a random valid parameter table (document form) for property tests, drawn with a
-        ``random.Random`` (hypothesis passes one it controls); default: :func:`sample_table`.
-    """
-
-    name: str
-    description: str
-    params: tuple[Param, ...]
-    capacity: Callable[[Mapping], object]
-    formula: str
-    duplex: Callable[[Mapping], str] = field(default=lambda p: "full")
-    efficiency: Callable[[Mapping], object] | None = None
-    efficiency_formula: str = ""
-    # the efficiency where a profile states a transfer size (and cost): per transfer, not a stream
-    transfer_formula: str = ""
-    network: bool = False  # format figures in bit/s rather than B/s
-    source: str = ""
-    advice: str = ""  # what raises this link's ceiling, for verdicts and reports
-    # effective capacity each way [B/s] while both directions carry data (None: independent directions)
-    both_ways: Callable[[Mapping], object] | None = None
-    example: Mapping[str, object] = field(default_factory=dict)  # a valid parameter table (tests use it)
-    text_keys: frozenset[str] = frozenset()
-    defaults: Callable[[dict, LinkReader], dict] | None = None
-    check: Callable[[Mapping[str, float]], tuple[str, str] | None] | None = None
-    bound_advice: Callable[[Mapping[str, float], float, Callable[[float], str]], str | None] | None = None
-    memory: bool = False
-    memory_path: bool = False
-    sample: Callable[[random.Random], dict] | None = None
-    valid_values: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # discrete values for solve
-    _by_name: Mapping[str, Param] = field(init=False, repr=False, compare=False, default=None)
-    _required: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
-
-    def __post_init__(self):
-        by_name = {p.name: p for p in self.params}
-        if len(by_name) != len(self.params):
-            raise ValueError(f"link kind {self.name!r}: two parameters share a name")
-        clash = self.text_keys & set(by_name)
-        if clash:
-            raise ValueError(f"link kind {self.name!r}: {sorted(clash)} is both a parameter and a text key")
-        if self.text_keys and self.defaults is None:
-            raise ValueError(f"link kind {self.name!r}: text keys need a defaults hook that reads them")
-        unknown = set(self.example) - set(by_name) - self.text_keys
-        if unknown:
-            raise ValueError(f"link kind {self.name!r}: example has unknown keys {sorted(unknown)}")
-        object.__setattr__(self, "_by_name", by_name)
-        object.__setattr__(self, "_required", tuple(p.name for p in self.params if p.required))
-
-    def param(self, name: str) -> Param:
-        return self._by_name[name]
-
-    def has_param(self, name: str) -> bool:
-        return name in self._by_name
-
-    def random_table(self, rng: random.Random) -> dict:
-        """A random valid parameter table of this kind (see ``sample``)."""
-        return sample_table(self, rng) if self.sample is None else self.sample(rng)
 
 
 def _half(p):
@@ -235,10 +82,6 @@ def _pcix_eff(p):
 
 def _serial(p):
     return p["lane_rate"] * p["lanes"] * p["encoding"] / 8
-
-
-def _pcie_eff(p):
-    return protocols.pcie_tlp_efficiency(p["mps"], p["tlp_overhead"], p["dllp_overhead"]) * p["flit_payload"]
 
 
 def _ht_eff(p):
@@ -280,59 +123,6 @@ def _cxl_eff(p):
 _TPC = Param("transfers_per_clock", "dimensionless", "data transfers per clock (2 for DDR, 4 for quad-pumped)",
              default=1.0)
 
-#: PCIe lane counts a link can train to (x12 and x32 exist in the specification, rarely in slots) [3].
-_PCIE_PARAMS = (
-    Param("lanes", "dimensionless", "negotiated lanes (x1 .. x16)", integer=True, choices=PCIE_LANES),
-    Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
-    Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False, maximum=1.0),
-    Param("mps", "size", "max payload size", default=256.0, choices=(128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
-    Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header)",
-          required=False),
-    Param("dllp_overhead", "dimensionless", "share of link time used by ACK/FC DLLPs", required=False,
-          positive=False, maximum=1.0, maximum_included=False),
-    Param("flit_payload", "dimensionless", "share of a FLIT that carries TLPs (1 without FLIT mode)",
-          required=False, maximum=1.0),
-    Param("mrrs", "size", "max read request size", default=512.0,
-          choices=(128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
-    Param("completion", "size", "read completion size (RCB chunks on some root complexes; else the MPS)",
-          required=False, choices=(64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)),
-    Param("acks_per_tlp", "dimensionless", "ACK and UpdateFC DLLPs returned per TLP received", default=2.0,
-          positive=False, maximum=8.0),
-    Param("transfer_cost", "time", "fixed cost per transfer (DMA setup, descriptor and doorbell)",
-          required=False, positive=False),
-    Param("transfer_size", "size", "bytes per transfer (a DMA or a copy); absent: a stream", required=False),
-)
-
-
-def _pcie_effective(p):
-    """Efficiency of writes (4DW TLPs): a stream, or transfers of ``transfer_size`` bytes, each
-    rounded up to whole TLPs and paying ``transfer_cost`` where the profile states them."""
-    if "transfer_size" not in p:
-        return _pcie_eff(p)
-    size = p["transfer_size"]
-    wire = size + protocols.pcie_tlps(size, p["mps"]) * p["tlp_overhead"]
-    eff = size / wire * (1 - p["dllp_overhead"]) * p["flit_payload"]
-    if "transfer_cost" in p:
-        eff = eff * protocols.transfer_share(size, p["transfer_cost"], _serial(p) * eff)
-    return eff
-
-
-def pcie_link_rates(p: Mapping[str, float], size: float | None = None) -> dict[str, float]:
-    """Payload rates of a pcie link [B/s] from its parameter values: ``write`` and ``read`` one
-    way, ``both`` each way with writes one way and reads the other (see
-    :func:`pinchpoint.physics.protocols.pcie_rates`); ``size`` defaults to the link's transfer_size
-    (a stream when absent)."""
-    size = p.get("transfer_size") if size is None else size
-    rates = protocols.pcie_rates(
-        _serial(p), size, mps=p["mps"], mrrs=p["mrrs"], completion=p.get("completion"),
-        tlp_overhead=p["tlp_overhead"], dllp_overhead=p["dllp_overhead"], flit_payload=p["flit_payload"],
-        acks_per_tlp=p["acks_per_tlp"], flit=p["flit_payload"] < 1, transfer_cost=p.get("transfer_cost", 0.0))
-    return {k: float(v) for k, v in rates.items()}
-
-
-def _pcie_both_ways(p):
-    return pcie_link_rates(p)["both"]
-
 
 def _passes_bound(kind_name: str):
     def advise(values, raw, net):
@@ -354,7 +144,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a shared bus: move devices to another bus segment or to PCI-X/PCIe",
         example={"width": "32 bit", "clock": "33 MHz"},
         valid_values={"width": (4.0, 8.0)},  # 32- or 64-bit [1]
-        sample=bus_sample("pci"),
+        sample=BusSample("pci"),
     ),
     "pci-x": LinkKind(
         "pci-x", "parallel PCI-X bus: shared, half duplex; bursts pay address/attribute clocks [1]",
@@ -369,17 +159,21 @@ KINDS: dict[str, LinkKind] = {
         bound_advice=_pcix_bound,
         # MMRBC: 512, 1024, 2048 or 4096 bytes (PCI-X Addendum 1.0b, 7.2.3); 32- or 64-bit
         valid_values={"burst": (512.0, 1024.0, 2048.0, 4096.0), "width": (4.0, 8.0)},
-        sample=bus_sample("pci-x"),
+        sample=BusSample("pci-x"),
     ),
     "pcie": LinkKind(
         "pcie", "PCI Express: serial lanes, each direction separately, line-coded; FLIT mode from gen 6 [3] [6]",
-        _PCIE_PARAMS, _serial, "lane_rate*lanes*encoding/8",
-        efficiency=_pcie_effective,
+        PCIE_PARAMS, pcie_raw, "lane_rate*lanes*encoding/8",
+        efficiency=pcie_write_efficiency,
         efficiency_formula="mps/(mps + tlp_overhead)*(1 - dllp_overhead)*flit_payload",
+        read_efficiency=pcie_read_efficiency,
+        read_efficiency_formula="mrrs/(mrrs + mrrs/min(completion, mps)*(tlp_overhead - 4) + 8*acks_per_tlp)"
+                                "*(1 - dllp_overhead)*flit_payload",
+        reverse_cost=pcie_reverse_cost, read_bound=pcie_read_bound,
         transfer_formula="transfer_size/(transfer_size + ceiling(transfer_size/mps)*tlp_overhead)"
                          "*(1 - dllp_overhead)*flit_payload, then x transfer_size/(transfer_size + "
                          "transfer_cost*rate) where rate is the capacity times that",
-        both_ways=_pcie_both_ways,
+        both_ways=pcie_both_ways,
         source="PCI Express Base Specification",
         advice="a card below its maximum link trains narrower or slower: use a slot wired for its full "
                "width and generation; MPS 256+ and MRRS 512+; fewer, larger transfers",
@@ -400,7 +194,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a wider (16-bit) or faster HyperTransport link",
         example={"width": "16 bit", "clock": "800 MHz"},
         bound_advice=_passes_bound("hypertransport"),
-        sample=bus_sample("hypertransport"),
+        sample=BusSample("hypertransport"),
     ),
     "fsb": LinkKind(
         "fsb", "front-side bus: 'paths = 2' is two unidirectional paths (G5), 1 a shared bus (Intel) [4]",
@@ -412,7 +206,7 @@ KINDS: dict[str, LinkKind] = {
         advice="a faster FSB, or a platform with an integrated memory controller",
         example={"width": "64 bit", "clock": "333 MHz", "transfers_per_clock": 4},
         bound_advice=_passes_bound("fsb"), memory_path=True,
-        sample=bus_sample("fsb"),
+        sample=BusSample("fsb"),
     ),
     "memory": LinkKind(
         "memory", "DRAM channels: one capacity shared by reads and writes [5]",
@@ -424,7 +218,7 @@ KINDS: dict[str, LinkKind] = {
         advice="populate every channel; faster DIMMs",
         example={"width": "64 bit", "clock": "2400 MHz", "channels": 8},
         bound_advice=_passes_bound("memory"), memory=True, memory_path=True,
-        sample=bus_sample("memory"),
+        sample=BusSample("memory"),
     ),
     "hbm": LinkKind(
         "hbm", "an accelerator's HBM stacks: interface width x clock x 2, shared by reads and writes [12]",
@@ -435,7 +229,7 @@ KINDS: dict[str, LinkKind] = {
         source="JEDEC JESD235/JESD238 HBM; GPU datasheets",
         advice="HBM is the fastest memory there is: reuse data on chip (shared memory, L2) instead",
         example={"width": "5120 bit", "clock": "2619 MHz"},
-        sample=bus_sample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
+        sample=BusSample("hbm", widths=(1024, 2048, 4096, 5120, 6144), mhz=(500, 3200)),
     ),
     "nvlink": LinkKind(
         "nvlink", "NVIDIA NVLink: 'count' bonded links, each 'link_rate' per direction [7]",
@@ -448,7 +242,7 @@ KINDS: dict[str, LinkKind] = {
         efficiency=_packet_eff, efficiency_formula="payload/(payload + header)",
         source="Foley and Danskin, IEEE Micro 37(2) 2017; NVIDIA H100 architecture whitepaper",
         advice="more links bonded between the pair (an NVSwitch gives every GPU all its links)",
-        example={"count": 18, "link_rate": "25 GB/s"},
+        example={"count": 18, "link_rate": "25 GB/s"}, peer=True,
     ),
     "nvlink-c2c": LinkKind(
         "nvlink-c2c", "NVLink-C2C between a Grace CPU and a Hopper GPU: one coherent link, each way [8]",
@@ -501,13 +295,15 @@ KINDS: dict[str, LinkKind] = {
     ),
     "ethernet": LinkKind(
         "ethernet", "Ethernet port: line rate each way (framing is modelled by `diagnose`)",
-        (Param("rate", "bandwidth", "line rate"),), _rate, "rate", network=True,
+        (Param("rate", "bandwidth", "line rate (absent: the NIC's line_rate)", required=False),), _rate, "rate",
+        network=True, owners={"nic": ("line_rate", "rate")},
         source="IEEE 802.3", advice="a faster port, or several ports bonded",
         example={"rate": "100 Gbit/s"},
     ),
     "line": LinkKind(
         "line", "a network line of a given rate, each way (ATM, FDDI, a WAN circuit ...)",
-        (Param("rate", "bandwidth", "line rate"),), _rate, "rate", network=True,
+        (Param("rate", "bandwidth", "line rate (absent: the NIC's line_rate)", required=False),), _rate, "rate",
+        network=True, owners={"nic": ("line_rate", "rate")},
         advice="a faster line", example={"rate": "155 Mbit/s"},
     ),
     "link": LinkKind(
@@ -521,7 +317,8 @@ KINDS: dict[str, LinkKind] = {
     ),
     "disk": LinkKind(
         "disk", "a storage device interface: one sustained rate shared by reads and writes",
-        (Param("rate", "bandwidth", "sustained transfer rate"),), _rate, "rate", duplex=_half,
+        (Param("rate", "bandwidth", "sustained transfer rate (absent: the disk's rate)", required=False),), _rate,
+        "rate", duplex=_half, owners={"disk": ("rate", "rate")},
         advice="a faster device, or several striped", example={"rate": "3 GB/s"},
     ),
 }

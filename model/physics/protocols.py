@@ -70,7 +70,7 @@ def split_read_bound(outstanding, burst_bytes, latency_s, peak_bytes_per_s):
     float
         Throughput bound [B/s]; 1 us, MMRBC 512, 1.066 GB/s -> 2.77 Gbit/s per outstanding read.
     """
-    return outstanding * burst_bytes / (latency_s + burst_bytes / peak_bytes_per_s)
+    return outstanding_read_bound(outstanding, burst_bytes, latency_s, peak_bytes_per_s)
 
 
 def pcie_tlp_efficiency(payload_bytes, header_bytes=24.0, dllp_overhead=0.05):
@@ -172,20 +172,54 @@ def pcie_tlps(size_bytes, chunk_bytes):
     return 1 / chunk_bytes if size_bytes is None else _ceil(size_bytes / chunk_bytes)
 
 
+def pcie_wire_bytes(size_bytes, op, *, mps=256.0, mrrs=512.0, completion=None, tlp_overhead=24.0,
+                    acks_per_tlp=1.0, flit=False):
+    """Link bytes for ``size_bytes`` of payload moved by ``op``, on the direction the data takes
+    and on the other one [5]: (data direction, other direction).
+
+    A write (posted) sends ceil(S / MPS) TLPs of ``tlp_overhead`` bytes beside the data; the
+    receiver answers each with ``acks_per_tlp`` ACK or UpdateFC DLLPs of 8 bytes on the other
+    direction.  A read sends ceil(S / MRRS) requests (``tlp_overhead`` each, no data) on the other
+    direction; the data comes back in ceil(S / completion) completions with a 3DW header (4 bytes
+    less), and the DLLPs that answer the requests travel with them.  Completions are at most
+    MPS, smaller where the root complex splits them at its read completion boundary.  DLLPs
+    cost nothing in FLIT mode (they ride in the FLIT's DLP bytes).  ``size_bytes=None`` is a
+    stream: bytes per payload byte.
+    """
+    completion = mps if completion is None else _min(completion, mps)
+    n_bytes = 1.0 if size_bytes is None else size_bytes
+    dllp = 0.0 if flit else DLLP_BYTES * acks_per_tlp
+    if op == "write":
+        n_wr = pcie_tlps(size_bytes, mps)
+        return n_bytes + n_wr * tlp_overhead, n_wr * dllp
+    n_req = pcie_tlps(size_bytes, mrrs)
+    n_cpl = pcie_tlps(size_bytes, completion)
+    return (n_bytes + n_cpl * (tlp_overhead - COMPLETION_HEADER_SAVING) + n_req * dllp,
+            n_req * tlp_overhead + n_cpl * dllp)
+
+
+def _min(a, b):
+    """min for floats, sympy's Min for expressions (the symbolic path)."""
+    try:
+        return min(a, b)
+    except TypeError:
+        import sympy
+
+        return sympy.Min(a, b)
+
+
 def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion=None, tlp_overhead=24.0,
-               dllp_overhead=0.05, flit_payload=1.0, acks_per_tlp=2.0, flit=False, transfer_cost=0.0):
+               dllp_overhead=0.0, flit_payload=1.0, acks_per_tlp=1.0, flit=False, transfer_cost=0.0):
     """Effective PCIe rates per direction for writes, reads and both at once [3], [5].
 
-    A device writes (posted): ceil(S / MPS) TLPs of ``tlp_overhead`` each beside the data.  A
-    device reads: ceil(S / MRRS) read requests (``tlp_overhead`` each, no data) travel one way,
-    ceil(S / completion) completions (3DW: ``tlp_overhead`` - 4 each) bring the data the other
-    way; completions are at most MPS, smaller where the root complex splits them at the read
-    completion boundary.  Every TLP received is answered by ``acks_per_tlp`` DLLPs (ACK and
-    UpdateFC, 8 bytes each; none in FLIT mode, where they ride in the FLIT's DLP bytes) on the
-    reverse direction: they cost nothing while that direction idles, but when the device
-    writes and reads at once each direction carries its own data, the other's DLLPs and (one
-    way) the read requests, so the two directions together carry less than twice one.  Each
-    direction has ``raw x (1 - dllp_overhead) x flit_payload`` for TLPs.
+    The bytes of :func:`pcie_wire_bytes`: each direction has ``raw x (1 - dllp_overhead) x
+    flit_payload`` for TLPs and DLLPs, where ``dllp_overhead`` is link time lost to anything not
+    counted per TLP (0 unless a platform is measured: the ACK and flow-control DLLPs are counted
+    per TLP, once, on the direction that carries them).  One way, a direction carries its data
+    and the DLLPs that answer the other's TLPs; the other direction's bytes cost nothing while it
+    idles.  When the device writes and reads at once, each direction carries its own data and
+    the other's DLLPs and (one way) the read requests, so the two directions together carry less
+    than twice one.
 
     Parameters
     ----------
@@ -198,7 +232,7 @@ def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion
     tlp_overhead : float
         Per-TLP bytes of a 4DW request: framing, sequence, header, LCRC (FLIT mode: the header) [B].
     dllp_overhead : float
-        Share of each direction lost to link-layer traffic even one way [-].
+        Share of each direction lost to link traffic not counted per TLP [-].
     flit_payload : float
         Share of a FLIT that carries TLPs (1 outside FLIT mode) [-].
     acks_per_tlp : float
@@ -214,26 +248,25 @@ def pcie_rates(raw_bytes_per_s, size_bytes, *, mps=256.0, mrrs=512.0, completion
         ``write``, ``read``: one-way payload rates [B/s]; ``both``: the payload rate each way
         with writes one way and reads the other at the same rate [B/s].
     """
-    completion = mps if completion is None else min(completion, mps)
     stream = size_bytes is None
     n_bytes = 1.0 if stream else size_bytes
     budget = raw_bytes_per_s * (1 - dllp_overhead) * flit_payload
-    dllp = 0.0 if flit else DLLP_BYTES * acks_per_tlp
-    n_wr = pcie_tlps(size_bytes, mps)
-    n_req = pcie_tlps(size_bytes, mrrs)
-    n_cpl = pcie_tlps(size_bytes, completion)
-    write_bytes = n_bytes + n_wr * tlp_overhead
-    request_bytes = n_req * tlp_overhead
-    cpl_bytes = n_bytes + n_cpl * (tlp_overhead - COMPLETION_HEADER_SAVING)
+    kw = dict(mps=mps, mrrs=mrrs, completion=completion, tlp_overhead=tlp_overhead, acks_per_tlp=acks_per_tlp,
+              flit=flit)
+    w_data, w_back = pcie_wire_bytes(size_bytes, "write", **kw)
+    r_data, r_back = pcie_wire_bytes(size_bytes, "read", **kw)
 
     def with_cost(rate):
         return rate if stream else n_bytes / (transfer_cost + n_bytes / rate)
 
-    write = with_cost(budget * n_bytes / write_bytes)
-    read = with_cost(budget * n_bytes / max(cpl_bytes, request_bytes))
-    # Both at once: the write direction carries writes, read requests and DLLPs for the
-    # completions; the read direction carries completions and DLLPs for writes and requests.
-    up = write_bytes + request_bytes + n_cpl * dllp
-    down = cpl_bytes + (n_wr + n_req) * dllp
-    both = with_cost(budget * n_bytes / max(up, down))
+    write = with_cost(budget * n_bytes / w_data)
+    read = with_cost(budget * n_bytes / max(r_data, r_back))
+    both = with_cost(budget * n_bytes / max(w_data + r_back, r_data + w_back))
     return {"write": write, "read": read, "both": both}
+
+
+def outstanding_read_bound(outstanding, request_bytes, latency_s, rate_bytes_per_s):
+    """Reads bounded by the requests a requester keeps outstanding [1], [5]: each of N requests
+    returns ``request_bytes`` one round trip plus its own transfer time after it was issued,
+    X <= N x R / (latency + R / rate) (Little's law; the PCI-X split read bound is the same)."""
+    return outstanding * request_bytes / (latency_s + request_bytes / rate_bytes_per_s)

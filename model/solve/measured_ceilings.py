@@ -19,13 +19,13 @@ signature figure stands for a link or a flow:
 Efficiency = measured / theoretical.
 
 :func:`classify` answers the question seed 000 answered by hand for the G5 with a 10 GbE NIC:
-TCP reached 3.5 Gbit/s and UDP 7.8 Gbit/s through a PCI-X bus of 8.5 Gbit/s; UDP is near the bus
-(hardware-bound), TCP far below every ceiling ("software is the limit").  A figure is
-hardware-bound when it reaches at least ``near`` (default 0.8: our choice, not the seed's) of
-some ceiling, software-bound when it stays below that fraction of all of them.  A figure more
-than ``ABOVE`` (5 %) above a ceiling cannot have been measured under it: that verdict is
-"above-ceiling", naming the ceilings whose inputs (the profile's link values, the flow, or the
-figure itself) must be wrong.
+TCP reached 3.5 Gbit/s and UDP 7.8 Gbit/s through a PCI-X bus of 8.5 Gbit/s; UDP is at the bus,
+TCP far below every ceiling ("software is the limit").  It gives the verdicts `diagnose` gives,
+against the same figures (:mod:`pinchpoint.solve.verdicts`): the binding ceiling is the lowest,
+efficiency = measured / binding; ``at-ceiling`` from 0.9, ``below-ceiling`` from 0.5,
+``far-below-all`` below; a figure more than 5 % above a ceiling cannot have been measured under
+it: ``above-ceiling``, naming the ceiling whose inputs (the profile's link values, the flow, or
+the figure itself) must be wrong.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ from dataclasses import dataclass
 from pinchpoint.errors import InputError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.prediction.rates import memory_bandwidth
+from pinchpoint.solve.verdicts import ABOVE_CEILING, AT_CEILING, legend, verdict_for
 
-NEAR = 0.8
+#: From this fraction of the binding ceiling a figure is at it (the name it had here).
+NEAR = AT_CEILING
 #: Above this fraction of a ceiling a figure contradicts it (rounding stays within a few per cent).
-ABOVE = 1.05
+ABOVE = ABOVE_CEILING
 
 @dataclass(frozen=True)
 class MeasuredCeiling:
@@ -144,24 +146,32 @@ def measured_ceilings(profile, signature: Signature, stat: str = "median") -> tu
 
 @dataclass(frozen=True)
 class Classification:
-    """Where a measured figure stands against every ceiling that applies to it."""
+    """Where a measured figure stands against every ceiling that applies to it.
+
+    ``verdict``: at-ceiling, below-ceiling, far-below-all or above-ceiling (the words of
+    `diagnose`); ``nearest``: the binding (lowest) ceiling, or for above-ceiling the one exceeded
+    most; ``ratio``: measured / that ceiling (the efficiency `diagnose` prints)."""
 
     measured_bytes_per_s: float
-    verdict: str  # "hardware-bound", "software-bound" or "above-ceiling"
+    verdict: str
     nearest: str
     ratio: float  # measured / the nearest ceiling
     ceilings: tuple[tuple[str, float], ...]
     near: float = NEAR
 
+    @property
+    def legend(self) -> str:
+        return legend(self.near)
+
     def to_dict(self) -> dict:
         return {"measured_bytes_per_s": self.measured_bytes_per_s, "verdict": self.verdict,
-                "nearest": self.nearest, "ratio": self.ratio, "near": self.near,
+                "nearest": self.nearest, "ratio": self.ratio, "efficiency": self.ratio, "near": self.near,
                 "ceilings": [{"name": n, "bytes_per_s": v,
                               "ratio": self.measured_bytes_per_s / v} for n, v in self.ceilings]}
 
 
-def classify(measured_bytes_per_s: float, ceilings, near: float = NEAR) -> Classification:
-    """Hardware-bound (within ``near`` of some ceiling) or software-bound (below all of them).
+def classify(measured_bytes_per_s: float, ceilings, near: float | None = None) -> Classification:
+    """The verdict on a measured figure against the ceilings that apply to it.
 
     Parameters
     ----------
@@ -169,21 +179,20 @@ def classify(measured_bytes_per_s: float, ceilings, near: float = NEAR) -> Class
         The achieved rate [B/s].
     ceilings : iterable of (name, bytes_per_s)
         Theoretical and measured ceilings that apply to the figure.
-    near : float
-        Fraction of a ceiling from which a figure counts as hardware-bound (0 < near <= 1).
+    near : float, optional
+        Fraction of the binding ceiling from which a figure is at it (0 < near <= 1; default
+        :data:`pinchpoint.solve.verdicts.AT_CEILING`, as `diagnose`).
 
     Returns
     -------
     Classification
-        For a hardware-bound figure ``nearest`` is the lowest ceiling it reaches ``near`` of;
-        for a software-bound one, the lowest ceiling (the one it is closest to); for one above a
-        ceiling, the ceiling it exceeds most.
 
     Raises
     ------
     InputError
         No ceilings, a non-positive ceiling or figure, or ``near`` outside (0, 1].
     """
+    near = NEAR if near is None else near
     items = tuple((str(n), float(v)) for n, v in ceilings)
     if not items:
         raise InputError("no ceilings to compare the measured figure with", key="ceilings")
@@ -195,17 +204,12 @@ def classify(measured_bytes_per_s: float, ceilings, near: float = NEAR) -> Class
     for n, v in items:
         if not v > 0:
             raise InputError(f"ceiling {n!r} must be positive, got {v!r}", key="ceilings")
-    reached = [(n, v) for n, v in items if measured_bytes_per_s >= near * v]
     exceeded = [(n, v) for n, v in items if measured_bytes_per_s > ABOVE * v]
     if exceeded:
         n, v = max(exceeded, key=lambda t: measured_bytes_per_s / t[1])
-        verdict = "above-ceiling"
-    elif reached:
-        n, v = min(reached, key=lambda t: t[1])
-        verdict = "hardware-bound"
     else:
         n, v = min(items, key=lambda t: t[1])
-        verdict = "software-bound"
+    verdict = verdict_for(measured_bytes_per_s / v, bool(exceeded), near)
     return Classification(measured_bytes_per_s, verdict, n, measured_bytes_per_s / v, items, near)
 
 
@@ -215,15 +219,14 @@ def flow_ceilings_for(profile, flow: str, signature: Signature | None = None,
     effective ceiling (after protocol overhead) and the signature's measured ceilings."""
     from pinchpoint.solve.ceilings import flow_ceiling
 
-    if flow not in profile.flows:
+    if not profile.has_flow(flow):
         raise InputError(f"profile {profile.name!r} has no flow {flow!r} "
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     c = flow_ceiling(profile, flow)
-    out = [(f"{flow} [{','.join(c.binding)}]", c.ceiling_bytes_per_s)]
+    out = [(f"{flow} [{','.join(c.raw_binding or c.binding)}]", c.ceiling_bytes_per_s)]
     if c.effective_ceiling_bytes_per_s and abs(c.effective_ceiling_bytes_per_s - c.ceiling_bytes_per_s) > \
             1e-9 * c.ceiling_bytes_per_s:
-        out.append((f"{flow} effective [{','.join(c.effective_binding or c.binding)}]",
-                    c.effective_ceiling_bytes_per_s))
+        out.append((f"{flow} effective [{','.join(c.binding)}]", c.effective_ceiling_bytes_per_s))
     if signature is not None:
         for m in measured_ceilings(profile, signature, stat):
             out.append((f"measured {m.name} ({m.source})", m.measured_bytes_per_s))

@@ -199,8 +199,9 @@ def build_terms(profile: Profile, flow: str, free: list[str]) -> _Terms:
     for rid, u in sorted(c.usage.items()):
         link = profile.links[link_of(rid)]
         passes = sympy.nsimplify(u)
+        op = "read" if rid in c.read_resources else "write"  # a PCIe read is priced by its completions
         for effective, out in ((False, raw), (True, eff)):
-            expr = link_expression(link, effective=effective) / passes
+            expr = link_expression(link, effective=effective, op=op) / passes
             # only this link's symbols: the same substitutions in the same order, without a
             # walk of the expression for each of the profile's other parameters
             expr = expr.subs({s: v for s, v in fixed.items() if s in expr.free_symbols})

@@ -24,12 +24,14 @@ def symbol(link_id: str, param: str):
     return sympy.Symbol(f"{link_id}.{param}", positive=True)
 
 
-def link_expression(link: Link, *, effective: bool = False):
-    """The capacity of a link [B/s] as a sympy expression in its parameters."""
+def link_expression(link: Link, *, effective: bool = False, op: str = "write"):
+    """The capacity of a link [B/s] as a sympy expression in its parameters; ``effective``: after
+    protocol overhead for transfers of kind ``op`` ("write", or "read": a PCIe read's completions)."""
     p = {name: symbol(link.id, name) for name in link.params}
     expr = link.definition.capacity(p)
-    if effective and link.definition.efficiency is not None:
-        expr = expr * link.definition.efficiency(p)
+    efficiency = link.definition.efficiency_for(op)
+    if effective and efficiency is not None:
+        expr = expr * efficiency(p)
     return expr
 
 
@@ -146,8 +148,9 @@ def explain_flow(profile: Profile, flow_name: str) -> Explanation:
     from pinchpoint.solve.ceilings import flow_ceiling
 
     c = flow_ceiling(profile, flow_name)
-    expr = flow_expression(profile, c.usage)
-    value = evaluate(expr, profile)
+    # the solver's figure, as `ceilings` prints it (on a mesh the expression is that of the split
+    # the solver chose, which may round the last digits)
+    value = c.ceiling_bytes_per_s
     from pinchpoint.solve.ceilings import parallel_groups
 
     parts = []

@@ -75,8 +75,8 @@ def test_nvswitch_fabric_from_topo():
     assert nv.kind == "nvlink" and nv.between == ("gpu3", "nvswitch")
     assert nv.capacity_bytes_per_s == pytest.approx(18 * 25e9)  # H100: 18 links of 25 GB/s each way
     c = {x.name: x for x in all_ceilings(p)}
-    # NVLink plus the two GPUs' PCIe links through the root complex: max-flow counts both paths
-    assert c["gpu0-to-gpu1"].ceiling_bytes_per_s == pytest.approx(18 * 25e9 + GEN5_X16)
+    # NVLink alone: GPU peer copies keep to the peer fabric that joins them (issue 25)
+    assert c["gpu0-to-gpu1"].ceiling_bytes_per_s == pytest.approx(18 * 25e9)
 
 
 def test_direct_nvlink_bridge_from_topo():

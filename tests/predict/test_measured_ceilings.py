@@ -1,4 +1,5 @@
-"""Measured ceilings beside theoretical ones, and hardware- vs software-bound (seed 000)."""
+"""Measured ceilings beside theoretical ones, and where a figure stands against them (seed 000), in
+diagnose's words (issue 25: one vocabulary)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ def test_seed000_tcp_software_udp_hardware(g5):
     ceilings = flow_ceilings_for(g5, "nic-rx")
     tcp = classify(3.5e9 / 8, ceilings)
     udp = classify(7.8e9 / 8, ceilings)
-    assert tcp.verdict == "software-bound" and tcp.ratio == pytest.approx(0.4626, abs=1e-3)
-    assert udp.verdict == "hardware-bound" and "pcix" in udp.nearest
+    assert tcp.verdict == "far-below-all" and tcp.ratio == pytest.approx(0.4626, abs=1e-3)
+    assert udp.verdict == "at-ceiling" and "pcix" in udp.nearest
 
 
 @pytest.mark.parametrize("args, words", [
@@ -78,7 +79,7 @@ def test_power4_memory_from_peak_dot():
 
 
 def test_classify_above_a_ceiling():
-    # 5 % over a ceiling is the tolerance: 1.04 x stays hardware-bound, 1.06 x is above-ceiling
-    assert classify(1.04e9, [("bus", 1e9)]).verdict == "hardware-bound"
+    # 5 % over a ceiling is the tolerance: 1.04 x stays at-ceiling, 1.06 x is above-ceiling
+    assert classify(1.04e9, [("bus", 1e9)]).verdict == "at-ceiling"
     c = classify(1.06e9, [("bus", 1e9), ("mem", 1e8)])
     assert c.verdict == "above-ceiling" and c.nearest == "mem" and c.ratio == pytest.approx(10.6)

@@ -95,9 +95,9 @@ def test_ceilings_with_signature(capsys):
 
 def test_classify_command(capsys):
     code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "3.5 Gbit/s")
-    assert code == 0 and "software-bound" in out
+    assert code == 0 and "far-below-all (46% of" in out
     code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "7.8 Gbit/s", "--json")
-    assert json.loads(out)["verdict"] == "hardware-bound"
+    assert json.loads(out)["verdict"] == "at-ceiling"
     code, _, err = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "fast")
     assert code == 2 and "--measured" in err
 
@@ -119,5 +119,5 @@ def test_classify_figure_above_every_ceiling_is_not_hardware_bound(capsys):
     code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "20 Gbit/s")
     assert code == 0
     first = out.splitlines()[0]
-    assert "above-ceiling" in first and "hardware-bound" not in first
+    assert "above-ceiling" in first and "at-ceiling" not in first
     assert "must be wrong" in out

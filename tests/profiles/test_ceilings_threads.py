@@ -46,10 +46,10 @@ def test_the_first_failing_flow_in_order_raises(monkeypatch):
     failing = {names[1]: "first", names[-1]: "last"}
     real = ceilings.flow_ceiling
 
-    def flaky(p, n, graphs=None):
+    def flaky(p, n, context=None):
         if n in failing:
             raise ValueError(failing[n])
-        return real(p, n, graphs=graphs)
+        return real(p, n, context=context)
 
     monkeypatch.setattr(ceilings, "flow_ceiling", flaky)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)

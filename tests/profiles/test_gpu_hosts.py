@@ -10,7 +10,7 @@ from pinchpoint.solve.ceilings import flow_ceiling, scenario_ceilings
 from pinchpoint.inputs.profile_io import load_profile
 
 GEN5_X16 = 32e9 * 16 * 128 / 130 / 8  # 63.0 GB/s each way
-GEN5_X16_EFF = GEN5_X16 * 256 / 280 * 0.95  # 4DW TLPs at MPS 256, 5 % DLLP share
+GEN5_X16_EFF = GEN5_X16 * 256 / 280  # 4DW TLPs at MPS 256 (reads: 3DW completions and a DLLP per request, the same)
 NIC_400G = 400e9 / 8
 NVLINK_H100 = 18 * 25e9  # NVIDIA H100 whitepaper: 900 GB/s in total, 450 each way
 
@@ -29,9 +29,13 @@ def test_gpudirect_rdma_stays_below_the_switch(hgx):
 
 def test_gpu_to_gpu_over_nvlink_and_over_pcie(hgx):
     nv = flow_ceiling(hgx, "gpu0-gpu1")
-    # max-flow counts NVLink and PCIe peer-to-peer through the shared switch: an upper bound
-    assert nv.ceiling_bytes_per_s == pytest.approx(NVLINK_H100 + GEN5_X16)
+    # NVLink only: the peer fabric that joins the two GPUs (issue 25), not PCIe beside it
+    assert nv.ceiling_bytes_per_s == pytest.approx(NVLINK_H100)
     assert {f"nvl0-{k}" for k in range(4)} <= set(nv.binding)
+    assert "pcisw0" not in nv.path and not any(r.startswith("pcie") for r in nv.usage)
+    asked = flow_ceiling(hgx, "gpu0-gpu1-pcie")  # via = ["pcisw0"]: the PCIe peer path
+    assert asked.ceiling_bytes_per_s == pytest.approx(GEN5_X16)
+    assert asked.path == ("hbm0", "gpu0", "pcisw0", "gpu1", "hbm1")
     pcie = flow_ceiling(load_profile("pcie-2gpu-switch"), "gpu0-gpu1")
     assert pcie.ceiling_bytes_per_s == pytest.approx(GEN5_X16)
     assert "cpu0" not in pcie.path  # peer-to-peer turns at the switch
@@ -46,8 +50,9 @@ def test_all_eight_nics_into_one_socket_bind_at_the_switch_uplinks(hgx):
         assert len(c.binding) == 1 and c.binding[0].startswith("up")
         assert c.effective_ceiling_bytes_per_s == pytest.approx(GEN5_X16_EFF / 2)
     assert 4 * GEN5_X16 / 2 < hgx.links["upi"].capacity_bytes_per_s  # the socket link has (little) room left
-    for c in scenario_ceilings(hgx, "all-nics-gdr"):
-        assert c.ceiling_bytes_per_s == pytest.approx(NIC_400G) and c.binding[0].startswith("wire")
+    for c in scenario_ceilings(hgx, "all-nics-gdr"):  # each row names its own wire (issue 25)
+        n = c.name[-1]
+        assert c.ceiling_bytes_per_s == pytest.approx(NIC_400G) and c.binding == (f"wire{n}",)
 
 
 def test_host_to_gpu_on_a_switch_shares_the_uplink():
@@ -70,10 +75,14 @@ def test_grace_hopper():
 def test_400gbe_in_a_gen5_x16_slot():
     p = load_profile("nic-400gbe-pcie5")
     assert flow_ceiling(p, "nic-rx").binding == ("wire",)
+    # both ways at once each direction of the slot also carries the other's requests and DLLPs:
+    # 63.0 / (1 + 24/256 + 24/512 + 8/256) = 53.8 GB/s each way, still above the line
     both = scenario_ceilings(p, "bidirectional")
-    for c in both:  # both ways at once, the slot carries less than the line
-        assert c.effective_ceiling_bytes_per_s < NIC_400G
-        assert c.effective_binding == ("pcie",)
+    for c in both:
+        assert c.effective_ceiling_bytes_per_s == pytest.approx(NIC_400G)
+        assert c.binding == ("wire",)
+    assert p.links["pcie"].effective_both_ways_bytes_per_s == pytest.approx(GEN5_X16 / (1 + 24 / 256 + 24 / 512
+                                                                                         + 8 / 256))
 
 
 def test_cxl_memory_against_local_dram():

@@ -82,8 +82,14 @@ def test_pcie_gen6_flit_mode():
     link = _one_link("pcie", {"generation": 6, "lanes": 16})
     assert link.capacity_bytes_per_s == pytest.approx(64e9 * 16 / 8)
     assert link.efficiency == pytest.approx(256 / (256 + 16) * 236 / 256)
+    assert link.values()["acks_per_tlp"] == 0  # DLLPs ride in the FLIT's DLP bytes
+    # a completion's 3DW header is 4 bytes shorter than a request's 4DW one
+    assert link.costs("write")[1] == 0
+    assert link.costs("read")[0] == pytest.approx((1 + 12 / 256) / (236 / 256))
     gen5 = _one_link("pcie", {"generation": 5, "lanes": 16})
-    assert gen5.efficiency == pytest.approx(256 / 280 * 0.95)  # unchanged below gen 6
+    # below gen 6 a TLP pays framing, sequence, 4DW header and LCRC; the ACK/FC DLLPs are counted
+    # per TLP on the other direction, not as a share of this one
+    assert gen5.efficiency == pytest.approx(256 / 280)
 
 
 @pytest.mark.parametrize("version, generation, eff", [

@@ -119,7 +119,7 @@ def test_pcie_dllp_overhead_of_2_is_refused():
     """It gave an effective capacity of -14.4 GB/s."""
     doc = _link_doc("pcie")
     doc["links"]["l"]["dllp_overhead"] = 2
-    with pytest.raises(ProfileError, match=r"links\.l\.dllp_overhead: 2 must be below 1"):
+    with pytest.raises(ProfileError, match=r"links\.l\.dllp_overhead: dllp_overhead = 2 must be below 1"):
         profile_from_document(doc)
 
 

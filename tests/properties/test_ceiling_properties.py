@@ -14,12 +14,25 @@ from hypothesis import strategies as st
 
 from pinchpoint.solve import ceilings
 from pinchpoint.graph import graph
+from pinchpoint.graph.maxflow import Arcs
 from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.solve.fixed_routes import fixed_routes
+from pinchpoint.solve.lp import lp
+from pinchpoint.solve.max_flow import max_flow
+from pinchpoint.solve.part import Part, core, legs_of
+from pinchpoint.solve.pricing import Pricing
+from pinchpoint.solve.solver import solve_flow, solve_flows
 from pinchpoint.solve.symbolic import evaluate, flow_expression
 
 from .strategies import RATE_UNITS, profile_documents, rate_text
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _question(profile, flows, part=None):
+    """The whole graph as one part, the flows' legs on it, raw pricing."""
+    part = part or Part(Arcs.of_profile(profile))
+    return part, legs_of(part, profile, flows), Pricing(profile, effective=False)
 
 
 def _ceilings(doc):
@@ -51,7 +64,6 @@ def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
     read) the effective ceiling equals the effective limit of its binding resources."""
     profile, result = _ceilings(doc)
     res = graph.resources(profile)
-    eff = graph.resources(profile, effective=True)
     for c in result.values():
         limits = {r: res[r].capacity_bytes_per_s / u for r, u in c.usage.items() if u > 0}
         for r, limit in limits.items():
@@ -60,7 +72,10 @@ def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
         raw = [limits[r] for r in limits if r.split(":", 1)[0] in (c.raw_binding or c.binding)]
         assert any(x == pytest.approx(c.ceiling_bytes_per_s, rel=1e-9) for x in raw), (c.name, raw)
         effective = c.effective_ceiling_bytes_per_s or c.ceiling_bytes_per_s
-        eff_limits = {r: eff[r].capacity_bytes_per_s / u for r, u in c.usage.items() if u > 0}
+        # each resource's raw capacity over the bytes the flow puts there after protocol overhead
+        eff_limits = {r: res[r].capacity_bytes_per_s / x for r, x in c.load.items() if x > 0}
+        for r, limit in eff_limits.items():
+            assert effective <= limit * (1 + 1e-9), (c.name, r)
         for r in c.binding_resources:
             if r in eff_limits and len([x for x in c.binding_resources
                                         if x.split(":", 1)[0] != r.split(":", 1)[0]]) == 0:
@@ -102,12 +117,12 @@ def test_numeric_equals_symbolic(doc):
 def test_max_flow_equals_the_linear_program(doc):
     """Two independent solvers agree on every single-pass flow (mesh graphs included)."""
     profile = profile_from_document(doc)
-    g = graph.build(profile)
     for flow in profile.flows.values():
         if not flow.single_pass:
             continue
-        lp_value = ceilings._lp(g, [flow], [1.0])[0]
-        mf = ceilings._max_flow(g, flow.source, flow.sink)
+        part, legs, raw = _question(profile, [flow])
+        lp_value = lp(part, [flow], [1.0], legs, raw)[0]
+        mf = max_flow(part, legs[0])
         if mf is not None:  # None: max-flow used a half-duplex link both ways and deferred to the LP
             assert mf.value == pytest.approx(lp_value, rel=1e-6)
 
@@ -116,11 +131,13 @@ def test_max_flow_equals_the_linear_program(doc):
 @given(doc=profile_documents(mesh=False))
 def test_closed_form_equals_the_linear_program(doc):
     profile = profile_from_document(doc)
-    g = graph.build(profile)
     flows = list(profile.flows.values())
-    closed = ceilings._fixed_routes(g, flows, [1.0] * len(flows))[0]
-    lp = ceilings._lp(g, flows, [1.0] * len(flows))[0]
-    assert closed == pytest.approx(lp, rel=1e-6)
+    for effective in (False, True):
+        part, legs, _ = _question(profile, flows)
+        pricing = Pricing(profile, effective=effective)
+        closed = fixed_routes(part, flows, [1.0] * len(flows), legs, pricing)[0]
+        by_lp = lp(part, flows, [1.0] * len(flows), legs, pricing)[0]
+        assert closed == pytest.approx(by_lp, rel=1e-6)
 
 
 @SETTINGS
@@ -165,14 +182,15 @@ def _meshes(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=_meshes())
 def test_cutting_to_the_route_blocks_changes_no_ceiling(doc):
-    """The solvers see only the blocks on each flow's route (ceilings._core); the whole graph
+    """The solvers see only the blocks on each flow's route (solve.part.core); the whole graph
     gives the same ceiling."""
     profile = profile_from_document(doc)
-    g = graph.build(profile)
+    net = Arcs.of_profile(profile)
     for name in profile.flows:
         flow = profile.flow(name)
-        core = ceilings._core(g, ceilings._pairs([flow]))
-        assert set(core) <= set(g)
-        whole = ceilings._shared(g, [flow], [1.0])[0].value  # the LP (or closed form) on everything
-        cut = ceilings._solve_flow(core, flow).value
+        cut_part = core(net, flow.legs)
+        assert cut_part.nodes is None or set(cut_part.nodes) <= set(net.nodes)
+        whole_part, legs, raw = _question(profile, [flow], Part(net))
+        whole = solve_flows(whole_part, [flow], [1.0], legs, raw)[0].value  # the LP (or closed form)
+        cut = solve_flow(cut_part, flow, legs_of(cut_part, profile, [flow]), raw).value
         assert cut == pytest.approx(whole, rel=1e-6)

@@ -130,14 +130,15 @@ def test_blocks_are_networkx_biconnected_components(edges):
                  for lid, end in (("l3", "n3"), ("l4", "n4"), ("l5", "n5"), ("x0", "n3"))}},
     "flows": {"round-trip": {"legs": [["n0", "n5"], ["n5", "n1"]]}}})
 def test_one_flow_alone_builds_its_part_and_answers_the_same(doc):
-    """flow_ceiling without shared graphs builds only the flow's blocks (ceilings._flow_network);
+    """flow_ceiling without shared graphs builds only the flow's blocks (solve.part.flow_network);
     every field of its answer is the one all_ceilings gives from the whole graph."""
-    from pinchpoint.solve.ceilings import _flow_network, _pairs, all_ceilings, flow_ceiling
+    from pinchpoint.solve.ceilings import all_ceilings, flow_ceiling
+    from pinchpoint.solve.part import flow_network
 
     profile = profile_from_document(doc)
     whole = {c.name: c.to_dict() for c in all_ceilings(profile, list(profile.flows) * 2)}
     for name in profile.flows:
-        part = _flow_network(profile, _pairs([profile.flow(name)]))
+        part = flow_network(profile, list(profile.flow(name).legs))
         assert set(part.nodes) <= set(Arcs.of_profile(profile).nodes)
         assert flow_ceiling(profile, name).to_dict() == whole[name]
 
