@@ -26,7 +26,7 @@ def hgx_document(profile: str) -> dict:
     needs += [{"name": f"nic{i}", "flows": f"rx-nic{i}", "rate": "100 Gbit/s"} for i in range(7)]
     clocks = {f"ddr5-{2 * c}": {"set": {"ddr[01].clock": f"{c} MHz"}, "price": c} for c in range(1600, 3600, 200)}
     channels = {f"{n}ch": {"set": {"ddr[01].channels": n}, "price": 500 * n} for n in range(4, 14)}
-    nics = {f"{g}G": {"set": {"wire[0-7].rate": f"{g} Gbit/s"}, "price": 20 * g} for g in range(100, 600, 50)}
+    nics = {f"{g}G": {"set": {"nic[0-7].line_rate": f"{g} Gbit/s"}, "price": 20 * g} for g in range(100, 600, 50)}
     return {"name": "speed", "needs": needs, "base": {"profile": profile, "price": 200000},
             "options": {"clock": clocks, "channels": channels, "nic": nics}}
 
@@ -42,7 +42,7 @@ def epyc_document(profile: str) -> dict:
               {"name": "copies", "flows": ["mem-copy", "remote-copy"], "rate": "60 GB/s", "at_once": True}]
     clocks = {f"ddr5-{2 * c}": {"set": {"mem[01].clock": f"{c} MHz"}, "price": c} for c in range(1600, 3600, 200)}
     channels = {f"{n}ch": {"set": {"mem[01].channels": n}, "price": 500 * n} for n in range(4, 14)}
-    nics = {f"{g}G": {"set": {"wire.rate": f"{g} Gbit/s"}, "price": 20 * g} for g in range(100, 600, 50)}
+    nics = {f"{g}G": {"set": {"nic.line_rate": f"{g} Gbit/s"}, "price": 20 * g} for g in range(100, 600, 50)}
     return {"name": "speed", "needs": needs, "base": {"profile": profile, "price": 20000},
             "options": {"clock": clocks, "channels": channels, "nic": nics}}
 

@@ -21,7 +21,7 @@ from pinchpoint.errors import PinchpointError
 from pinchpoint.graph.resource_ids import link_of
 from pinchpoint.inputs.profile import Profile
 from pinchpoint.inputs.requirements import Need
-from pinchpoint.planner.evaluate import Outcome, core_nodes, at_once, matched_flows, rate_outcome
+from pinchpoint.planner.evaluate import Outcome, at_once, leg_nodes, matched_flows, rate_outcome
 from pinchpoint.solve.ceilings import flow_ceiling
 from pinchpoint.solve.sweep import build_terms
 
@@ -29,18 +29,19 @@ from pinchpoint.solve.sweep import build_terms
 _AGREE = 1e-9
 
 
-def unique_route(profile: Profile, leg: tuple[str, str]) -> bool:
-    """True when one simple path joins the leg's ends: what is left after pruning every dead end
-    is a tree (a cycle anywhere on the way would give traffic a second route)."""
-    core = core_nodes(profile, set(leg))
-    links = [l for l in profile.links.values() if set(l.between) <= core]
-    return len(links) == len(core) - 1
+def unique_route(profile: Profile, flow: str, leg: tuple[str, str]) -> bool:
+    """True when one simple path joins the leg's ends under the routing rules: what is left
+    after pruning every dead end is a chain of two-ended links (a cycle anywhere on the way,
+    or a shared bus, would give traffic a second route or a share to work out)."""
+    core = leg_nodes(profile, flow, leg)
+    links = [l for l in profile.links.values() if sum(e in core for e in l.between) >= 2]
+    return all(len(l.between) == 2 for l in links) and len(links) == len(core) - 1
 
 
 def structure_key(profile: Profile):
-    """What routing depends on: components (with their parameters), links' ends, flows."""
-    return (tuple((c.id, c.kind, tuple(sorted((p, v.si) for p, v in c.params.items())))
-                  for c in profile.components.values()),
+    """What routing depends on: components and whether they forward, links' ends, flows (a
+    component's other parameters reach the solvers only through the links that read them)."""
+    return (tuple((c.id, c.kind, getattr(c, "forwards", True)) for c in profile.components.values()),
             tuple((k, l.kind, l.between, l.duplex) for k, l in profile.links.items()),
             tuple((k, f.legs, tuple(sorted(f.passes.items()))) for k, f in profile.flows.items()),
             tuple((k, s.flows, s.weights) for k, s in profile.scenarios.items()))
@@ -54,7 +55,7 @@ class FastNeed:
         self.flows = matched_flows(base, need)
         if need.kind != "rate" or not self.flows:
             raise ValueError("not a rate need")
-        if not all(unique_route(base, leg) for f in self.flows for leg in base.flows[f].legs):
+        if not all(unique_route(base, f, leg) for f in self.flows for leg in base.flows[f].legs):
             raise ValueError("a flow with several routes")
         ceilings = [flow_ceiling(base, f) for f in self.flows]
         links = sorted({link_of(r) for c in ceilings for r in c.usage})
@@ -98,8 +99,13 @@ class FastNeed:
             t = 1.0 / np.vstack([load[r] for r in rids])          # [resources x n]
             common = t.min(axis=0)
             rates = np.outer(self.weights, common)                  # [flows x n]
-            binding = [_ties(rids, t[:, j], common[j]) for j in range(n)]
-            bindings = [binding] * len(self.flows)
+            # a flow is bound by its own links that set the common rate, else by those that do
+            # on another flow's route (as the scenario solver words it)
+            bindings = []
+            for res, _ in per_flow:
+                own = [i for i, r in enumerate(rids) if r in set(res)]
+                bindings.append([_ties([rids[i] for i in own], t[own, j], common[j])
+                                 or _ties(rids, t[:, j], common[j]) for j in range(n)])
         else:
             rates = np.vstack([stack.min(axis=0) for _, stack in per_flow])
             bindings = [[_ties(res, stack[:, j], stack[:, j].min()) for j in range(n)] for res, stack in per_flow]

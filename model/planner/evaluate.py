@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from pinchpoint.errors import InputError, PinchpointError
 from pinchpoint.inputs.profile import Profile, Scenario
+from pinchpoint.inputs.routing import leg_rule
 from pinchpoint.inputs.requirements import Need
 from pinchpoint.solve.ceilings import flow_ceiling, scenario_ceilings
 
@@ -119,35 +120,36 @@ def workload_outcome(profile: Profile, need: Need, signature) -> Outcome:
 
 # --- memo -------------------------------------------------------------------------------------
 
-def _forwards(component) -> bool:
-    """Whether traffic may pass through a component (profiles that say so; every one otherwise)."""
-    value = getattr(component, "forwards", True)
-    return value if isinstance(value, bool) else True
-
-
-def core_nodes(profile: Profile, terminals: set[str]) -> set[str]:
-    """The components a simple path between ``terminals`` can cross: those that forward, after
-    pruning, again and again, every non-terminal of degree one (a dead end)."""
-    alive = {c for c, comp in profile.components.items() if c in terminals or _forwards(comp)}
-    nbrs: dict[str, list[str]] = {c: [] for c in alive}
+def _prune(profile: Profile, nodes: set[str], terminals: set[str]) -> set[str]:
+    """``nodes`` less, again and again, every non-terminal joined to at most one other node that
+    is left (a dead end): no simple path between terminals passes through what is pruned."""
+    alive = set(nodes)
+    nbrs: dict[str, set[str]] = {c: set() for c in alive}
     for link in profile.links.values():
-        a, b = link.between
-        if a in alive and b in alive:
-            nbrs[a].append(b)
-            nbrs[b].append(a)
-    degree = {c: len(n) for c, n in nbrs.items()}
-    stack = [c for c, d in degree.items() if d <= 1 and c not in terminals]
+        ends = [e for e in link.between if e in alive]
+        for a in ends:
+            nbrs[a].update(b for b in ends if b != a)
+    stack = [c for c in alive if len(nbrs[c]) <= 1 and c not in terminals]
     while stack:
         c = stack.pop()
         if c not in alive:
             continue
         alive.discard(c)
         for n in nbrs[c]:
-            if n in alive:
-                degree[n] -= 1
-                if degree[n] <= 1 and n not in terminals:
-                    stack.append(n)
+            nbrs[n].discard(c)
+            if n in alive and len(nbrs[n]) <= 1 and n not in terminals:
+                stack.append(n)
     return alive
+
+
+def leg_nodes(profile: Profile, flow: str, leg: tuple[str, str]) -> set[str]:
+    """The components a route of one leg may cross under the profile's routing rules
+    (:mod:`pinchpoint.inputs.routing`), dead ends pruned."""
+    rule = leg_rule(profile, profile.flows[flow], *leg)
+    nodes = set(leg) | rule.entry | rule.exit
+    nodes |= rule.allowed if rule.allowed is not None else {c for c, comp in profile.components.items()
+                                                               if comp.forwards}
+    return _prune(profile, nodes, set(leg))
 
 
 class Evaluator:
@@ -162,9 +164,9 @@ class Evaluator:
     def _relevant(self, profile: Profile, flows: tuple[str, ...]) -> tuple[str, ...]:
         shape = (profile.path, profile.name, flows, tuple((k, l.between) for k, l in profile.links.items()))
         if shape not in self._core:
-            ends = {e for f in flows for leg in profile.flows[f].legs for e in leg}
-            core = core_nodes(profile, ends)
-            self._core[shape] = tuple(k for k, l in profile.links.items() if set(l.between) <= core)
+            core = {n for f in flows for leg in profile.flows[f].legs for n in leg_nodes(profile, f, leg)}
+            self._core[shape] = tuple(k for k, l in profile.links.items()
+                                      if sum(e in core for e in l.between) >= 2)
         return self._core[shape]
 
     def _key(self, profile: Profile, need_index: int, need: Need):
