@@ -21,7 +21,7 @@ from pinchpoint.errors import PinchpointError
 from pinchpoint.graph.resource_ids import link_of
 from pinchpoint.inputs.profile import Profile
 from pinchpoint.inputs.requirements import Need
-from pinchpoint.planner.evaluate import Outcome, at_once, leg_nodes, matched_flows, rate_outcome
+from pinchpoint.planner.evaluate import Outcome, at_once, failing_binding, leg_nodes, matched_flows, rate_outcome
 from pinchpoint.solve.ceilings import flow_ceiling
 from pinchpoint.solve.sweep import build_terms
 
@@ -116,8 +116,9 @@ class FastNeed:
         if need.rate_bytes_per_s is not None:
             worst = int(np.argmin(rates))
             achieved = float(rates[worst])
+            binding = failing_binding(list(rates), bindings, need.rate_bytes_per_s, worst)
             return Outcome(need.name, need.rate_bytes_per_s, achieved, achieved / need.rate_bytes_per_s - 1,
-                           bindings[worst], self.flows,
+                           binding, self.flows,
                            f"slowest: {self.flows[worst]}" if len(self.flows) > 1 else "")
         achieved = float(rates.sum())
         binding = tuple(dict.fromkeys(b for bs in bindings for b in bs))

@@ -3,7 +3,7 @@
 A rate need is read off the same ceilings ``pinchpoint ceilings`` prints: one flow alone is
 :func:`~pinchpoint.solve.ceilings.flow_ceiling`; flows at once are a scenario of the profile
 (its own, or one made of the matched flows at equal weights) solved by
-:func:`~pinchpoint.solve.ceilings.scenario_ceilings`.  The margin is achieved / required - 1:
+:func:`~pinchpoint.solve.scenarios.scenario_ceilings`.  The margin is achieved / required - 1:
 +0.12 is 12 % of headroom, -0.19 misses the need by 19 %.
 
 Candidates generated from options share most of their links, and a need depends only on the
@@ -87,6 +87,13 @@ def _rates(profile: Profile, need: Need, flows: tuple[str, ...]):
     return out
 
 
+def failing_binding(rates, bindings, required: float, worst: int) -> tuple[str, ...]:
+    """What binds a need that every flow must meet: the links binding each flow that falls short
+    (all of them must grow for the need to pass), or the slowest flow's where none does."""
+    short = [b for r, b in zip(rates, bindings) if r < required * (1 - 1e-9)]
+    return tuple(dict.fromkeys(x for b in short for x in b)) if short else tuple(bindings[worst])
+
+
 def rate_outcome(profile: Profile, need: Need) -> Outcome:
     flows = matched_flows(profile, need)
     required = need.rate_bytes_per_s if need.rate_bytes_per_s is not None else need.total_bytes_per_s
@@ -96,7 +103,8 @@ def rate_outcome(profile: Profile, need: Need) -> Outcome:
     rates = _rates(profile, need, flows)
     if need.rate_bytes_per_s is not None:
         worst = min(range(len(rates)), key=lambda i: rates[i][0])
-        achieved, binding = rates[worst][0], rates[worst][1]
+        achieved = rates[worst][0]
+        binding = failing_binding([r for r, _ in rates], [b for _, b in rates], need.rate_bytes_per_s, worst)
         note = f"slowest: {flows[worst]}" if len(flows) > 1 else ""
     else:
         achieved = sum(r for r, _ in rates)

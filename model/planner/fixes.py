@@ -94,12 +94,13 @@ def _grows(profile: Profile, links, param: str, now: float, need: Need, base: fl
 
 
 def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
-    """One parameter change on the binding links that makes ``need`` pass, the smallest
-    relative change among those that do; None where no single parameter is enough."""
+    """One parameter change on the binding links that makes ``need`` pass: among values that exist
+    (a discrete parameter's valid values, whole numbers) the smallest relative change, else the
+    smallest continuous one (a clock, a rate); None where no single parameter is enough."""
     if need.kind != "rate" or outcome.achieved is None or outcome.met or not outcome.binding:
         return None
     links = tuple(l for l in outcome.binding if l in profile.links)
-    best: Fix | None = None
+    best = None
     kinds = {profile.links[l].kind for l in links}
     for param in dict.fromkeys(p for l in links for p in profile.links[l].params):
         group = tuple(l for l in links if param in profile.links[l].params)
@@ -125,6 +126,7 @@ def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
         shown = _shown(profile.links[group[0]], spec)
         fix = Fix(group, param, shown(now), shown(found), units.format_rate(after.achieved, need.convention),
                   found / now - 1 if now else math.inf)
-        if best is None or fix.relative < best.relative:
-            best = fix
-    return best
+        key = (trials is None, fix.relative)  # a value that exists (lanes, channels) before a faster clock
+        if best is None or key < best[0]:
+            best = (key, fix)
+    return None if best is None else best[1]

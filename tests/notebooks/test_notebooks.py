@@ -20,6 +20,7 @@ EXPECTED = {
     "pmac-power4.ipynb",          # seed 004
     "this-machine.ipynb",         # detect, measure, staircase, held-out predictions
     "server-concurrency.ipynb",   # seed 001
+    "gpu-server-purchase.ipynb",  # plan: an 8-GPU server from needs and options
 }
 SLOW = {"this-machine.ipynb"}
 TIMEOUT_S = 600  # per cell
