@@ -2,7 +2,7 @@
 
 Follows the legacy NDT (web100) heuristics: one cause per binding ceiling, with the setting to
 change and the value to change it to (sysctl names, setpci, ethtool), seeded by the cases in
-formulas.md.
+the cases of the AARNet, Power Mac G5 and Acer Altos tests.
 """
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from pinchpoint.diagnose.wording import time as _time
 #: What limits the figure, by the binding ceiling's kind (other kinds: "hardware (<kind>)").
 LIMITED_BY = {"target": "the sender's rate limit (iperf3 -b)", "line": "the line",
               "framing": "the line (protocol overhead)", "window": "the TCP window",
-              "loss": "packet loss", "cpu": "the host CPU"}
+              "loss": "packet loss", "cpu": "the host CPU",
+              "bottleneck": "the bottleneck rate (BBR: not the loss rate)",
+              "shaper": "the traffic shaper (tc)"}
+
+#: Congestion controls to suggest against random loss, by the model in effect: never the one
+#: already running.
+_LESS_LOSS_SENSITIVE = {"reno": "CUBIC (Linux's default since 2.6.19) or BBR", "mathis": "CUBIC (Linux's default "
+                        "since 2.6.19) or BBR", "pftk": "CUBIC or BBR", "cubic": "BBR"}
 
 
 def wrong_inputs(inputs, exceeded, measured, mtu, profile) -> list[str]:
@@ -30,10 +37,12 @@ def wrong_inputs(inputs, exceeded, measured, mtu, profile) -> list[str]:
     n = inputs.streams
     for x in exceeded:
         over = measured / x.ceiling_bytes_per_s
-        head = f"the figure {_net(measured)} is {over:.0%} of the {x.name} bound ({_net(x.ceiling_bytes_per_s)})"
+        share = f"{over:.0%}" if over < 1000 else f"{over:.3g}x"
+        head = f"the figure {_net(measured)} is {share} of the {x.name} bound ({_net(x.ceiling_bytes_per_s)})"
         if x.kind == "loss":
-            out.append(f"{head}: the loss rate must be at most {inputs.loss / over ** 2:.2g} (given "
-                       f"{inputs.loss:g}), or the RTT at most {_time(inputs.rtt_s / over)} (given "
+            p = inputs.loss if inputs.loss is not None else inputs.retransmit_rate
+            out.append(f"{head}: the loss rate must be at most {p / over / over:.2g} (given "
+                       f"{p:g}), or the RTT at most {_time(inputs.rtt_s / over)} (given "
                        f"{_time(inputs.rtt_s)}), or the streams more than {n}")
         elif x.kind == "window":
             w, wtext = _window(inputs)
@@ -96,9 +105,16 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
             advice.append(f"with the window out of the way the next ceiling is {path.name} at "
                           f"{_net(path.ceiling_bytes_per_s)}")
     elif kind == "loss":
-        advice.append(f"packet loss p = {inputs.loss:g} caps TCP at {_net(binding.ceiling_bytes_per_s)}: find the "
+        p = inputs.loss if inputs.loss is not None else inputs.retransmit_rate
+        other = _LESS_LOSS_SENSITIVE.get(inputs.loss_model)
+        switch = (f" or use a congestion control less sensitive to random loss than {inputs.loss_model} ({other})"
+                  if other else "")
+        advice.append(f"packet loss p = {p:g} caps TCP at {_net(binding.ceiling_bytes_per_s)}: find the "
                       "loss (ip -s link and ethtool -S for errors and drops, nstat TcpRetransSegs, a lossy hop "
-                      "with mtr) or use a congestion control less sensitive to random loss (CUBIC, BBR)")
+                      f"with mtr){switch}")
+    elif kind == "shaper":
+        advice.append(f"a traffic shaper on the interface allows {_net(binding.raw_ceiling_bytes_per_s)}: this is "
+                      "the rate it was configured for (tc qdisc show); raise or remove it to go faster")
     elif kind == "framing" and verdict == "at-ceiling":
         if inputs.medium == "ethernet" and mtu < 9000 and _jumbo_capable(line):
             jumbo = framing.ethernet_goodput(line, 9000.0, inputs.protocol, inputs.ip_version, inputs.timestamps,
@@ -107,10 +123,13 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
                           f"{_net(jumbo)}) or a faster line raise it")
         else:
             advice.append("this is the line's goodput: only a faster line raises it")
+    elif kind == "bottleneck":
+        advice.append("BBR paces at the bottleneck rate: the line (or a policer on it) is the bound, and the window "
+                      f"must cover 2 x the bandwidth-delay product for BBR to fill it")
     elif kind in ("framing", "line") and verdict == "below-ceiling":
         advice.append(f"the line could carry {_net(binding.ceiling_bytes_per_s)}: look at the hosts (CPU per core, "
-                      "NIC driver and its buffers: ethtool -g ring sizes, interrupt coalescing; seed 003 names the "
-                      "driver code and the number of allocated buffers) and at TCP (give --rtt with --window or "
+                      "NIC driver and its buffers: ethtool -g ring sizes, interrupt coalescing; the driver's code and "
+                      "the number of buffers it allocates) and at TCP (give --rtt with --window or "
                       "--loss to check them)")
     elif kind == "target":
         advice.append("the sender was rate-limited: rerun without the limit (iperf3 -b 0, or a rate above the "
@@ -128,7 +147,7 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
 
     if throttle:
         advice.append(f"{throttle}: turn power saving off (cpuspeed service, or cpupower frequency-set -g "
-                      f"performance), which raises the CPU ceiling to {_net(cpu_nominal)} (seed 002)")
+                      f"performance), which raises the CPU ceiling to {_net(cpu_nominal)}")
 
     # MMRBC: whenever the path crosses a PCI-X link with a burst below 4096 bytes.
     if profile is not None:
@@ -140,7 +159,7 @@ def advise(inputs, verdict, binding, limits, measured, efficiency, line, mtu, pr
                 better = profile.with_link_param(x.link, "burst", 4096.0).links[x.link]
                 ratio = better.effective_capacity_bytes_per_s / profile.links[x.link].effective_capacity_bytes_per_s
                 advice.append(f"set MMRBC to 4096 on the NIC (e.g. setpci -d 8086:1048 e6.b=2e for the Intel "
-                              f"PRO/10GbE, seed 000; Intel note CS-025829): the effective PCI-X ceiling rises "
+                              f"PRO/10GbE; Intel note CS-025829): the effective PCI-X ceiling rises "
                               f"from {_net(x.ceiling_bytes_per_s)} to {_net(x.ceiling_bytes_per_s * ratio)}")
 
     if verdict == "below-ceiling":
@@ -178,14 +197,16 @@ def _link_values(profile, limit) -> dict[str, float]:
 
 
 def _loss_advice(inputs, hyps, measured) -> str | None:
-    if inputs.protocol != "tcp" or inputs.loss is not None or inputs.rtt_s is None:
+    if inputs.protocol != "tcp" or inputs.loss is not None or inputs.retransmit_rate is not None \
+            or inputs.rtt_s is None:
         return None
     h = [x for x in hyps if x.kind == "loss" and x.fits]
     if not h:
         return None
     return (f"check for packet loss (iperf3's retransmits, nstat TcpRetransSegs, ip -s link, ethtool -S): "
-            f"a loss rate of {h[0].loss:.2g} at {_time(inputs.rtt_s)} would explain {_net(measured)} (Mathis); "
-            "give it with --loss; and ask whether the circuit is policed or shaped below its line rate")
+            f"a loss-event rate of {h[0].loss:.2g} at {_time(inputs.rtt_s)} would explain {_net(measured)} "
+            f"({inputs.loss_model}); give it with --loss-events; and ask whether the circuit is policed or shaped "
+            "below its line rate")
 
 
 def _likely_causes(inputs, hyps) -> list[str]:

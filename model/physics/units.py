@@ -337,3 +337,57 @@ def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
         return f"{value:.{digits}g}"
     v, p = _scaled(value)
     return f"{v:.{digits}g} {p}{unit}"
+
+
+# --- what people type for a fraction or an iperf3-style size ------------------------------------
+
+_FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*")
+#: iperf3's size suffixes (``unit_atoi`` in iperf3's units.c): k/K, m/M, g/G, t/T multiply by
+#: 1024, 1024^2, 1024^3, 1024^4 and a trailing character after the suffix is ignored ("64KB"
+#: is 64 KiB).
+_IPERF3_SIZE = re.compile(rf"\s*({_NUMBER})\s*([kKmMgGtT])(B?)\s*")
+_IPERF3_FACTOR = {"k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40}
+
+
+def parse_fraction(text, *, file=None, key=None) -> float:
+    """A fraction as people write it: "1%" -> 0.01, "0.5 %" -> 0.005, "1e-3" -> 0.001.
+
+    Returns a finite float; anything else is a :class:`UnitError` naming ``key``.
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    elif isinstance(text, str) and len(text) <= _MAX_TEXT and _FRACTION.fullmatch(text):
+        m = _FRACTION.fullmatch(text)
+        value = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+    else:
+        raise UnitError(f"{shown(text)} is not a fraction: write '1%', '0.01' or '1e-3'", file=file, key=key)
+    if not math.isfinite(value):
+        raise UnitError(f"{shown(text)} is not a finite fraction", file=file, key=key)
+    return value
+
+
+def parse_iperf3_size(text, *, file=None, key=None) -> float:
+    """A size as iperf3 takes it (``-w 64K``, ``-l 128KB``) or as pint does ("64 KiB", "100 MB") [B].
+
+    iperf3's suffixes are binary whatever their case: "64K", "64k", "64KB" and "64 KB" are 65536 B
+    ("K" is no SI prefix), "4M" and "4m" 4 MiB.  SI sizes written as SI writes them, with a space
+    ("100 MB", "100 kB"), keep their decimal meaning and go to :func:`parse` (1e8 and 1e5 B), as
+    "64 KiB" does; written as iperf3 writes them, without the space ("4MB"), they are binary.  A
+    plain number is a byte count.
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return parse(text, "dimensionless", file=file, key=key)
+    if isinstance(text, str) and len(text) <= _MAX_TEXT:
+        m = _IPERF3_SIZE.fullmatch(text)
+        spaced_si = m is not None and m.group(3) and m.group(2) != "K" and " " in text.strip()
+        if m is not None and not spaced_si:
+            value = float(m.group(1)) * _IPERF3_FACTOR[m.group(2).lower()]
+            if not math.isfinite(value):
+                raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
+            return value
+        if re.fullmatch(rf"\s*{_NUMBER}\s*", text):
+            value = float(text)
+            if not math.isfinite(value):
+                raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
+            return value
+    return parse(text, "size", file=file, key=key)
