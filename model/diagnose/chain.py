@@ -115,7 +115,7 @@ def _set_aside_note(x, measured) -> str:
 
 def _protocol_notes(inputs, limits, payload) -> list[str]:
     """Notes on UDP sides, slow start, retransmits and the loss figures."""
-    notes = []
+    notes = list(inputs.notes)
     if inputs.protocol == "udp":
         if inputs.sent_bytes_per_s and inputs.received_bytes_per_s:
             share = tcp.udp_delivered_share(inputs.sent_bytes_per_s, inputs.received_bytes_per_s)

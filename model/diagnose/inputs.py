@@ -81,6 +81,7 @@ class DiagnoseInputs:
     buffer_defaults: Any = None  # live BufferDefaults read on the host
     shaper_bytes_per_s: float | None = None  # a token-bucket shaper on the sending interface (tc tbf)
     shaper_from: str | None = None  # where the shaper's rate was read
+    notes: tuple = ()  # what the importer noticed (a quirk of the tool's version, the other direction)
     tcp_info: Any = None  # TCP_INFO limits sampled during the run (pinchpoint.measure.probe_tcpinfo)
 
     def _error(self, key: str, message: str) -> InputError:
