@@ -282,8 +282,9 @@ def _loss_fields(doc, data, end, mss) -> dict:
         if "bytes" in node:
             sent_bytes = doc.number(node["bytes"], "end.sum_sent.bytes", minimum=0)
     series: dict[int, list] = {}
-    for i, interval in enumerate(data.get("intervals") or []):
-        for j, s in enumerate((interval or {}).get("streams") or [] if isinstance(interval, dict) else []):
+    for i, interval in enumerate(doc.list(data.get("intervals") or [], "intervals")):
+        streams = interval.get("streams") if isinstance(interval, dict) else None
+        for j, s in enumerate(doc.list(streams or [], f"intervals[{i}].streams")):
             if isinstance(s, dict) and not s.get("omitted") and "retransmits" in s:
                 r = doc.number(s["retransmits"], f"intervals[{i}].streams[{j}].retransmits", minimum=0)
                 cwnd = s.get("snd_cwnd")
