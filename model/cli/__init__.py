@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "pinchpoint.cli.detect_cmds",
     "pinchpoint.cli.predict_cmds",
     "pinchpoint.cli.diagnose_cmds",
+    "pinchpoint.cli.probe_cmds",
     "pinchpoint.cli.report_cmds",
     "pinchpoint.cli.trace_cmds",
 ]
@@ -46,7 +47,7 @@ COMMANDS = {
     "detect": "pinchpoint.cli.detect_cmds", "import": "pinchpoint.cli.detect_cmds",
     "predict": "pinchpoint.cli.predict_cmds", "workloads": "pinchpoint.cli.predict_cmds",
     "classify": "pinchpoint.cli.predict_cmds",
-    "diagnose": "pinchpoint.cli.diagnose_cmds",
+    "diagnose": "pinchpoint.cli.diagnose_cmds", "probe": "pinchpoint.cli.probe_cmds",
     "report": "pinchpoint.cli.report_cmds",
     "trace": "pinchpoint.cli.trace_cmds",
 }

@@ -64,8 +64,11 @@ def diagnose(inputs: DiagnoseInputs) -> Verdict:
     verdict = _verdict(efficiency, exceeded)
     limited_by = _limited_by(verdict, binding)
     evidence, evidence_notes = tcp_info_notes(inputs.tcp_info, binding.kind)
-    if evidence and verdict != "above-ceiling":
+    if evidence:  # direct evidence outranks the model; an exceeded ceiling says an input is off
         limited_by = evidence
+        if verdict == "above-ceiling":
+            notes.append("the figure exceeds a modelled ceiling while TCP_INFO shows what bound the run: an input "
+                         "of that ceiling (the RTT, the window) is off; the TCP_INFO evidence stands")
     notes += evidence_notes
 
     # Hypotheses only where the ceilings leave the figure unexplained.
