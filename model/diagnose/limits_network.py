@@ -61,7 +61,10 @@ def window_limit(run) -> list[Limit]:
                 f"(decimal prefix, rounded RTT); exact: {_net(value)}")
     defaults = inputs.window_bytes is None and inputs.buffer_bytes is None
     name = f"TCP window {_size(window)} at {_time(rtt)}" + (" (default buffers)" if defaults else "")
-    return [Limit(name, "window", value, formula, note, rough_ceiling_bytes_per_s=rough_value)]
+    reason = ("the receiver's buffers allow a larger window than the defaults assumed (its tcp_rmem max is "
+              "raised, or its kernel advertises a larger share)") if defaults else ""
+    return [Limit(name, "window", value, formula, note, rough_ceiling_bytes_per_s=rough_value,
+                  estimate=defaults, set_aside_reason=reason)]
 
 
 def _finite(value, run, key, what) -> float:
@@ -107,8 +110,15 @@ def loss_limit(run) -> list[Limit]:
     reason = ""
     if from_retransmits and result.kind == "loss":
         reason = _retransmit_reason(run, model, p)
-    return [Limit(name, result.kind, value, result.formula, note, estimate=from_retransmits and result.kind == "loss",
-                  set_aside_reason=reason)]
+    elif result.kind == "loss" and inputs.loss_events is not None and inputs.loss_events < FEW_LOSS_EVENTS:
+        reason = (f"only {inputs.loss_events} loss events were counted (episodes within one reporting interval "
+                  "count once, and the end of slow start counts as one): the loss-event rate is uncertain")
+    return [Limit(name, result.kind, value, result.formula, note, estimate=bool(reason), set_aside_reason=reason)]
+
+
+#: Fewer loss events than this (counted from iperf3's intervals) make the loss ceiling an estimate:
+#: a count of k is uncertain by about sqrt(k) (Poisson), 30 % at 10.
+FEW_LOSS_EVENTS = 10
 
 
 def _retransmit_reason(run, model, p) -> str:

@@ -29,7 +29,7 @@ Edge layer: every problem is an :class:`~pinchpoint.errors.InputError` naming th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pinchpoint.inputs.document import Reader
@@ -73,6 +73,7 @@ class Iperf3Result:
     congestion_control: str | None = None
     notes: tuple[str, ...] = ()
     text: bool = False  # read from the plain-text output
+    system_info: str | None = None  # the client's uname (start.system_info)
 
     @property
     def retransmit_rate(self) -> float | None:
@@ -146,12 +147,41 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
     """Parse an iperf3 report: JSON (``-J``), or iperf3 3.x's plain text."""
     if looks_like_text(text):
         return Iperf3Result(**parse_iperf3_text(text, file=file))
-    doc = Reader(file, InputError, json=True)
+    reports = split_reports(text, file=file)
+    result = _parse_one(reports[-1], file)
+    if len(reports) > 1:
+        note = (f"the file holds {len(reports)} iperf3 reports one after another (appended runs): the last is "
+                "judged")
+        result = replace(result, notes=result.notes + (note,))
+    return result
+
+
+def split_reports(text: str, *, file: str | None = None) -> list:
+    """The JSON reports in ``text``: one, or several written one after another (``iperf3 -J >> log``)."""
     try:
-        data = parse_bounded(json.loads, text, InputError, file=file)
+        return [parse_bounded(json.loads, text, InputError, file=file)]
     except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON ({exc.msg} at line {exc.lineno}) nor iperf3's text output: write iperf3's "
-                         "report with -J, or save what it prints", file=file) from None
+        if exc.msg != "Extra data":
+            raise InputError(f"not JSON ({exc.msg} at line {exc.lineno}) nor iperf3's text output: write "
+                             "iperf3's report with -J, or save what it prints", file=file) from None
+    decoder, reports, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            break
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"report {len(reports) + 1} is not JSON ({exc.msg} at line {exc.lineno})",
+                             file=file) from None
+        reports.append(parse_bounded(json.loads, text[at:end], InputError, file=file))
+        at = end
+    return reports
+
+
+def _parse_one(data, file) -> Iperf3Result:
+    doc = Reader(file, InputError, json=True)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object (iperf3 -J output)", file=file)
     if data.get("error"):
@@ -247,8 +277,8 @@ def _start_fields(doc, start, test) -> dict:
     duration = doc.number(duration, "start.test_start.duration", minimum=0) if duration else None
     target = test.get("target_bitrate")
     target = doc.number(target, "start.test_start.target_bitrate", minimum=0) / 8.0 if target else None
-    version = start.get("version")
-    return {"mss_bytes": opt("tcp_mss") or opt("tcp_mss_default"), "requested_buffer_bytes": opt("sock_bufsize"),
+    version, system = start.get("version"), start.get("system_info")
+    return {"system_info": system if isinstance(system, str) else None,"mss_bytes": opt("tcp_mss") or opt("tcp_mss_default"), "requested_buffer_bytes": opt("sock_bufsize"),
             "sndbuf_bytes": opt("sndbuf_actual"), "rcvbuf_bytes": opt("rcvbuf_actual"),
             "duration_s": duration or None, "target_bytes_per_s": target or None,
             "version": version if isinstance(version, str) else None}

@@ -135,3 +135,30 @@ def test_cli_retransmit_rate_overrides_the_files_event_rate(capsys):
 def test_an_iperf3_error_in_text_is_one_line():
     with pytest.raises(InputError, match="unable to connect"):
         parse_iperf3("iperf3: error - unable to connect to server: Connection refused\n", file="x.txt")
+
+
+def test_reports_appended_to_one_file_are_all_read_and_the_last_judged(tmp_path):
+    one = (FIXTURES / "loopback-tcp-intervals-iperf3.12.json").read_text()
+    two = (FIXTURES / "loopback-tcp-R-iperf3.12.json").read_text()
+    path = tmp_path / "appended.res"
+    path.write_text(one + two)
+    r = load_iperf3(path)
+    assert r.reverse  # the last report
+    assert any("holds 2 iperf3 reports" in n for n in r.notes)
+    from pinchpoint.importers.iperf3 import split_reports
+
+    assert len(split_reports(one + "\n" + two + one)) == 3
+    path.write_text(one + "{oops")
+    with pytest.raises(InputError, match="report 2 is not JSON"):
+        load_iperf3(path)
+
+
+def test_few_loss_events_make_the_loss_ceiling_an_estimate():
+    r = load_iperf3(FIXTURES / "hand-gcp-ibm-sydney-iperf3.9.json")
+    v = diagnose(DiagnoseInputs(**r.diagnose_fields()))
+    assert v.binding.estimate and "only 4 loss events" in v.binding.set_aside_reason
+    assert v.limited_by.endswith("(estimate)")
+    # the same figure far above it: set aside with that reason, not "an input is wrong"
+    w = diagnose(DiagnoseInputs(**{**r.diagnose_fields(), "measured_bytes_per_s": 9 * GBIT},
+                                line_bytes_per_s=100 * GBIT))
+    assert w.verdict != "above-ceiling" and any("only 4 loss events" in n for n in w.notes)

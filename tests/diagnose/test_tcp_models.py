@@ -203,3 +203,12 @@ def test_extreme_rtt_and_loss_give_finite_figures_or_one_line(capsys):
     assert main(["diagnose", "--measured", "100 Mbit/s", "--rtt", "1e-300 s", "--loss", "1e-300"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--loss" in err and "beyond double precision" in err
+
+
+def test_a_figure_above_the_default_buffers_sets_them_aside():
+    # 3 MiB / 44.5 ms = 565 Mbit/s; 900 Mbit/s means the receiver's tcp_rmem is larger than the default
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=900 * MBIT, line_bytes_per_s=10 * GBIT, rtt_s=0.0445,
+                                os="linux"))
+    assert v.verdict != "above-ceiling"
+    assert any(c.kind == "window" for c in v.set_aside)
+    assert any("larger window than the defaults" in n for n in v.notes)
