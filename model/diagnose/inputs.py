@@ -87,6 +87,17 @@ class DiagnoseInputs:
     def _error(self, key: str, message: str) -> InputError:
         return InputError(message, file=self.origin, key=key)
 
+    def _validate_tcp_model(self, doc) -> None:
+        """The loss figures, the loss model and the OS whose buffers bound the window."""
+        for key in ("loss", "retransmit_rate"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or not 0 < value < 1):
+                raise self._error(key, f"a loss probability must be between 0 and 1 (exclusive), got {value!r}")
+        doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
+        if self.os is not None:
+            doc.choice(self.os, OPERATING_SYSTEMS, "os")
+
     def validate(self) -> None:
         """Raise :class:`InputError` naming the field (a parameter name, which the CLI maps to its
         flag) and what was expected."""
@@ -123,14 +134,7 @@ class DiagnoseInputs:
             doc.whole(self.outstanding_reads, "outstanding_reads", minimum=1)
         if self.window_bytes is not None and self.buffer_bytes is not None:
             raise self._error("window_bytes", "give a window or a buffer, not both")
-        for key in ("loss", "retransmit_rate"):
-            value = getattr(self, key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or not 0 < value < 1):
-                raise self._error(key, f"a loss probability must be between 0 and 1 (exclusive), got {value!r}")
-        doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
-        if self.os is not None:
-            doc.choice(self.os, OPERATING_SYSTEMS, "os")
+        self._validate_tcp_model(doc)
         doc.whole(self.streams, "streams", minimum=1, what="a whole number of streams")
         if self.cores is not None:
             doc.whole(self.cores, "cores", minimum=1, what="a whole number of cores")

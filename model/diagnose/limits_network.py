@@ -211,6 +211,6 @@ def _framing_limit(inputs, line, mtu) -> Limit:
         value = framing.ddp_goodput(line)
         data = framing.DDP_MAX_DATA - framing.ATP_HEADER
         formula = f"line x {data:g} / ({data:g} + ATP 8 + DDP 13 + SNAP 8 + 38) = {_net(value)}"
-        note = "AppleTalk DDP datagrams carry at most 586 B (seed 003: 617-byte datagrams); ATP's ack cycle costs more"
+        note = "AppleTalk DDP datagrams carry at most 586 B (617 with link headers, Open Transport FAQ); ATP's ack cycle costs more"
         name = "AppleTalk DDP framing"
     return Limit(name, "framing", float(value), formula, note)

@@ -46,15 +46,7 @@ def parse_iperf3_text(text: str, *, file: str | None = None) -> dict:
     error = re.search(r"^iperf3: error - (.*)$", text, re.M)
     if error:
         raise InputError(f"iperf3 reported an error: {error.group(1).strip()}", file=file, key="iperf3: error")
-    lines = text.splitlines()
-    cut = next((i for i, line in enumerate(lines) if line.startswith("- - -")), None)
-    if cut is None:
-        raise InputError("no summary (the '- - -' line and the sender/receiver rows): is this the output of a "
-                         "finished iperf3 test?", file=file, key="summary")
-    summary = [m for m in map(_ROW.match, lines[cut + 1:]) if m]
-    intervals = [m for m in map(_ROW.match, lines[:cut]) if m]
-    forward = [m for m in summary if m["role"] in (None, "TX-C", "RX-S")]
-    backward = [m for m in summary if m["role"] in ("RX-C", "TX-S")]
+    forward, backward, intervals = _rows(text, file)
     sent, received, rows = _sums(forward)
     if sent is None and received is None:
         raise InputError("no sender or receiver row in the summary", file=file, key="summary")
@@ -80,6 +72,20 @@ def parse_iperf3_text(text: str, *, file: str | None = None) -> dict:
         notes.append("--bidir: the figure judged is the client-to-server direction")
     out["notes"] = tuple(notes)
     return out
+
+
+def _rows(text, file):
+    """(summary rows of this direction, of the other (--bidir), interval rows)."""
+    lines = text.splitlines()
+    cut = next((i for i, line in enumerate(lines) if line.startswith("- - -")), None)
+    if cut is None:
+        raise InputError("no summary (the '- - -' line and the sender/receiver rows): is this the output of a "
+                         "finished iperf3 test?", file=file, key="summary")
+    summary = [m for m in map(_ROW.match, lines[cut + 1:]) if m]
+    intervals = [m for m in map(_ROW.match, lines[:cut]) if m]
+    forward = [m for m in summary if m["role"] in (None, "TX-C", "RX-S")]
+    backward = [m for m in summary if m["role"] in ("RX-C", "TX-S")]
+    return forward, backward, intervals
 
 
 def _rate(m) -> float:
