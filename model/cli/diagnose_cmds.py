@@ -75,9 +75,9 @@ def _measurement_flags() -> dict[str, tuple[str, dict]]:
                                                       help="retransmitted / sent segments (iperf3's Retr / "
                                                            "segments): overstates the loss-event rate, so its "
                                                            "ceiling is a lower bound")),
-        "os": ("--os", dict(choices=OPERATING_SYSTEMS,
+        "os": ("--os", dict(choices=OPERATING_SYSTEMS + ("host",),
                             help="the window is what this OS's default buffers allow (linux: tcp_rmem max 6 MiB, "
-                                 "half of it as window)")),
+                                 "half of it as window; host: the tcp_rmem this host runs with)")),
         "loss_model": ("--loss-model", dict(metavar="NAME",
                                             help="the TCP model: cubic (default, Linux's), reno (Mathis), pftk, "
                                                  "bbr, or any in pinchpoint.diagnose.LOSS_MODELS")),
@@ -211,7 +211,16 @@ def gather(args: argparse.Namespace) -> dict:
         fields["retransmit_rate"] = _fraction(a("retransmit_rate"), "--retransmit-rate")
         if a("loss") is None:
             fields.pop("loss", None)  # the user says what the figure is: not the file's event rate
-    put("os", a("os"))
+    if a("os") == "host":
+        from pinchpoint.diagnose.live import host_buffer_defaults
+
+        defaults = host_buffer_defaults()
+        if defaults is None:
+            raise InputError("cannot read this host's net.ipv4.tcp_rmem (not Linux?): give --os linux",
+                             key="--os")
+        fields["buffer_defaults"] = defaults
+    else:
+        put("os", a("os"))
     put("mathis_c", a("mathis_c"))
     put("loss_model", a("loss_model"))
     put("clock_hz", units.parse(a("clock"), "frequency", key="--clock") if a("clock") else None)

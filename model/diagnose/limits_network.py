@@ -60,7 +60,9 @@ def window_limit(run) -> list[Limit]:
         note = (f"often worked out as {stream_text}{rough[1]} = {_net(rough_value)} "
                 f"(decimal prefix, rounded RTT); exact: {_net(value)}")
     defaults = inputs.window_bytes is None and inputs.buffer_bytes is None
-    name = f"TCP window {_size(window)} at {_time(rtt)}" + (" (default buffers)" if defaults else "")
+    suffix = (" (this host's buffers)" if inputs.buffer_defaults is not None else " (default buffers)") \
+        if defaults else ""
+    name = f"TCP window {_size(window)} at {_time(rtt)}{suffix}"
     reason = ("the receiver's buffers allow a larger window than the defaults assumed (its tcp_rmem max is "
               "raised, or its kernel advertises a larger share)") if defaults else ""
     return [Limit(name, "window", value, formula, note, rough_ceiling_bytes_per_s=rough_value,

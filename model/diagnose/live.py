@@ -40,6 +40,18 @@ def live_buffer_defaults(probe):
                    kernels=probe.get("kernel") or base.kernels, source="read on this host")
 
 
+def host_buffer_defaults():
+    """This host's live TCP buffer settings (``diagnose --os host``); None where /proc has none."""
+    from pinchpoint.measure.probe import HostProbe, read_sysctls
+
+    probe = HostProbe()
+    read_sysctls(probe)
+    import os
+
+    probe.add("kernel", os.uname().release, "uname -r")
+    return live_buffer_defaults(probe)
+
+
 def mtu_mismatch(probe, tcp_info) -> str | None:
     """A sentence when TCP_INFO shows the peer's MTU below this interface's, else None."""
     if not tcp_info:

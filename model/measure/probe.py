@@ -121,7 +121,7 @@ def gather(peer: str | None = None, interface: str | None = None, *, sys_root: s
         probe.warnings.append("skipped the interface facts: no route found (give --interface)")
     else:
         _interface_facts(probe, tools, Path(sys_root), probe.interface)
-    _sysctl_facts(probe, Path(proc_root))
+    read_sysctls(probe, proc_root)
     _cpu_facts(probe, Path(sys_root))
     probe.add("kernel", os.uname().release, "uname -r")
     return probe
@@ -189,9 +189,10 @@ def _qdisc(probe, tools, dev) -> None:
         probe.add("shaper_bytes_per_s", float(opts["rate"]), f"tc qdisc show dev {dev} (tbf rate)")
 
 
-def _sysctl_facts(probe, proc_root) -> None:
+def read_sysctls(probe, proc_root: str = "/proc") -> None:
+    """The TCP and core sysctls of :data:`SYSCTLS` as facts of ``probe``."""
     for name in SYSCTLS:
-        path = proc_root / "sys" / name
+        path = Path(proc_root) / "sys" / name
         text = read_text(probe, path, name.replace("/", "."))
         if text is None:
             continue

@@ -3,9 +3,13 @@ against retransmits, the OS's default buffers, and what the verdict says about e
 
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pinchpoint.diagnose import LOSS_MODELS, DiagnoseInputs, diagnose
 from pinchpoint.diagnose.os_defaults import kernel_version, linux_defaults, window_share
@@ -212,3 +216,32 @@ def test_a_figure_above_the_default_buffers_sets_them_aside():
     assert v.verdict != "above-ceiling"
     assert any(c.kind == "window" for c in v.set_aside)
     assert any("larger window than the defaults" in n for n in v.notes)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/sys/net/ipv4/tcp_rmem"), reason="not Linux: no tcp_rmem to read")
+def test_os_host_reads_this_hosts_tcp_rmem(capsys):
+    from pinchpoint.cli import main
+
+    rmem_max = int(open("/proc/sys/net/ipv4/tcp_rmem").read().split()[2])
+    assert main(["diagnose", "--measured", "100 Mbit/s", "--rtt", "50 ms", "--os", "host", "--json"]) == 0
+    v = json.loads(capsys.readouterr().out)
+    window = next(c for c in v["ceilings"] if c["kind"] == "window")
+    assert "this host's buffers" in window["name"]
+    d = v["inputs"]["buffer_defaults"]
+    assert d["tcp_rmem_bytes"][2] == rmem_max and d["source"] == "read on this host"
+    assert window["ceiling_bytes_per_s"] == pytest.approx(rmem_max * d["window_share"] / 0.05)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e5, 1e10), st.floats(1e-4, 0.5), st.floats(1e-7, 0.3), st.sampled_from(["cubic", "reno", "pftk",
+                                                                                           "bbr", "mathis"]))
+def test_advice_never_recommends_the_congestion_control_in_effect(measured, rtt, p, model):
+    v = diagnose(DiagnoseInputs(measured_bytes_per_s=measured, line_bytes_per_s=1.25e9 + measured, rtt_s=rtt,
+                                loss=p, loss_model=model))
+    name = {"cubic": "CUBIC", "reno": "Reno", "mathis": "Reno", "pftk": "Reno", "bbr": "BBR"}[model]
+    for line in v.advice:
+        if "congestion control" in line:
+            suggested = line.split("congestion control", 1)[1]
+            assert f"({name}" not in suggested and f"or {name}" not in suggested, line
+            if model == "bbr":
+                raise AssertionError(f"BBR in effect, yet a congestion control is suggested: {line}")
