@@ -103,6 +103,8 @@ def render(host, run, verdict) -> str:
 
     rows = [[f.name, _shown(f.value), f.source] for f in host.facts.values()]
     lines = [f"interface: {host.interface or 'unknown'}", "", table(rows, ["fact", "value", "source"], align="lll")]
+    if host.findings:
+        lines += ["", "findings:"] + [f"  - {f}" for f in host.findings]
     if run is not None and run.tcp_info:
         info = run.tcp_info
         lines += ["", "TCP_INFO of the data socket (ss -ti), last sample:"]

@@ -207,6 +207,8 @@ def _parse_one(data, file) -> Iperf3Result:
                      "Mbit/s at the same time; the figure judged is the client-to-server one")
     if test.get("reverse"):
         notes.append("-R: the server sent and this host received; the sender's figures are the server's")
+    if proto == "udp" and fields.get("packets") is not None:
+        notes.append(udp_note(fields))
     cc = end.get("sender_tcp_congestion")
     return Iperf3Result(file=file, protocol=proto, streams=streams, sent_bytes_per_s=sent,
                         received_bytes_per_s=received, reverse=bool(test.get("reverse")), bidir=bidir,
@@ -295,6 +297,15 @@ def _udp_fields(doc, end) -> dict:
                     "lost_packets": _count(doc, node, "lost_packets", f"end.{key}"),
                     "packets": _count(doc, node, "packets", f"end.{key}")}
     return {}
+
+
+def udp_note(fields) -> str:
+    """What a UDP receiver saw: jitter and lost datagrams."""
+    jitter = fields.get("jitter_s")
+    lost, total = fields.get("lost_packets") or 0, fields.get("packets") or 0
+    share = f" ({lost / total:.2%})" if total else ""
+    return (f"UDP: {lost} of {total} datagrams lost{share}" +
+            (f", jitter {jitter * 1e3:.3g} ms" if jitter is not None else ""))
 
 
 def _count(doc, node, key, where):

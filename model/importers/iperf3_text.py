@@ -64,6 +64,10 @@ def parse_iperf3_text(text: str, *, file: str | None = None) -> dict:
     notes = []
     if udp:
         out.update(_udp(rows.get("receiver") or rows.get("sender")))
+        if "packets" in out:
+            lost, total = out["lost_packets"], out["packets"]
+            notes.append(f"UDP: {lost} of {total} datagrams lost" + (f" ({lost / total:.2%})" if total else "")
+                         + f", jitter {out['jitter_s'] * 1e3:.3g} ms")
     else:
         out.update(_tcp(rows, intervals, notes))
     if backward:

@@ -50,6 +50,7 @@ class HostProbe:
     interface: str | None = None
     facts: dict[str, Fact] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)  # what in the facts may cost throughput
 
     def add(self, name: str, value, source: str) -> None:
         if value is not None and value != "":
@@ -61,7 +62,7 @@ class HostProbe:
 
     def to_dict(self) -> dict:
         return {"interface": self.interface, "facts": [f.to_dict() for f in self.facts.values()],
-                "warnings": list(self.warnings)}
+                "findings": list(self.findings), "warnings": list(self.warnings)}
 
 
 class Tools:
@@ -124,7 +125,33 @@ def gather(peer: str | None = None, interface: str | None = None, *, sys_root: s
     read_sysctls(probe, proc_root)
     _cpu_facts(probe, Path(sys_root))
     probe.add("kernel", os.uname().release, "uname -r")
+    probe.findings += findings(probe)
     return probe
+
+
+def _gts(text) -> float | None:
+    m = re.match(r"([\d.]+)\s*GT/s", str(text or ""))
+    return float(m.group(1)) if m else None
+
+
+def findings(probe: HostProbe) -> list[str]:
+    """What in the facts may cost throughput: a PCIe link below what both ends can do, a CPU
+    governor that lowers the clock, a shaper on the interface."""
+    out = []
+    cur_s, max_s = _gts(probe.get("pcie_current_link_speed")), _gts(probe.get("pcie_max_link_speed"))
+    cur_w, max_w = probe.get("pcie_current_link_width"), probe.get("pcie_max_link_width")
+    if cur_s and max_s and cur_s < max_s or (str(cur_w).isdigit() and str(max_w).isdigit() and int(cur_w) < int(max_w)):
+        out.append(f"the NIC's PCIe link runs at {probe.get('pcie_current_link_speed')} x{cur_w} of "
+                   f"{probe.get('pcie_max_link_speed')} x{max_w} it is capable of (a slot or riser that "
+                   "negotiates less)")
+    governor = probe.get("cpu_governor")
+    if governor in ("powersave", "conservative", "ondemand"):
+        out.append(f"the CPU governor is {governor}: the clock drops when idle and ramps up late "
+                   "(cpupower frequency-set -g performance for tests)")
+    if probe.get("shaper_bytes_per_s"):
+        out.append(f"a tbf shaper on {probe.interface} limits it to "
+                   f"{probe.get('shaper_bytes_per_s') * 8 / 1e6:.4g} Mbit/s")
+    return out
 
 
 def _interface_facts(probe, tools, sys_root, dev) -> None:

@@ -162,3 +162,13 @@ def test_few_loss_events_make_the_loss_ceiling_an_estimate():
     w = diagnose(DiagnoseInputs(**{**r.diagnose_fields(), "measured_bytes_per_s": 9 * GBIT},
                                 line_bytes_per_s=100 * GBIT))
     assert w.verdict != "above-ceiling" and any("only 4 loss events" in n for n in w.notes)
+
+
+def test_udp_loss_and_jitter_reach_the_verdict():
+    r = load_iperf3(FIXTURES / "loopback-udp-b50M-iperf3.12.json")
+    raw = _json("loopback-udp-b50M-iperf3.12.json")["end"]["sum_received"]
+    v = diagnose(DiagnoseInputs(**r.diagnose_fields(), line_bytes_per_s=10 * GBIT))
+    note = next(n for n in v.notes if n.startswith("UDP: ") and "datagrams lost" in n)
+    assert f"{raw['lost_packets']} of {raw['packets']} datagrams lost" in note and "jitter" in note
+    t = load_iperf3(FIXTURES / "loopback-udp-b50M-iperf3.12.txt")
+    assert any("0 of 191 datagrams lost" in n for n in t.notes)

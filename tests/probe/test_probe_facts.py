@@ -132,3 +132,17 @@ def test_bad_probe_flags_are_one_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
+
+
+def test_findings_name_a_downgraded_pcie_link_and_a_powersave_governor(tmp_path, monkeypatch):
+    sys_root, proc_root, _ = _fake_roots(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    text = " ".join(p.findings)
+    assert "8.0 GT/s PCIe x4 of 16.0 GT/s PCIe x16" in text
+    assert "governor is powersave" in text
+    assert p.to_dict()["findings"] == p.findings
+    (sys_root / "class" / "net" / "eth7" / "device" / "current_link_width").write_text("16\n")
+    (sys_root / "class" / "net" / "eth7" / "device" / "current_link_speed").write_text("16.0 GT/s PCIe\n")
+    q = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    assert not any("PCIe link" in f for f in q.findings)
