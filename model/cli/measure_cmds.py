@@ -75,18 +75,9 @@ def run_signatures(args: argparse.Namespace) -> int:
 
 
 def _load(name: str):
-    from pathlib import Path
+    from pinchpoint.cli.common import load_signature_arg
 
-    from pinchpoint.paths import exists
-    from pinchpoint.inputs.signature import find_bundled, load_signature, loads_signature
-    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
-
-    if is_stdin(name):
-        return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
-    path = Path(name)
-    if exists(path) or path.suffix == ".json" or "/" in name:
-        return load_signature(path)
-    return load_signature(find_bundled(name))
+    return load_signature_arg(name, "FILE")
 
 
 def run_measure(args: argparse.Namespace) -> int:

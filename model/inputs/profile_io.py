@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pinchpoint.errors import ProfileError, shown
+from pinchpoint.errors import ProfileError, did_you_mean, shown
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import atomic_write, data_root, is_file
 from pinchpoint.inputs.profile import Profile, profile_from_document
@@ -35,6 +35,24 @@ def bundled_profiles() -> dict[str, Path]:
     return {p.stem: p for p in sorted(machines_dir().glob("*.toml"))}
 
 
+def bundled_descriptions() -> dict[str, str]:
+    """Bundled profile name -> its description (or "(extends PARENT)" for a variant without
+    one), read from the files without building the profiles."""
+    out = {}
+    for name, path in bundled_profiles().items():
+        doc = _read_file(path)
+        out[name] = doc.get("description", "") or f"(extends {doc.get('extends', '?')})"
+    return out
+
+
+def is_dir(path: str | Path) -> bool:
+    """``Path(path).is_dir()``, False for a name the system cannot look up."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
     """A bundled name ("powermac-g5") or a path -> the file to read."""
     text = str(name_or_path)
@@ -50,9 +68,11 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
     bundled = bundled_profiles()
     if text in bundled:
         return bundled[text]
+    if is_dir(text):
+        raise ProfileError("is a folder: expected a profile file (.toml or .json) or a bundled name", file=text)
     if text.endswith(".toml") or "/" in text or Path(text).suffix:
         raise ProfileError("no such file", file=text)
-    raise ProfileError(f"no bundled profile or file named {text!r} "
+    raise ProfileError(f"no bundled profile or file named {text!r}{did_you_mean(text, bundled)} "
                        f"(`pinchpoint profiles` lists them)", file=text)
 
 
