@@ -99,8 +99,10 @@ def unknown_parameter_error(profile, text: str, *, key: str = "vary") -> InputEr
     ``.``, which the parser words itself); else the error, naming the closest link or parameter."""
     name = text.partition("=")[0].strip()
     link_id, dot, param = name.partition(".")
-    if not dot or not link_id or name.rpartition(".")[0] in profile.links:
-        return None  # no LINK.PARAM shape (the parser says so), or a link id with a dot in it
+    if name.rpartition(".")[0] in profile.links:  # a link id with a dot in it
+        link_id, dot, param = name.rpartition(".")
+    if not dot or not link_id:
+        return None  # no LINK.PARAM shape: the parser words that itself
     if link_id not in profile.links:
         return InputError(f"no link {link_id!r} in profile {profile.name!r}{did_you_mean(link_id, profile.links)} "
                           f"(links: {', '.join(profile.links)})", key=key)
