@@ -284,27 +284,30 @@ def fit_scaling(data, *, series=None, fixed=None, noise=None, queues=(), delays=
     from pinchpoint.physics import queueing, usl
 
     data = data if isinstance(data, SeriesFile) else read_series(data)
-    chosen = list(data.series)
-    if series:
-        names = [s.name for s in chosen]
-        for want in series:
-            if want not in names:
-                raise InputError(f"no series {want!r} in the file{did_you_mean(want, names)} "
-                                 f"(series: {', '.join(names)})", key="series")
-        chosen = [s for s in chosen if s.name in series]
+    chosen = _chosen_series(data, series)
     fits = []
     for s in chosen:
         try:
             fits.append(usl.fit(s.clients, s.throughput, series=s.name, fixed=dict(fixed or {}), noise=noise))
         except InputError as exc:
             raise InputError(exc.message, file=data.path, key=exc.key) from None
-    mva = None
     queues, delays = list(queues), list(delays)
-    if queues or delays:
-        top = clients or int(max(float(s.clients.max()) for s in chosen))
-        mva = queueing.mva([d for _, d in queues + delays], top, think_time=think_s,
-                           kinds=["queue"] * len(queues) + ["delay"] * len(delays),
-                           names=[n for n, _ in queues + delays])
-    elif clients is not None:
-        raise InputError("clients needs service demands (it sets the MVA population)", key="clients")
+    if not (queues or delays):
+        if clients is not None:
+            raise InputError("a population needs service demands (it sets the MVA population)", key="clients")
+        return Scaling(data, fits, None)
+    top = clients or int(max(float(s.clients.max()) for s in chosen))
+    mva = queueing.mva([d for _, d in queues + delays], top, think_time=think_s,
+                       kinds=["queue"] * len(queues) + ["delay"] * len(delays),
+                       names=[n for n, _ in queues + delays])
     return Scaling(data, fits, mva)
+
+
+def _chosen_series(data, series) -> list:
+    """The series of ``data`` named in ``series`` (all when None), or an error naming the closest."""
+    names = [s.name for s in data.series]
+    for want in series or ():
+        if want not in names:
+            raise InputError(f"no series {want!r} in the file{did_you_mean(want, names)} "
+                             f"(series: {', '.join(names)})", key="series")
+    return [s for s in data.series if not series or s.name in series]

@@ -67,12 +67,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pinchpoint {__version__}")
     _add_verbosity(parser, 0)
+    _add_units(parser, None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in [COMMANDS[command]] if command in COMMANDS else COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
-    for leaf in _leaf_parsers(sub):  # -q/-v also after the subcommand, like iperf3 and likwid
+    for leaf in _leaf_parsers(sub):  # -q/-v/--units also after the subcommand, like iperf3 and likwid
         _add_verbosity(leaf, argparse.SUPPRESS)
+        _add_units(leaf, argparse.SUPPRESS)
     return parser
 
 
@@ -82,6 +84,17 @@ def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
                    help="no warnings, notes or progress on stderr (errors still print)")
     g.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1, default=default,
                    help="more detail on stderr (the version, the file behind each bundled name)")
+
+
+#: --units: the choices of :func:`pinchpoint.physics.units.rate_units` (spelled here so that
+#: building the parser does not import the units module).
+RATE_UNITS = ("bits", "bytes")
+
+
+def _add_units(p: argparse.ArgumentParser, default) -> None:
+    p.add_argument("--units", choices=RATE_UNITS, default=default,
+                   help="every rate in bit/s (bits) or B/s (bytes); default: network rates in bit/s, "
+                        "memory, bus and host paths in B/s (as iperf3 -f and kerncraft --unit choose)")
 
 
 def _say_inputs(args: argparse.Namespace) -> None:
@@ -156,7 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
         _say_inputs(args)
-        return int(args.run(args) or 0)
+        from pinchpoint.physics.units import rate_units
+
+        with rate_units(getattr(args, "units", None)):
+            return int(args.run(args) or 0)
     except PinchpointError as exc:
         from pinchpoint.cli.flags import as_flag, flags_of, leaf_parser
 

@@ -112,23 +112,11 @@ def write_sweep_csv(source, path, *, each=None) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from pinchpoint.api import unknown_parameter_error
-    from pinchpoint.cli.output import print_json, table
-    from pinchpoint.errors import InputError
-    from pinchpoint.physics import units
-    from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
+    from pinchpoint.cli.output import print_json
+    from pinchpoint.solve.sweep import SweepSummary
 
     profile = load_profile_arg(args.profile)
-    check_flows(profile, [args.flow])
-    for v in args.vary:
-        error = unknown_parameter_error(profile, v, key="--vary")
-        if error is not None:
-            raise error
-    axes = [parse_vary(v, profile) for v in args.vary]
-    plan = plan_sweep(profile, args.flow, axes)
-    if args.json and plan.size > MAX_JSON_POINTS:
-        raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
-                         "write them with --csv FILE (streamed) instead", key="--json")
+    axes, plan = _plan(profile, args)
     # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
     # held only where it is wanted at once: JSON, a plot, a table of every point.
     table_rows = len(axes) == 1 and plan.size <= 60
@@ -147,35 +135,62 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
+    _print_sweep(profile.name, args.flow, axes, plan, summary, result if table_rows else None)
+    if args.csv:
+        print(f"  wrote {args.csv}")
+    if args.plot:
+        print(f"  plot: {args.plot}")
+    return 0
+
+
+def _plan(profile, args):
+    """The axes and the :class:`~pinchpoint.solve.sweep.SweepPlan` of ``--flow`` and ``--vary``."""
+    from pinchpoint.api import unknown_parameter_error
+    from pinchpoint.errors import InputError
+    from pinchpoint.solve.sweep import parse_vary, plan_sweep
+
+    check_flows(profile, [args.flow])
+    for v in args.vary:
+        error = unknown_parameter_error(profile, v, key="--vary")
+        if error is not None:
+            raise error
+    axes = [parse_vary(v, profile) for v in args.vary]
+    plan = plan_sweep(profile, args.flow, axes)
+    if args.json and plan.size > MAX_JSON_POINTS:
+        raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
+                         "write them with --csv FILE (streamed) instead", key="--json")
+    return axes, plan
+
+
+def _print_sweep(name, flow, axes, plan, summary, result) -> None:
+    """The summary; with ``result`` (one axis, few points) a row per point, else where the
+    binding link changes along a single axis."""
+    from pinchpoint.cli.output import table
+    from pinchpoint.physics import units
+
     conv = convention(plan.network)
     fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
-    print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
+    print(f"{name}: {flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
           f" = {summary.points} points")
     print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
     print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
-    # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
+    # the binding link users read is the one that binds after protocol overhead
     print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
                                                    for k, v in summary.binding_share(effective=True).items()))
     print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
-    if table_rows:
-        a = axes[0]
+    a = axes[0]
+    if result is not None:
         rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
                 for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
                                           result.binding_links(effective=True))]
         print()
         print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
     elif len(axes) == 1:
-        a = axes[0]
         for i, before, after in summary.changes:
             print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
                   f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
     for note in plan.notes:
         print(f"  note: {note}")
-    if args.csv:
-        print(f"  wrote {args.csv}")
-    if args.plot:
-        print(f"  plot: {args.plot}")
-    return 0
 
 
 # --- uncertainty ---------------------------------------------------------------------------------
@@ -256,8 +271,28 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_compare_predictions(args: argparse.Namespace) -> int:
     """``compare --workload W --signature S1 S2 ...``: one workload on several signatures."""
+    from pinchpoint.cli.output import print_json
+
+    wl, preds = _predictions(args)
+    fastest = min(p.low_s for p in preds)
+    if getattr(args, "plot", None):
+        from pinchpoint.report.plots_planning import plot_predictions
+
+        plot_predictions(preds, args.plot)
+    if args.json:
+        print_json({"workload": wl.name, "predictions": [p.to_dict() for p in preds],
+                    "fastest": [p.signature for p in preds if p.low_s <= fastest * (1 + 1e-9)]})
+        return 0
+    _print_predictions(wl, preds, fastest)
+    if getattr(args, "plot", None):
+        print(f"plot: {args.plot}")
+    return 0
+
+
+def _predictions(args: argparse.Namespace):
+    """The workload and its prediction on each ``--signature`` (with one profile for all, or one each)."""
     from pinchpoint.api import predict
-    from pinchpoint.cli.output import print_json, table, warn
+    from pinchpoint.cli.output import warn
     from pinchpoint.errors import InputError
     from pinchpoint.inputs.host_match import mismatch_warnings
 
@@ -277,16 +312,13 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
         for w in mismatch_warnings(prof, s) if prof is not None else ():
             warn(w)
         preds.append(predict(s, wl, profile=prof, stat=getattr(args, "stat", "median"),
-                              extrapolate=getattr(args, "extrapolate", False)))
-    fastest = min(p.low_s for p in preds)
-    if getattr(args, "plot", None):
-        from pinchpoint.report.plots_planning import plot_predictions
+                             extrapolate=getattr(args, "extrapolate", False)))
+    return wl, preds
 
-        plot_predictions(preds, args.plot)
-    if args.json:
-        print_json({"workload": wl.name, "predictions": [p.to_dict() for p in preds],
-                    "fastest": [p.signature for p in preds if p.low_s <= fastest * (1 + 1e-9)]})
-        return 0
+
+def _print_predictions(wl, preds, fastest: float) -> None:
+    from pinchpoint.cli.output import table
+
     print(f"{wl.name}: {wl.description}")
     print()
     rows = []
@@ -299,6 +331,3 @@ def run_compare_predictions(args: argparse.Namespace) -> int:
                 align="lrrlll"))
     print()
     print("*: the fastest (overlapped) prediction.")
-    if getattr(args, "plot", None):
-        print(f"plot: {args.plot}")
-    return 0

@@ -101,7 +101,7 @@ def run_ceilings(args: argparse.Namespace) -> int:
 def run_explain(args: argparse.Namespace) -> int:
     from pinchpoint.api import unknown_target_error
     from pinchpoint.cli.output import print_json
-    from pinchpoint.report import tables as reporting
+    from pinchpoint.physics.readable import rate
     from pinchpoint.solve.symbolic import explain
 
     profile = load_profile_arg(args.profile)
@@ -116,10 +116,10 @@ def run_explain(args: argparse.Namespace) -> int:
     label = "ceiling" if e.kind == "flow" else "capacity"
     print(f"  {label} = {e.formula}")
     print(f"  {' ' * len(label)} = {e.substituted}")
-    print(f"  {' ' * len(label)} = {reporting.both(e.result_bytes_per_s)}")
+    print(f"  {' ' * len(label)} = {rate(e.result_bytes_per_s, convention(e.network))}")
     if e.effective_bytes_per_s is not None:
         extra = f"{e.effective_formula}" if e.effective_formula else "after protocol overhead"
-        print(f"  effective = {extra} = {reporting.both(e.effective_bytes_per_s)}")
+        print(f"  effective = {extra} = {rate(e.effective_bytes_per_s, convention(e.network))}")
     if e.binding:
         print(f"  binding: {', '.join(e.binding)}")
     for t in e.terms:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pinchpoint.errors import ProfileError, did_you_mean, shown
+from pinchpoint.gc_pause import gc_paused
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import atomic_write, data_root, is_file
 from pinchpoint.inputs.profile import Profile, profile_from_document
@@ -213,8 +214,6 @@ def key_line(path: Path, key: str | None) -> int | None:
 
 def load_profile(name_or_path: str | Path) -> Profile:
     """Load, merge and validate a profile by bundled name or path."""
-    from pinchpoint.gc_pause import gc_paused
-
     path = resolve(name_or_path)
     with gc_paused():  # millions of containers for a data-centre fabric, none in a cycle
         doc = read_document(path)
