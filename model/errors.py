@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 
-#: Longest message an error carries: a 25 MB value echoed back helps nobody (issue 19).
+#: Longest message an error carries: a 25 MB value echoed back helps nobody.
 MAX_MESSAGE = 1000
 
 

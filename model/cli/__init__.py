@@ -141,7 +141,7 @@ def _leaf_parsers(sub: argparse._SubParsersAction):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
     kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
-    and iobench's data file behind (issue 19)."""
+    and iobench's data file behind."""
 
 
 def _on_sigterm(signum, frame):

@@ -76,7 +76,7 @@ _TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
 #: What a quantity string may look like before pint sees it: one decimal number (at most 40
 #: digits each side of the point, a 4-digit exponent) and unit names joined by "/" or "*".
 #: pint evaluates what it is given: "9**9**9 Hz" spins a CPU for minutes and "1/0 MHz" divides
-#: by zero (issue 19), so operators, exponents, brackets and second numbers stop here.
+#: by zero, so operators, exponents, brackets and second numbers stop here.
 _NUMBER = r"[+-]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
 _UNIT = r"[^\W\d]\w*"
 _GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
@@ -120,8 +120,7 @@ def registry():
     import pint
 
     # No cache_folder: pint caches its parsed definitions with pickle, and a pickle runs code
-    # when loaded, so whoever could write the cache folder could run code as the user (issue
-    # 19).  Parsing the definitions costs about 0.4 s a process instead.
+    # when loaded, so whoever could write the cache folder could run code as the user.  Parsing the definitions costs about 0.4 s a process instead.
     ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=None)
     ureg.formatter.default_format = "~P"
     return ureg
