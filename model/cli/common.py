@@ -77,6 +77,16 @@ def check_flows(profile, flows, flag: str = "--flow") -> None:
             raise error
 
 
+def show_progress(no_progress: bool = False) -> bool:
+    """Whether a command draws a progress bar (tqdm, on stderr): only on a terminal, never under
+    ``-q`` or ``--no-progress`` (a log file or a pipe gets no carriage-return noise)."""
+    import sys
+
+    from pinchpoint.cli.output import VERBOSITY
+
+    return not no_progress and VERBOSITY >= 0 and sys.stderr is not None and sys.stderr.isatty()
+
+
 # ---- printing shared by predict, compare --workload and trace ----------------------------------
 
 def seconds(s: float) -> str:

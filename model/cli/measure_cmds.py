@@ -82,7 +82,6 @@ def _load(name: str):
 
 def run_measure(args: argparse.Namespace) -> int:
     import shlex
-    import sys
     from pathlib import Path
 
     from pinchpoint.errors import InputError
@@ -94,7 +93,8 @@ def run_measure(args: argparse.Namespace) -> int:
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
     from pinchpoint.measure.session import parse_cpus, parse_sizes
     from pinchpoint.measure.noise import noise_summary, noisy_points
-    from pinchpoint.cli.output import VERBOSITY, warn
+    from pinchpoint.cli.common import show_progress
+    from pinchpoint.cli.output import warn
 
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
@@ -104,7 +104,7 @@ def run_measure(args: argparse.Namespace) -> int:
     limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
     noisy_points(None, limit)  # a bad limit fails now, not after a minute of measuring
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
-                  progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
+                  progress=show_progress(args.no_progress),
                   io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps,
                   noise_limit=limit)
     dump_signature(sig, out)
