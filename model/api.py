@@ -127,6 +127,22 @@ def all_ceilings(profile, flows=None):
     return _all_ceilings(_profile(profile), flows)
 
 
+def profile_ceilings(profile, flows=None) -> tuple[list, list, tuple[str, ...]]:
+    """What ``pinchpoint ceilings`` shows: the flows' ceilings (or only ``flows``), every
+    scenario's (all flows only), and the sentences that say why a profile without links or
+    flows answers nothing (:func:`pinchpoint.solve.ceiling_gaps.ceiling_gaps`)."""
+    from pinchpoint.solve.ceiling_gaps import ceiling_gaps
+    from pinchpoint.solve.ceilings import all_ceilings as _all_ceilings
+    from pinchpoint.solve.ceilings import scenario_ceilings
+
+    prof = _profile(profile)
+    for f in flows or ():
+        prof.flow(f)  # an unknown flow (or scenario flow) is an error naming the profile's flows
+    ceilings = _all_ceilings(prof, flows)
+    scenarios = [] if flows else [c for name in prof.scenarios for c in scenario_ceilings(prof, name)]
+    return ceilings, scenarios, ceiling_gaps(prof)
+
+
 def flow_ceiling(profile, flow: str):
     """The ceiling of one flow (a :class:`~pinchpoint.solve.ceilings.Ceiling`)."""
     from pinchpoint.solve.ceilings import flow_ceiling as _flow_ceiling

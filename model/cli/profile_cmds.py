@@ -48,20 +48,13 @@ def run_profiles(args: argparse.Namespace) -> int:
 
 
 def run_ceilings(args: argparse.Namespace) -> int:
+    from pinchpoint.api import profile_ceilings
     from pinchpoint.cli.output import print_json, table
     from pinchpoint.report import tables as reporting
-    from pinchpoint.solve.ceiling_gaps import ceiling_gaps
-    from pinchpoint.solve.ceilings import all_ceilings, scenario_ceilings
 
     profile = load_profile_arg(args.profile)
-    flows = args.flow
-    check_flows(profile, flows)
-    for f in flows or ():
-        profile.flow(f)  # a clear error for an unknown flow
-
-    ceilings = all_ceilings(profile, flows)
-    scenarios = [] if flows else [c for name in profile.scenarios for c in scenario_ceilings(profile, name)]
-    gaps = ceiling_gaps(profile)
+    check_flows(profile, args.flow)
+    ceilings, scenarios, gaps = profile_ceilings(profile, args.flow)
     if gaps and not getattr(args, "signature", None):  # nothing to tabulate: say why, what to add
         if args.json:
             print_json({**reporting.ceilings_json(profile, ceilings, scenarios), "gaps": list(gaps)})
