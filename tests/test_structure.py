@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
 
 MODEL = Path(__file__).resolve().parents[1] / "model"
 
