@@ -296,10 +296,9 @@ def fit_scaling(data, *, series=None, fixed=None, noise=None, queues=(), delays=
     clients : int, optional
         MVA population (default: the largest measured).
     """
-    from pinchpoint.inputs.concurrency_io import SeriesFile, read_series
     from pinchpoint.physics import queueing, usl
 
-    data = data if isinstance(data, SeriesFile) else read_series(data)
+    data = _series_file(data)
     chosen = _chosen_series(data, series)
     fits = []
     for s in chosen:
@@ -317,6 +316,25 @@ def fit_scaling(data, *, series=None, fixed=None, noise=None, queues=(), delays=
                        kinds=["queue"] * len(queues) + ["delay"] * len(delays),
                        names=[n for n, _ in queues + delays])
     return Scaling(data, fits, mva)
+
+
+def _series_file(data):
+    """A SeriesFile from a parsed one, a CSV path or a bundled series name (the closest names
+    offered for an unknown one; a folder said to be one)."""
+    from pinchpoint.inputs.concurrency_io import SeriesFile, bundled_series, read_series
+    from pinchpoint.inputs.profile_io import is_dir
+
+    if isinstance(data, SeriesFile):
+        return data
+    if is_dir(data):
+        raise InputError("is a folder: expected a CSV file or a bundled series name", file=str(data))
+    try:
+        return read_series(data)
+    except InputError as exc:
+        if exc.file != str(data) or exists(data):
+            raise
+        raise InputError(exc.message + did_you_mean(str(data), bundled_series()), file=exc.file,
+                         key=exc.key, line=exc.line) from None
 
 
 def _chosen_series(data, series) -> list:

@@ -18,6 +18,9 @@ from pinchpoint.errors import did_you_mean
     (["predict", "--signature", "p69", "--workload", "power4-memory-heavy"], "did you mean 'p690'?"),
     (["predict", "--signature", "p690", "--workload", "power4-memory-heav"], "did you mean 'power4-memory-heavy'"),
     (["classify", "powermac-g5", "--flow", "nic-tz", "--measured", "1 Gbit/s"], "did you mean 'nic-tx'"),
+    (["scale", "mysql-g5"], "did you mean 'mysql-g5-anandtech-2005-09-01'?"),
+    (["scale", "mysql-g5-anandtech-2005-09-01", "--series", "macosx-server-10.5"],
+     "did you mean 'macosx-server-10.4'?"),
 ])
 def test_unknown_names_get_the_closest(argv, suggestion, capsys):
     assert main(argv) == 2
@@ -32,7 +35,8 @@ def test_far_names_get_no_guess():
     assert did_you_mean("p6", ["ibm-p690", "ibm-p650"]) == ""  # a part of two: no guess
 
 
-def test_a_folder_is_not_called_a_missing_file(tmp_path, capsys):
-    assert main(["ceilings", str(tmp_path)]) == 2
+@pytest.mark.parametrize("command", [["ceilings"], ["scale"], ["predict", "--workload", "daxpy-l1", "--signature"]])
+def test_a_folder_is_not_called_a_missing_file(command, tmp_path, capsys):
+    assert main([*command, str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "is a folder" in err and "no such file" not in err
+    assert "folder" in err and "no such file" not in err
