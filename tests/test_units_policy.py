@@ -87,3 +87,11 @@ def test_explain_prints_memory_in_bytes_and_units_flag(capsys):
     assert "504.1 Gbit/s" in capsys.readouterr().out
     assert main(["ceilings", "h100-pcie-host"]) == 0
     assert "63.02 GB/s" in capsys.readouterr().out
+
+
+def test_diagnose_writes_a_window_with_a_readable_binary_prefix():
+    from pinchpoint.diagnose.wording import size
+
+    assert size(23373 * 1024) == "22.8 MiB"  # was "23373 KiB"
+    assert size(64 * 1024) == "64 KiB" and size(4 * 2**20) == "4 MiB"  # as people write them
+    assert size(100e6) == "100 MB" and size(87380) == "87380 B"  # a decimal size stays as typed

@@ -18,7 +18,8 @@ def size(x: float) -> str:
     options = []
     for factor, unit in ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"),
                          (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if x >= factor and abs(x / factor - round(x / factor, 1)) < 1e-9:
+        # a whole (or one-decimal) count under 1024 of its unit: "23373 KiB" reads better as 22.83 MiB
+        if factor <= x < 1024 * factor and abs(x / factor - round(x / factor, 1)) < 1e-9:
             options.append(f"{x / factor:g} {unit}")
     if options:
         return min(options, key=len)
