@@ -29,7 +29,7 @@ and likwid's max/min over its single runs: the noise of the machine at that samp
 
 Usage: python3 benchmarks/likwid_compare.py [--rounds 5] [--reps 3] [--trials 40]
                                             [--min-time 0.005] [--no-fma-rows]
-Acceptance (issue 4): |median ratio - 1| <= 0.10 and max/min < 1.10 in every row.
+Acceptance: |median ratio - 1| <= 0.10 and max/min < 1.10 in every row.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Usage::
                                          [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
                                          [--times EARLIER.json]
 
-Goal (issue 13): median |error| of the headline estimate <= 10 %, none over 35 %.
+Goal: median |error| of the headline estimate <= 10 %, none over 35 %.
 """
 
 from __future__ import annotations

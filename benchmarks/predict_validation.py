@@ -28,7 +28,7 @@ Usage::
     python3 benchmarks/predict_validation.py [--rounds 30] [--reps 11] [--min-time 0.002]
                                              [--json out.json]
 
-Goal (issue 8): median absolute error under 10 %, none over 25 %.
+Goal: median absolute error under 10 %, none over 25 %.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Time to write the HTML report and to run each notebook (issue 7); prints figures, asserts nothing.
+"""Time to write the HTML report and to run each notebook; prints figures, asserts nothing.
 
 Run: python3 benchmarks/report_speed.py [--notebooks]
 The report is timed in-process (first call includes matplotlib's start-up, then the warm median) and

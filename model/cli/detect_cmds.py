@@ -134,7 +134,6 @@ def _run_nvidia_smi(*args: str) -> str | None:
 
 def run_detect(args: argparse.Namespace) -> int:
     import datetime as _dt
-    import sys
     from pathlib import Path
 
     from pinchpoint.measure import detect
@@ -184,11 +183,10 @@ def run_detect(args: argparse.Namespace) -> int:
             sig = load_signature(args.signature)
             sig_path = args.signature
         else:
+            from pinchpoint.cli.common import show_progress
             from pinchpoint.measure.session import measure
 
-            from pinchpoint.cli.output import VERBOSITY
-
-            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty() and VERBOSITY >= 0)
+            sig = measure("quick", ("stream", "maps"), progress=show_progress())
             sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
                 else "detected.signature.json"
             dump_signature(sig, sig_path)

@@ -156,8 +156,9 @@ def _relocate(exc, origin_file):
     return exc
 
 
-def gather(args: argparse.Namespace) -> dict:
-    """DiagnoseInputs keyword arguments from the flags (and the iperf3 file)."""
+def gather(args: argparse.Namespace, profile=None) -> dict:
+    """DiagnoseInputs keyword arguments from the flags (and the iperf3 file); ``profile``, when a
+    command has loaded it already, instead of the ``--profile`` flag."""
     from pinchpoint.physics import units
     from pinchpoint.errors import InputError
 
@@ -228,10 +229,12 @@ def gather(args: argparse.Namespace) -> dict:
     put("mmrbc_bytes", _size(a("mmrbc"), "--mmrbc"))
     put("outstanding_reads", a("outstanding_reads"))
     put("read_latency_s", units.parse(a("read_latency"), "time", key="--read-latency") if a("read_latency") else None)
-    if a("profile"):
-        from pinchpoint.inputs.profile_io import load_profile
+    if profile is not None:
+        fields["profile"] = profile
+    elif a("profile"):
+        from pinchpoint.cli.common import load_profile_arg
 
-        fields["profile"] = load_profile(a("profile"))
+        fields["profile"] = load_profile_arg(a("profile"))
     put("flow", a("flow"))
     return fields
 

