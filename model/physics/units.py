@@ -200,22 +200,24 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     return _parse_with_pint(text, dimension, file=file, key=key)
 
 
-#: A size as iperf3's -w, -l and -M take it: a number and one letter K, M, G or T (either case)
-#: for KiB, MiB, GiB, TiB, optionally followed by "B" when the letter is a capital K ("64KB",
-#: JEDEC's kilobyte of 1024 B: "KB" has no SI meaning).  "64 kB", "4 MB" keep their SI meaning
-#: (1000 B, 10^6 B) and "64 KiB" is pint's.  iperf3's own parser: src/iperf_util.c,
-#: unit_atof (ESnet, iperf3 3.x), where 'K'/'k' multiply by 1024.
-_IPERF3_SIZE = re.compile(rf"\s*({_PLAIN_NUMBER_FOR_SIZES})\s*(?:([KkMmGgTt])|(K)B)\s*")
+#: A size as iperf3's -w, -l and -M take it: a number and K, M, G or T in either case, for KiB,
+#: MiB, GiB, TiB, optionally followed by "B" (iperf3's parser, ``unit_atof`` in src/iperf_util.c,
+#: ESnet iperf3 3.x, multiplies by 1024 for 'K'/'k' and ignores what follows the letter).
+_IPERF3_SIZE = re.compile(rf"\s*({_PLAIN_NUMBER_FOR_SIZES})\s*([kKmMgGtT])(B?)\s*")
 _IPERF3_FACTORS = {"k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40}
 
 
 def _iperf3_size(text: str) -> float | None:
-    """Bytes of "64K", "64k", "64KB", "4M", "1G" (binary, as iperf3 reads them), else None."""
+    """Bytes of a size written as iperf3 reads it ("64K", "64k", "64KB", "4M", "4MB": binary),
+    else None.  "K" is no SI prefix, so "64 KB" is binary too; an SI size written as SI writes
+    it, with a space ("100 MB"), keeps its decimal meaning, and so do "64 kB" and "64 KiB"."""
     match = _IPERF3_SIZE.fullmatch(text) if len(text) <= _MAX_TEXT else None
     if match is None:
         return None
-    letter = (match.group(2) or match.group(3)).lower()
-    value = float(match.group(1)) * _IPERF3_FACTORS[letter]
+    number, letter, byte = match.groups()
+    if byte and letter != "K" and (letter == "k" or " " in text.strip()):
+        return None  # "64 kB", "64kB", "100 MB": SI, for pint
+    value = float(number) * _IPERF3_FACTORS[letter.lower()]
     return value if math.isfinite(value) else None
 
 
@@ -424,12 +426,6 @@ def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
 # --- what people type for a fraction or an iperf3-style size ------------------------------------
 
 _FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*")
-#: iperf3's size suffixes (``unit_atoi`` in iperf3's units.c): k/K, m/M, g/G, t/T multiply by
-#: 1024, 1024^2, 1024^3, 1024^4 and a trailing character after the suffix is ignored ("64KB"
-#: is 64 KiB).
-_IPERF3_SIZE = re.compile(rf"\s*({_NUMBER})\s*([kKmMgGtT])(B?)\s*")
-_IPERF3_FACTOR = {"k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40}
-
 
 def parse_fraction(text, *, file=None, key=None) -> float:
     """A fraction as people write it: "1%" -> 0.01, "0.5 %" -> 0.005, "1e-3" -> 0.001.
@@ -449,27 +445,14 @@ def parse_fraction(text, *, file=None, key=None) -> float:
 
 
 def parse_iperf3_size(text, *, file=None, key=None) -> float:
-    """A size as iperf3 takes it (``-w 64K``, ``-l 128KB``) or as pint does ("64 KiB", "100 MB") [B].
-
-    iperf3's suffixes are binary whatever their case: "64K", "64k", "64KB" and "64 KB" are 65536 B
-    ("K" is no SI prefix), "4M" and "4m" 4 MiB.  SI sizes written as SI writes them, with a space
-    ("100 MB", "100 kB"), keep their decimal meaning and go to :func:`parse` (1e8 and 1e5 B), as
-    "64 KiB" does; written as iperf3 writes them, without the space ("4MB"), they are binary.  A
-    plain number is a byte count.
-    """
+    """A size as iperf3 takes it (``-w 64K``, ``-l 128KB``) or as pint does ("64 KiB", "100 MB") [B]:
+    :func:`parse` of a size (see :func:`_iperf3_size` for iperf3's suffixes), and a plain number
+    is a byte count."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return parse(text, "dimensionless", file=file, key=key)
-    if isinstance(text, str) and len(text) <= _MAX_TEXT:
-        m = _IPERF3_SIZE.fullmatch(text)
-        spaced_si = m is not None and m.group(3) and m.group(2) != "K" and " " in text.strip()
-        if m is not None and not spaced_si:
-            value = float(m.group(1)) * _IPERF3_FACTOR[m.group(2).lower()]
-            if not math.isfinite(value):
-                raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
-            return value
-        if re.fullmatch(rf"\s*{_NUMBER}\s*", text):
-            value = float(text)
-            if not math.isfinite(value):
-                raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
-            return value
+    if isinstance(text, str) and len(text) <= _MAX_TEXT and re.fullmatch(rf"\s*{_NUMBER}\s*", text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
+        return value
     return parse(text, "size", file=file, key=key)
