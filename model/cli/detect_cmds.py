@@ -232,7 +232,8 @@ def run_detect(args: argparse.Namespace) -> int:
 
 
 def _summary(facts, doc) -> str:
-    from pinchpoint.measure.detect import _bytes_text, _link_text
+    from pinchpoint.inputs.doc_values import bytes_text
+    from pinchpoint.measure.detect_pcie import link_text
     from pinchpoint.physics.units import format_quantity, format_rate
 
     def q(v, dim):
@@ -243,7 +244,7 @@ def _summary(facts, doc) -> str:
              f"clock    nominal {q(facts.nominal_clock, 'frequency')}, now {q(facts.current_clock, 'frequency')}, "
              f"governor {facts.governor or 'unknown'}",
              "caches   " + (", ".join(f"L{c.level}{'d' if c.type == 'data' else 'i' if c.type == 'instruction' else ''}"
-                                      f" {_bytes_text(c.size_bytes)}"
+                                      f" {bytes_text(c.size_bytes)}"
                                       + (f" ({c.instances} x, {c.cpu_kind})" if c.cpu_kind else "")
                                       for c in facts.caches) or "unknown"),
              f"memory   {q(facts.memory_bytes, 'size')}"]
@@ -253,7 +254,7 @@ def _summary(facts, doc) -> str:
                      f"MTU {n.mtu or 'unknown'}, PCI {n.pci_address or 'unknown'}")
     for d in facts.pci:
         if d.current_speed or d.current_width or d.link_bytes_per_s:
-            link = (f"{_link_text(d.current_speed, d.current_width)} (max {_link_text(d.max_speed, d.max_width)})"
+            link = (f"{link_text(d.current_speed, d.current_width)} (max {link_text(d.max_speed, d.max_width)})"
                     if d.current_speed or d.current_width else
                     f"{format_rate(d.link_bytes_per_s, 'memory')} (hwloc)")
             lines.append(f"pcie     {d.address} class {d.class_code or '?'}: {link}")

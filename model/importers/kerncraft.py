@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pinchpoint.inputs.doc_values import bytes_text, ident
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError, UnitError, shown
 
@@ -191,10 +192,8 @@ def caches(machine: dict, *, file=None) -> list[dict]:
         _doc(file).table(cpg, f"{key}.cache per group")
         sets, ways, line = (_int(cpg, k, file, where=f"{key}.cache per group") for k in ("sets", "ways", "cl_size"))
         if sets and ways and line:
-            from pinchpoint.measure.detect import _bytes_text
-
             size = sets * ways * line
-            size_text = _bytes_text(size)
+            size_text = bytes_text(size)
         elif lvl.get("size per group") is not None:
             size = _quantity(lvl["size per group"], "size", file, f"{key}.size per group")
             size_text = str(lvl["size per group"])
@@ -376,8 +375,7 @@ def memory_rate(machine: dict, *, file=None) -> tuple[float, str, float] | None:
 
 def _name_from(machine: dict, file) -> str:
     stem = Path(file).stem if file else str(machine.get("model name", "kerncraft"))
-    clean = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-")
-    return clean if clean and clean[0].isalpha() else "k" + clean
+    return ident(stem, prefix="k")
 
 
 def to_profile_document(machine: dict, *, file: str | None = None) -> dict:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from pinchpoint.inputs.doc_values import ident
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
 from pinchpoint.measure.machine_facts import parse_link_speed, pcie_generation
@@ -48,11 +49,6 @@ def _parse(text: str, doc: Reader):
     if root.tag != "system":
         raise doc.error(None, f"expected an NCCL topology (<system>), found <{root.tag}>")
     return root
-
-
-def _ident(text: str) -> str:
-    clean = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
-    return clean if clean[:1].isalpha() else "x" + clean
 
 
 def _speed(pci, doc: Reader) -> tuple[float | None, int | None]:
@@ -114,14 +110,14 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
         cls = (pci.get("class") or "").lower()
         gpu, nic = pci.find("gpu"), pci.find("nic")
         if cls.startswith("0x0604"):
-            cid = _ident(f"pcisw-{bus}")
+            cid = ident(f"pcisw-{bus}")
             comps[cid] = {"kind": "switch", "model": f"PCIe bridge {bus}"}
             pcie(cid, parent, pci)
             for child in pci.findall("pci"):
                 walk(child, cid, socket)
         elif gpu is not None or cls.startswith("0x03"):
             dev = gpu.get("dev") if gpu is not None else None
-            cid = f"gpu{dev}" if dev is not None and dev.isdigit() else _ident(f"gpu-{bus}")
+            cid = f"gpu{dev}" if dev is not None and dev.isdigit() else ident(f"gpu-{bus}")
             comps[cid] = {"kind": "accelerator", "model": f"GPU {bus}" + (
                 f" (sm {gpu.get('sm')})" if gpu is not None and gpu.get("sm") else "")}
             pcie(cid, parent, pci)
@@ -137,7 +133,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
                                        if (nv.get("tclass") or "").lower() != _NVSWITCH_CLASS
                                        else (cid, "nvswitch", int(count), sm))
         elif nic is not None or cls.startswith("0x02"):
-            cid = _ident(f"nic-{bus}")
+            cid = ident(f"nic-{bus}")
             net = nic.find("net") if nic is not None else None
             comp: dict = {"kind": "nic", "model": f"NIC {bus}" + (f" ({net.get('name')})" if net is not None else "")}
             speed = net.get("speed") if net is not None else None
@@ -145,7 +141,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
             if speed and speed.isdigit() and int(speed) > 0:
                 rate = f"{int(speed)} Mbit/s"
                 comp["line_rate"] = {"value": rate, "source": f"{src}: net {net.get('name')} speed"}
-                network = _ident(f"net-{bus}")
+                network = ident(f"net-{bus}")
                 comps[network] = {"kind": "network", "description": f"the fabric beyond {cid}"}
                 links[f"wire-{cid}"] = {"kind": "ethernet", "between": [network, cid],
                                         "rate": {"value": rate, "source": f"{src}: net speed"}}
@@ -155,7 +151,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
             pcie(cid, parent, pci)
             nics.append((cid, socket, network))
         else:
-            cid = _ident(f"pci-{bus}")
+            cid = ident(f"pci-{bus}")
             comps[cid] = {"kind": "device", "model": f"PCI {bus} class {cls}"}
             pcie(cid, parent, pci)
 
@@ -164,7 +160,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
         raise doc.error(None, "expected at least one <cpu> in <system>")
     for i, cpu in enumerate(cpus):
         numa = cpu.get("numaid", str(i))
-        sid = _ident(f"cpu{numa}")
+        sid = ident(f"cpu{numa}")
         comps[sid] = {"kind": "cpu", "model": " ".join(x for x in (cpu.get("vendor"), cpu.get("arch")) if x)
                       or "CPU", "unknown": ["clock"]}
         for pci in cpu.findall("pci"):
@@ -200,7 +196,7 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
                 flows[f"{n}-to-{g}"] = {"source": network, "sink": g,
                                         "description": f"GPUDirect RDMA: receive on {n} into {g}"}
     _drop_unconnected(comps, links, flows)
-    doc = {"schema": 1, "name": name or _ident(f"nccl-{file or 'topology'}".rsplit("/", 1)[-1].split(".")[0]),
+    doc = {"schema": 1, "name": name or ident(f"nccl-{file or 'topology'}".rsplit("/", 1)[-1].split(".")[0]),
            "description": f"imported from NCCL topology XML ({len(gpus)} GPUs, {len(nics)} NICs)",
            "source": src, "components": comps, "links": links}
     if flows:
