@@ -68,6 +68,9 @@ def _add_import_nccl(isub) -> None:
                 help="write the profile here (atomically)")
     n.add_argument("--compare", action="store_true",
                    help="print NCCL's path bandwidth beside pinchpoint's for every flow")
+    n.add_argument("--nvidia-smi-topo", metavar="FILE",
+                   help="merge NVLink from this `nvidia-smi topo -m` output (GPU i: the file's i-th GPU in "
+                        "PCI bus order); static topology files such as AWS's have no <nvlink>")
     n.set_defaults(run=run_import_nccl)
 
 
@@ -300,6 +303,7 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
 
 
 def run_import_nccl(args: argparse.Namespace) -> int:
+    from pinchpoint.cli.output import warn
     from pinchpoint.importers import nccl_topo
     from pinchpoint.inputs.profile import profile_from_document
     from pinchpoint.inputs.profile_io import dump_document
@@ -308,12 +312,19 @@ def run_import_nccl(args: argparse.Namespace) -> int:
     _check_folder(args.output, "-o")
     text = _read_text(args.file, "FILE")
     source = _display_name(args.file)
-    doc = nccl_topo.load_topology(text, file=source)
+    topo = {}
+    if args.nvidia_smi_topo:
+        topo = {"nvidia_topo": _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo"),
+                "nvidia_topo_file": _display_name(args.nvidia_smi_topo)}
+    doc = nccl_topo.load_topology(text, file=source, **topo)
     profile_from_document(doc, file=source)  # an error names the XML it came from
+    missing = nccl_topo.missing_nvlink(doc)
+    if missing:
+        warn(f"{source}: {missing}")
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
     if args.compare:
-        rows = nccl_topo.compare_with_nccl(text, file=source)
+        rows = nccl_topo.compare_with_nccl(text, file=source, **topo)
         width = max(len(r["flow"]) for r in rows) if rows else 4
         print(f"\n{'flow':<{width}}  {'NCCL path':>11}  {'path raw':>11}  {'path eff':>11}  {'max-flow':>11}")
         for r in rows:

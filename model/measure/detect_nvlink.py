@@ -72,36 +72,45 @@ def _from_matrix(facts: MachineFacts, comps, links, flows, by_address) -> None:
                                             "description": "GPU -> GPU over NVLink (hwloc NVLinkBandwidth)"}
 
 
-def _from_topo(facts: MachineFacts, comps, links, flows, gpu_ids: dict[int, str]) -> None:
-    """NVLink from ``nvidia-smi topo -m``: the same NV# between every pair of three or more GPUs is
-    an NVSwitch fabric (one switch node, each GPU's links to it); otherwise direct bonded links."""
-    pairs = [(i, j, n) for i, j, n in facts.nvlinks if i in gpu_ids and j in gpu_ids]
+def topo_nvlinks(pairs, gpu_ids: dict[int, str], rate_of, src: str = "nvidia-smi topo -m") -> tuple[dict, dict]:
+    """(components, links) of ``topo -m``'s NV# pairs ``(i, j, links)``: the same NV# between every
+    pair of three or more GPUs is an NVSwitch fabric (one switch node, each GPU's links to it);
+    otherwise direct bonded links.  ``rate_of(i)`` is GPU i's ``link_rate`` entry or None."""
+    pairs = [(i, j, n) for i, j, n in pairs if i in gpu_ids and j in gpu_ids]
+    comps, links = {}, {}
     if not pairs:
-        return
-    arch = {g.index: g.architecture for g in facts.gpus}
+        return comps, links
     counts = {n for _, _, n in pairs}
     members = sorted({x for i, j, _ in pairs for x in (i, j)})
-    fabric = len(members) >= 3 and len(counts) == 1 and len(pairs) == len(members) * (len(members) - 1) // 2
-    src = "nvidia-smi topo -m"
+    if len(members) >= 3 and len(counts) == 1 and len(pairs) == len(members) * (len(members) - 1) // 2:
+        comps["nvswitch"] = {"kind": "switch", "model": "NVLink fabric (NVSwitch): every GPU pair shows NV"
+                                                         f"{pairs[0][2]} in topo -m"}
+        for i in members:
+            if rate_of(i) is not None:
+                links[f"nvlink-{gpu_ids[i]}"] = {"kind": "nvlink", "between": [gpu_ids[i], "nvswitch"],
+                                                 "count": {"value": pairs[0][2], "source": src},
+                                                 "link_rate": rate_of(i)}
+    else:
+        for i, j, n in pairs:
+            if rate_of(i) is not None:
+                links[f"nvlink-{gpu_ids[i]}-{gpu_ids[j]}"] = {"kind": "nvlink", "between": [gpu_ids[i], gpu_ids[j]],
+                                                              "count": {"value": n, "source": src},
+                                                              "link_rate": rate_of(i)}
+    return comps, links
+
+
+def _from_topo(facts: MachineFacts, comps, links, flows, gpu_ids: dict[int, str]) -> None:
+    arch = {g.index: g.architecture for g in facts.gpus}
 
     def rate(i):
         r = NVLINK_RATE.get(arch.get(i) or "")
         return None if r is None else {"value": f"{r / 1e9:g} GB/s",
                                        "source": f"NVIDIA {arch[i]} architecture whitepaper (per link and direction)"}
 
-    if fabric:
-        comps["nvswitch"] = {"kind": "switch", "model": "NVLink fabric (NVSwitch): every GPU pair shows NV"
-                                                         f"{pairs[0][2]} in topo -m"}
-        for i in members:
-            if rate(i) is not None:
-                links[f"nvlink-{gpu_ids[i]}"] = {"kind": "nvlink", "between": [gpu_ids[i], "nvswitch"],
-                                                 "count": {"value": pairs[0][2], "source": src}, "link_rate": rate(i)}
-    else:
-        for i, j, n in pairs:
-            if rate(i) is not None:
-                links[f"nvlink-{gpu_ids[i]}-{gpu_ids[j]}"] = {"kind": "nvlink", "between": [gpu_ids[i], gpu_ids[j]],
-                                                              "count": {"value": n, "source": src},
-                                                              "link_rate": rate(i)}
-    a, b = gpu_ids[pairs[0][0]], gpu_ids[pairs[0][1]]
-    if any(l["kind"] == "nvlink" for l in links.values()):
-        flows[f"{a}-to-{b}"] = {"source": a, "sink": b, "description": f"GPU -> GPU over NVLink ({src})"}
+    new_comps, new_links = topo_nvlinks(facts.nvlinks, gpu_ids, rate)
+    comps.update(new_comps)
+    links.update(new_links)
+    pairs = [(i, j) for i, j, _ in facts.nvlinks if i in gpu_ids and j in gpu_ids]
+    if new_links:
+        a, b = gpu_ids[pairs[0][0]], gpu_ids[pairs[0][1]]
+        flows[f"{a}-to-{b}"] = {"source": a, "sink": b, "description": "GPU -> GPU over NVLink (nvidia-smi topo -m)"}
