@@ -205,7 +205,8 @@ def run_detect(args: argparse.Namespace) -> int:
     created = _dt.date.today().isoformat()
     doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate,
                                            memory_source=source, created=created)
-    profile_from_document(doc, file=args.output or "<detected>")  # never write what cannot load
+    # never write what cannot load; a refusal names what the values came from, not the output
+    profile_from_document(doc, file=xml_file or (f"{args.sysfs_root} (--sysfs-root)" if args.sysfs_root else "/sys"))
     found = detect.flags(facts)
     if args.output:
         from pinchpoint.inputs.profile_io import dump_document
@@ -287,15 +288,16 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
         _check_folder(args.signature, "--signature")
     text = _read_text(args.file, "FILE")
     source = _display_name(args.file)
-    machine = kerncraft.load_machine(text, file=source)
-    for flag in kerncraft.benchmark_flags(machine, file=source):
-        print(f"warning: {source}: {flag}", file=sys.stderr)
+    notes: list[str] = []
+    machine = kerncraft.load_machine(text, file=source, notes=notes)
     doc = kerncraft.to_profile_document(machine, file=source)
     profile_from_document(doc, file=args.output)
+    sig = kerncraft.to_signature(machine, file=source, notes=notes) if args.signature else None
+    for flag in dict.fromkeys(kerncraft.benchmark_flags(machine, file=source) + notes):
+        print(f"warning: {source}: {flag}", file=sys.stderr)
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}")
-    if args.signature:
-        sig = kerncraft.to_signature(machine, file=source)
+    if sig is not None:
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pinchpoint.errors import InputError
-from pinchpoint.measure.detect_pcie import gts_text, link_text
+from pinchpoint.measure.detect_pcie import link_text
 from pinchpoint.measure.detect_profile import facts_to_profile_document
 from pinchpoint.measure.hwloc import parse_hwloc_xml
 from pinchpoint.measure.machine_facts import (PCIE_GENERATIONS, CacheFact, DiskFact, Flag, MachineFacts, NicFact,

@@ -38,7 +38,7 @@ SPEED_UNKNOWN = (65535, 4294967295)
 
 PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _GTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s(?:\s+PCIe)?\s*$")
-_GHZ = re.compile(r"@\s*([0-9]+(?:\.[0-9]+)?)\s*GHz", re.I)
+_GHZ = re.compile(r"@\s*([0-9]{1,4}(?:\.[0-9]{1,6})?)\s*GHz", re.I)
 
 
 # --- facts -----------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ def clock_from_model_name(model: str | None) -> float | None:
     if not model:
         return None
     m = _GHZ.search(model)
-    return float(m.group(1)) * 1e9 if m else None
+    return positive_or_none(float(m.group(1)) * 1e9) if m else None  # "@ 0.00GHz" says nothing
 
 
 def positive_or_none(x):
