@@ -127,12 +127,15 @@ def _split_merged_counts(machine: dict, file, notes: list[str] | None) -> None:
             value = block.get(name)
             if not isinstance(value, list) or len(lengths) != 1:
                 continue
-            split = [int(x) for v in value for x in (v.split() if isinstance(v, str) and _MERGED.match(v) else [v])]
+            merged = [isinstance(v, str) and _MERGED.match(v) is not None for v in value]
+            if not any(merged):
+                continue
+            split = [x for v, m in zip(value, merged) for x in ([int(y) for y in v.split()] if m else [v])]
             if len(split) == next(iter(lengths)) != len(value):
-                bad = [f"{key}.{name}[{i}] = {v!r}" for i, v in enumerate(value) if isinstance(v, str)]
+                bad = [f"{key}.{name}[{i}] = {v!r}" for i, (v, m) in enumerate(zip(value, merged)) if m]
                 if notes is not None:
-                    notes.append(f"{', '.join(bad)}: read as {sum(len(v.split()) for v in value if isinstance(v, str))} "
-                                 "entries (a comma missing in the list)")
+                    notes.append(f"{', '.join(bad)}: read as {len(split) - len(value) + len(bad)} entries "
+                                 "(a comma missing in the list)")
                 block[name] = split
 
 

@@ -106,3 +106,12 @@ def test_huge_numbers_are_one_clear_error():
     with pytest.raises(InputError, match="local_memory") as e:
         parse_hwloc_xml(text, file="big.xml")
     assert e.value.file == "big.xml"
+
+
+def test_combining_with_sysfs_keeps_what_only_hwloc_knows():
+    from pinchpoint.measure.detect import MachineFacts, combine
+
+    hw = parse_hwloc_xml(SWITCH.read_text())
+    both = combine(hw, MachineFacts(cpu_model="from sysfs", memory_bytes=2 ** 30))
+    assert both.gpus == hw.gpus and both.nvlink_bandwidths == hw.nvlink_bandwidths and len(both.gpus) == 4
+    assert {d.address: d.package for d in both.pci} == {d.address: d.package for d in hw.pci}
