@@ -31,6 +31,8 @@ from typing import Iterable
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
 from pinchpoint.inputs.input_text import finite_number, parse_bounded
+from pinchpoint.inputs.signature import KernelRun, Point, Signature
+from pinchpoint.physics import units
 
 BANDWIDTH_KERNEL = "iobench"
 LATENCY_KERNEL = "iobench_latency"
@@ -44,8 +46,6 @@ _RW = {  # fio rw= -> (pattern, directions it exercises)
 def parse_fio_size(text, *, file=None, key=None) -> int | None:
     """A fio size ("4k", "1M", "16m", "4096", "1MiB") [B] with fio's kb_base = 1024; None for
     ranges and lists ("4k-64k", "4k,8k") that have no single size."""
-    from pinchpoint.physics import units
-
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         number = finite_number(text)
         if number is None or number < 0:  # NaN, inf, a 400-digit integer
@@ -203,8 +203,6 @@ def point_dicts(records: Iterable[dict]) -> dict[str, list[dict]]:
 
 def to_signature(texts: Iterable[tuple[str, str | None]]):
     """A :class:`~pinchpoint.inputs.signature.Signature` of one or more fio JSON outputs."""
-    from pinchpoint.inputs.signature import KernelRun, Point, Signature
-
     records, files, versions = [], [], set()
     for text, file in texts:
         records.extend(parse_fio_json(text, file=file))

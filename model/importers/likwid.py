@@ -23,9 +23,11 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+import subprocess
 from typing import Iterable
 
 from pinchpoint.errors import InputError, MeasurementError, shown
+from pinchpoint.inputs.signature import KernelRun, Point, Signature
 
 KERNEL = "likwid_bench"
 _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
@@ -121,8 +123,6 @@ def run_likwid_bench(test: str, working_set_kb: int, iterations: int | None = No
     MeasurementError
         If likwid-bench fails, times out or prints no complete run.
     """
-    import subprocess
-
     cmd = ["likwid-bench", "-t", test, "-w", f"S0:{working_set_kb}kB:1"]
     cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
     try:
@@ -159,8 +159,6 @@ def to_signature(texts: Iterable[tuple[str, str | None]]):
     ``texts`` holds (text, file name) pairs.  The host is unknown to likwid-bench's output: the
     signature says so (``cpu_model = "unknown"``) and names the files.
     """
-    from pinchpoint.inputs.signature import KernelRun, Point, Signature
-
     runs, files = [], []
     for text, file in texts:
         runs.extend(parse_likwid_bench(text, file=file))

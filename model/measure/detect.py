@@ -20,16 +20,19 @@ Three layers, as everywhere in pinchpoint:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pinchpoint.errors import InputError
 from pinchpoint.measure.detect_pcie import link_text
 from pinchpoint.measure.detect_profile import facts_to_profile_document
 from pinchpoint.measure.hwloc import parse_hwloc_xml
+from pinchpoint.measure.nvidia import parse_nvidia_smi_q, parse_topo_matrix
 from pinchpoint.measure.machine_facts import (PCIE_GENERATIONS, CacheFact, DiskFact, Flag, MachineFacts, NicFact,
                                               PciDevice, clock_from_model_name, parse_cache_size, parse_cpu_list,
                                               parse_link_speed, pcie_generation)
 from pinchpoint.measure.sysfs import combine, read_sysfs
+from pinchpoint.physics import units
 
 # The parsers and facts live in their own modules; these names stay importable from here.
 __all__ = ["CacheFact", "DiskFact", "Flag", "MachineFacts", "NicFact", "PciDevice", "combine", "detect",
@@ -57,8 +60,6 @@ def _pcie_rate(speed, width) -> float | None:
 
 def flags(facts: MachineFacts) -> list[Flag]:
     """What in ``facts`` likely costs performance, in a stable order."""
-    from pinchpoint.physics import units
-
     out: list[Flag] = []
     for d in facts.pci:
         if d.is_bridge or not d.downgraded:
@@ -133,6 +134,8 @@ def memory_rate_from_signature(signature, *, file: str | None = None) -> tuple[f
     InputError
         If the signature has none of these points.
     """
+    # prediction sits after measure in the pipeline: imported here, where a signature is read,
+    # so that measuring never depends on the prediction stage
     from pinchpoint.prediction.rates import memory_bandwidth
 
     got = memory_bandwidth(signature, "best")
@@ -157,10 +160,6 @@ def detect(root: Path | str | None = Path("/"), hwloc_xml: str | None = None, *,
     NIC speeds, PCIe link details); GPUs and NVLink from ``nvidia-smi -q`` and ``topo -m`` text.
     ``root = None`` with an XML: the file's machine only, no /sys (an XML file from another
     machine must not pick up this one's CPU, memory or disks)."""
-    from dataclasses import replace
-
-    from pinchpoint.measure.nvidia import parse_nvidia_smi_q, parse_topo_matrix
-
     if root is None:
         if hwloc_xml is None:
             raise ValueError("detect needs a sysfs root, an hwloc XML, or both")
