@@ -43,6 +43,39 @@ def _number(text: str, file, line: int, key: str) -> float:
     return value
 
 
+def _finished(cur: dict, file, start_line: int) -> dict:
+    """A complete run record, or an error naming the line where the incomplete one starts."""
+    missing = [k for k in ("op", "working_set_bytes", "bytes_per_s") if k not in cur]
+    if missing:
+        names = {"op": "Test:", "working_set_bytes": "Size (Byte):", "bytes_per_s": "MByte/s:"}
+        raise InputError(f"the likwid-bench run starting here has no {', '.join(names[m] for m in missing)} "
+                         "line (is the output cut short?)", file=file, line=start_line)
+    cur.setdefault("threads", 1)
+    cur.setdefault("time_s", None)
+    cur.setdefault("iterations", None)
+    return cur
+
+
+def _field(cur: dict, key: str, value: str, file, i: int) -> None:
+    """One 'key: value' line of a run into its record."""
+    if key == "Test":
+        if not re.match(r"^[A-Za-z0-9_]+$", value):
+            raise InputError(f"expected a kernel name after 'Test:', found {value[:40]!r}", file=file,
+                             key="Test", line=i)
+        cur["op"] = value
+    elif key == "Size (Byte)":
+        cur["working_set_bytes"] = int(_number(value, file, i, key))
+    elif key == "MByte/s":
+        v = _number(value, file, i, key)
+        if v < 0:
+            raise InputError(f"a bandwidth cannot be negative ({value[:40]!r})", file=file, key=key, line=i)
+        cur["bytes_per_s"] = v * 1e6
+    elif key in ("Time", "Runtime"):
+        cur["time_s"] = _number(value, file, i, key)
+    elif key == "Iterations":
+        cur["iterations"] = int(_number(value, file, i, key))
+
+
 def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
     """The runs in likwid-bench output, as plain records.
 
@@ -60,23 +93,10 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
     runs: list[dict] = []
     cur: dict | None = None
     start_line = 0
-
-    def finish():
-        if cur is None:
-            return
-        missing = [k for k in ("op", "working_set_bytes", "bytes_per_s") if k not in cur]
-        if missing:
-            names = {"op": "Test:", "working_set_bytes": "Size (Byte):", "bytes_per_s": "MByte/s:"}
-            raise InputError(f"the likwid-bench run starting here has no {', '.join(names[m] for m in missing)} "
-                             "line (is the output cut short?)", file=file, line=start_line)
-        cur.setdefault("threads", 1)
-        cur.setdefault("time_s", None)
-        cur.setdefault("iterations", None)
-        runs.append(cur)
-
     for i, raw in enumerate(text.splitlines(), start=1):
         if "LIKWID MICRO BENCHMARK" in raw:
-            finish()
+            if cur is not None:
+                runs.append(_finished(cur, file, start_line))
             cur, start_line = {}, i
             continue
         if cur is None:
@@ -86,26 +106,10 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
             cur["threads"] = int(m.group(1))
             continue
         m = _KEYVAL.match(raw)
-        if not m:
-            continue
-        key, value = m.group(1), m.group(2)
-        if key == "Test":
-            if not re.match(r"^[A-Za-z0-9_]+$", value):
-                raise InputError(f"expected a kernel name after 'Test:', found {value!r}", file=file,
-                                 key="Test", line=i)
-            cur["op"] = value
-        elif key == "Size (Byte)":
-            cur["working_set_bytes"] = int(_number(value, file, i, key))
-        elif key == "MByte/s":
-            v = _number(value, file, i, key)
-            if v < 0:
-                raise InputError(f"a bandwidth cannot be negative ({value!r})", file=file, key=key, line=i)
-            cur["bytes_per_s"] = v * 1e6
-        elif key in ("Time", "Runtime"):
-            cur["time_s"] = _number(value, file, i, key)
-        elif key == "Iterations":
-            cur["iterations"] = int(_number(value, file, i, key))
-    finish()
+        if m:
+            _field(cur, m.group(1), m.group(2), file, i)
+    if cur is not None:
+        runs.append(_finished(cur, file, start_line))
     if not runs:
         raise InputError("no likwid-bench run found (expected 'LIKWID MICRO BENCHMARK', 'Test:', "
                          "'Size (Byte):' and 'MByte/s:' lines)", file=file)
