@@ -47,7 +47,7 @@ def sm_of(gpu, doc: Reader) -> int | None:
 
 def _link(pci, doc: Reader) -> tuple[float | None, int | None]:
     """(lane rate [1/s], width) of a <pci> element's link; a width of 0 is refused (NCCL writes
-    the trained link's width: 0 lanes would drop the link and send traffic another way)."""
+    the trained link's width: 0 lanes would drop the link, and traffic must not go round it)."""
     busid = pci.get("busid")
     text, width = pci.get("link_speed"), pci.get("link_width")
     try:
@@ -60,7 +60,8 @@ def _link(pci, doc: Reader) -> tuple[float | None, int | None]:
     lanes = whole_number(width, max_digits=3)
     if lanes is None or not 1 <= lanes <= 32:
         raise doc.error(f"pci[{busid}].link_width", f"expected 1 to 32 lanes, found {width[:40]!r} (a PCIe link "
-                        "has at least one lane; the device's traffic cannot take another path)")
+                        "has at least one; where the machine did not report the link, leave link_speed and "
+                        "link_width out: the devices below then get no host flow)")
     return rate, lanes
 
 
@@ -197,24 +198,36 @@ class NcclTree:
         names = {}
         return {c: names.setdefault(find(c), len(names)) for c in self.comps}
 
+    def _reaches_host(self, cid: str, socket: str) -> bool:
+        """True if the PCIe links from ``cid`` go all the way up to its socket: a device below a
+        bridge without a known link gets no host flow (it would only find another way round)."""
+        seen = set()
+        while cid != socket:
+            link = self.links.get(f"pcie-{cid}")
+            if link is None or cid in seen:
+                return False
+            seen.add(cid)
+            cid = link["between"][1]
+        return True
+
     def flows(self) -> dict:
         """Host -> GPU, GPU -> GPU, NIC -> host and GPUDirect flows between joined components
         (the file has no link between sockets: flows across them are left out)."""
         part = self._parts()
         flows: dict = {}
         for g, socket, _ in self.gpus:
-            if f"pcie-{g}" in self.links:
+            if self._reaches_host(g, socket):
                 flows[f"host-to-{g}"] = {"source": socket, "sink": g, "description": f"host -> {g} over PCIe"}
         for i, (a, _, _) in enumerate(self.gpus):
             for b, _, _ in self.gpus[i + 1:]:
                 if part[a] == part[b]:
                     flows[f"{a}-to-{b}"] = {"source": a, "sink": b, "description": f"GPU {a} -> GPU {b}"}
         for n, socket, network in self.nics:
-            if network is None:
+            if network is None or not self._reaches_host(n, socket):
                 continue
             flows[f"{n}-to-host"] = {"source": network, "sink": socket, "description": f"receive on {n} into host memory"}
             for g, sg, _ in self.gpus:
-                if sg == socket:
+                if sg == socket and self._reaches_host(g, sg):
                     flows[f"{n}-to-{g}"] = {"source": network, "sink": g,
                                             "description": f"GPUDirect RDMA: receive on {n} into {g}"}
         return {name: f for name, f in flows.items() if part[f["source"]] == part[f["sink"]]}

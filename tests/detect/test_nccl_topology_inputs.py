@@ -88,3 +88,15 @@ def test_deep_nesting_is_an_error_not_a_recursion_error():
             + "</pci>" * depth + "</cpu></system>")
     with pytest.raises(InputError, match="nest deeper than 64"):
         load_topology(text, file="deep.xml")
+
+
+def test_a_bridge_without_a_link_gives_its_devices_no_host_flow():
+    # the second switch's link is not in the file: its GPUs must not reach the host another way
+    text = STATIC.read_text().replace(
+        '<pci busid="ffff:ff:02.0" class="0x060400" vendor="0xffff" device="0xffff" link_speed="16 GT/s" link_width="16">',
+        '<pci busid="ffff:ff:02.0" class="0x060400" vendor="0xffff" device="0xffff">')
+    topo = TOPO.read_text()
+    doc = load_topology(text, file="t.xml", nvidia_topo=topo, nvidia_topo_file="topo.txt")
+    flows = doc["flows"]
+    assert "host-to-gpu-0000-10-1c-0" in flows and "host-to-gpu-0000-20-1c-0" not in flows
+    assert PAIR in flows  # GPU to GPU over NVLink still is a flow
