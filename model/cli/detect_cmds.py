@@ -342,11 +342,12 @@ def run_import_nccl(args: argparse.Namespace) -> int:
     if args.nvidia_smi_topo:
         topo = {"nvidia_topo": _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo"),
                 "nvidia_topo_file": _display_name(args.nvidia_smi_topo)}
-    doc = nccl_topo.load_topology(text, file=source, **topo)
+    notes: list[str] = []
+    doc = nccl_topo.load_topology(text, file=source, notes=notes, **topo)
     profile_from_document(doc, file=source)  # an error names the XML it came from
-    missing = nccl_topo.missing_nvlink(doc)
-    if missing:
-        warn(f"{source}: {missing}")
+    for note in notes + [nccl_topo.missing_nvlink(doc) or ""]:
+        if note:
+            warn(f"{source}: {note}")
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
     if args.compare:

@@ -83,10 +83,17 @@ def _tree(text: str, file: str | None) -> NcclTree:
 
 
 def load_topology(text: str, *, file: str | None = None, name: str | None = None,
-                  nvidia_topo: str | None = None, nvidia_topo_file: str | None = None) -> dict:
+                  nvidia_topo: str | None = None, nvidia_topo_file: str | None = None,
+                  notes: list[str] | None = None) -> dict:
     """A profile document (schema 1) from NCCL topology XML, with NVLink from ``nvidia-smi topo
-    -m`` text merged in where given; raises InputError naming file and key."""
+    -m`` text merged in where given; raises InputError naming file and key.  Links the file does
+    not give (``link_width="0"``: not reported) are named in ``notes``."""
     tree = _tree(text, file)
+    if tree.unlinked and notes is not None:
+        shown_ids = ", ".join(tree.unlinked[:5]) + (f" and {len(tree.unlinked) - 5} more" if len(tree.unlinked) > 5 else "")
+        notes.append(f"{len(tree.unlinked)} <pci> elements give no link speed and width (link_width 0: the "
+                     f"kernel did not report it): {shown_ids}; their links are unknown, and devices below "
+                     "them get no host flow")
     if nvidia_topo is not None:
         merge_topo_matrix(tree, nvidia_topo, file=nvidia_topo_file)
     flows = tree.flows()

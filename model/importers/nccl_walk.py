@@ -14,10 +14,12 @@ and ``link_width`` of the link to the parent, ``class``, ``gpu`` with ``dev``, `
 
 from __future__ import annotations
 
+import re
+
 from pinchpoint.errors import InputError
 from pinchpoint.inputs.doc_values import ident, whole_number
 from pinchpoint.inputs.document import Reader
-from pinchpoint.measure.machine_facts import parse_link_speed, pcie_generation
+from pinchpoint.measure.machine_facts import pcie_generation
 
 #: Deepest <pci> nesting read (a root port, two switch levels and a device are 5).
 MAX_DEPTH = 64
@@ -45,24 +47,31 @@ def sm_of(gpu, doc: Reader) -> int | None:
     return value
 
 
+#: A lane rate as NCCL reads it: by its start ("32 GT/s", "32.0 GT/s PCIe", "32 GT/s PCIe/s" in
+#: AWS's p5 file all read as 32 GT/s; NCCL ``kvConvertToInt`` compares the dictionary's prefix).
+_LANE_RATE = re.compile(r"^\s*([0-9]{1,3}(?:\.[0-9]{1,3})?)\s*GT/s")
+
+
 def _link(pci, doc: Reader) -> tuple[float | None, int | None]:
-    """(lane rate [1/s], width) of a <pci> element's link; a width of 0 is refused (NCCL writes
-    the trained link's width: 0 lanes would drop the link, and traffic must not go round it)."""
+    """(lane rate [1/s], width) of a <pci> element's link; None where the file does not say.
+
+    NCCL writes ``link_width="0"`` (and an empty or "Unknown" speed) where the kernel did not
+    report the link, and reads it as x16 (``ncclTopoAddPci``: "Manage cases where speed was not
+    indicated in /sys"); that would be an invented figure here, so the link stays unknown."""
     busid = pci.get("busid")
-    text, width = pci.get("link_speed"), pci.get("link_width")
-    try:
-        rate = parse_link_speed(text[:64], file=doc.file) if text else None
-    except InputError:
+    text, width = pci.get("link_speed") or "", pci.get("link_width")
+    m = _LANE_RATE.match(text)
+    if text.strip() and not m and not text.strip().lower().startswith("unknown"):
         raise doc.error(f"pci[{busid}].link_speed", f"expected a lane rate such as '32.0 GT/s PCIe', "
-                        f"found {text[:40]!r}") from None
+                        f"found {text[:40]!r}")
+    rate = float(m.group(1)) * 1e9 if m else None
     if width is None or width == "":
         return rate, None
     lanes = whole_number(width, max_digits=3)
-    if lanes is None or not 1 <= lanes <= 32:
-        raise doc.error(f"pci[{busid}].link_width", f"expected 1 to 32 lanes, found {width[:40]!r} (a PCIe link "
-                        "has at least one; where the machine did not report the link, leave link_speed and "
-                        "link_width out: the devices below then get no host flow)")
-    return rate, lanes
+    if lanes is None or lanes > 32:
+        raise doc.error(f"pci[{busid}].link_width", f"expected 0 (not reported) or 1 to 32 lanes, found "
+                        f"{width[:40]!r}")
+    return rate, lanes or None
 
 
 class NcclTree:
@@ -77,6 +86,7 @@ class NcclTree:
         self.gpu_by_bus: dict[str, str] = {}
         self.sm: dict[str, int | None] = {}  # GPU component -> compute capability
         self.pending_nvlinks: list[tuple[str, str, int, int | None]] = []
+        self.unlinked: list[str] = []  # <pci> elements whose link the file does not give
 
     def _pcie(self, cid: str, parent: str, pci) -> None:
         rate, lanes = _link(pci, self.doc)
@@ -85,7 +95,9 @@ class NcclTree:
         if rate and gen is None:
             raise self.doc.error(f"pci[{busid}].link_speed", f"link_speed {pci.get('link_speed')[:40]!r} is no PCIe "
                                  "generation's lane rate (2.5, 5, 8, 16, 32, 64 GT/s)")
-        if gen and lanes:
+        if not (gen and lanes):
+            self.unlinked.append(busid or "?")
+        else:
             self.links[f"pcie-{cid}"] = {"kind": "pcie", "between": [cid, parent], "generation": gen,
                                          "lanes": {"value": lanes, "source": f"{self.src}: pci {busid} link_width"},
                                          "source": f"{self.src}: pci {busid} link_speed"}
@@ -107,7 +119,10 @@ class NcclTree:
         bus = pci.get("busid") or "?"
         cls = (pci.get("class") or "").lower()
         gpu, nic = pci.find("gpu"), pci.find("nic")
-        if cls.startswith("0x0604"):
+        # NCCL reads every element that is not a GPU, NIC or NVSwitch as a PCI node and walks the
+        # <pci> inside it: a class-less element holding devices (AWS's p5 file) is a switch
+        holds = gpu is None and nic is None and pci.find("pci") is not None and not cls.startswith(("0x03", "0x02"))
+        if cls.startswith("0x0604") or holds:
             cid = ident(f"pcisw-{bus}")
             self.comps[cid] = {"kind": "switch", "model": f"PCIe bridge {bus}"}
             self._pcie(cid, parent, pci)

@@ -66,8 +66,9 @@ def _one_gpu(pci_attrs: str, inner: str = "") -> str:
 
 
 @pytest.mark.parametrize("text, key, words", [
-    (_one_gpu("link_speed='32.0 GT/s PCIe' link_width='0'"), "pci[0000:02:00.0].link_width", "1 to 32 lanes"),
+    (_one_gpu("link_speed='32.0 GT/s PCIe' link_width='33'"), "pci[0000:02:00.0].link_width", "1 to 32 lanes"),
     (_one_gpu("link_speed='32.0 GT/s PCIe' link_width='" + "9" * 5000 + "'"), "link_width", "1 to 32 lanes"),
+    (_one_gpu("link_speed='fast' link_width='16'"), "pci[0000:02:00.0].link_speed", "lane rate"),
     (_one_gpu("link_speed='32.0 GT/s' link_width='16'", "<gpu dev='0' sm='" + "9" * 5000 + "'/>"), "gpu[0].sm",
      "compute capability"),
     ("<system version='1'><cpu numaid='0'><pci busid='0000:03:00.0' class='0x020000' link_speed='8 GT/s' "
@@ -100,3 +101,26 @@ def test_a_bridge_without_a_link_gives_its_devices_no_host_flow():
     flows = doc["flows"]
     assert "host-to-gpu-0000-10-1c-0" in flows and "host-to-gpu-0000-20-1c-0" not in flows
     assert PAIR in flows  # GPU to GPU over NVLink still is a flow
+
+
+def test_width_zero_is_an_unknown_link_with_a_note_never_a_way_round():
+    # NCCL writes link_width="0" where the kernel did not report the link (and reads it as x16);
+    # here it stays unknown: no link, a note, and no host flow for the GPU below it
+    text = STATIC.read_text().replace(
+        '<pci busid="0000:20:1c.0" class="0x030200" vendor="0x10de" device="0x20b0" link_speed="16 GT/s" link_width="16"/>',
+        '<pci busid="0000:20:1c.0" class="0x030200" vendor="0x10de" device="0x20b0" link_speed="" link_width="0"/>')
+    notes = []
+    doc = load_topology(text, file="t.xml", nvidia_topo=TOPO.read_text(), notes=notes)
+    assert "pcie-gpu-0000-20-1c-0" not in doc["links"]
+    assert "host-to-gpu-0000-20-1c-0" not in doc["flows"] and "host-to-gpu-0000-20-1d-0" in doc["flows"]
+    assert len(notes) == 1 and "0000:20:1c.0" in notes[0] and "link_width 0" in notes[0]
+
+
+def test_lane_rates_read_by_their_start_as_nccl_does():
+    # AWS's p5 file writes "32 GT/s PCIe/s" and holds its devices in class-less <pci> elements
+    text = ("<system version='1'><cpu numaid='0'><pci busid='0000:56:00.0'>"
+            "<pci busid='0000:60:00.0' class='0x020000' link_speed='32 GT/s PCIe/s' link_width='16'>"
+            "<nic><net name='rdmap0' speed='100000'/></nic></pci></pci></cpu></system>")
+    doc = load_topology(text, file="p5.xml", notes=[])
+    link = doc["links"]["pcie-nic-0000-60-00-0"]
+    assert (link["generation"], link["lanes"]["value"], link["between"][1]) == (5, 16, "pcisw-0000-56-00-0")
