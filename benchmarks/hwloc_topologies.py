@@ -32,9 +32,9 @@ def report(path: Path) -> None:
     comps, links = doc["components"], doc.get("links", {})
     print(f"== {path.name}: {facts.sockets} package(s), {facts.cores} cores, {len(facts.pci)} PCI functions")
     print("  caches   " + ", ".join(f"L{c.level}{c.type[0]} {c.size_bytes // 1024} KiB" for c in facts.caches))
-    print("  memory   " + ", ".join(f"{k}: {v.get('size', {}).get('value', '?') if isinstance(v.get('size'), dict) else '?'}"
-                                    f"{' (' + v['description'] + ')' if v.get('description') else ''}"
-                                    for k, v in comps.items() if v["kind"] == "memory"))
+    mems = [(k, v) for k, v in comps.items() if v["kind"] == "memory"]
+    print("  memory   " + ", ".join(f"{k}: {v['size']['value'] if isinstance(v.get('size'), dict) else '?'}"
+                                    + (f" ({v['description']})" if v.get("description") else "") for k, v in mems))
     switches = [c for c in comps if c.startswith("pcisw")]
     print(f"  switches {len(switches)} PCIe, {sum(1 for c in comps if c.startswith('nvswitch'))} NVSwitch")
     print(f"  nics     {', '.join(c for c, v in comps.items() if v['kind'] == 'nic') or 'none'}")

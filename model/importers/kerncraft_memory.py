@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from pinchpoint.importers.kerncraft_values import chip_cores, entries, machine_reader, measurement_blocks, quantity, whole
+from pinchpoint.importers.kerncraft_values import (chip_cores, entries, machine_reader, measurement_blocks, quantity,
+                                                   whole)
 
 
 def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float, float] | None:

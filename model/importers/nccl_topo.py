@@ -90,7 +90,8 @@ def load_topology(text: str, *, file: str | None = None, name: str | None = None
     not give (``link_width="0"``: not reported) are named in ``notes``."""
     tree = _tree(text, file)
     if tree.unlinked and notes is not None:
-        shown_ids = ", ".join(tree.unlinked[:5]) + (f" and {len(tree.unlinked) - 5} more" if len(tree.unlinked) > 5 else "")
+        more = len(tree.unlinked) - 5
+        shown_ids = ", ".join(tree.unlinked[:5]) + (f" and {more} more" if more > 0 else "")
         notes.append(f"{len(tree.unlinked)} <pci> elements give no link speed and width (absent, or link_width 0: the "
                      f"kernel did not report it): {shown_ids}; their links are unknown, and devices below "
                      "them get no host flow")

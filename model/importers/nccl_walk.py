@@ -186,15 +186,18 @@ class NcclTree:
                 raise self.doc.error(f"{cid}.sm", f"no NVLink rate known for compute capability {sm!r}")
             lr = {"value": f"{rate / 1e9:g} GB/s", "source": "NVIDIA architecture whitepapers, per link and direction"}
             if target == "nvswitch":
-                self.comps.setdefault("nvswitch", {"kind": "switch", "model": "NVSwitch fabric (nvlink tclass 0x068000)"})
+                self.comps.setdefault("nvswitch", {"kind": "switch",
+                                                   "model": "NVSwitch fabric (nvlink tclass 0x068000)"})
                 nvswitch_links[cid] = nvswitch_links.get(cid, 0) + count
                 self.links[f"nvlink-{cid}"] = {"kind": "nvlink", "between": [cid, "nvswitch"],
-                                               "count": {"value": nvswitch_links[cid], "source": f"{self.src}: nvlink count"},
+                                               "count": {"value": nvswitch_links[cid],
+                                                         "source": f"{self.src}: nvlink count"},
                                                "link_rate": lr}
             elif target in self.gpu_by_bus:
                 a, b = sorted((cid, self.gpu_by_bus[target]))
                 self.links.setdefault(f"nvlink-{a}-{b}", {"kind": "nvlink", "between": [a, b],
-                                                          "count": {"value": count, "source": f"{self.src}: nvlink count"},
+                                                          "count": {"value": count,
+                                                                    "source": f"{self.src}: nvlink count"},
                                                           "link_rate": lr})
 
     def _parts(self) -> dict[str, int]:
@@ -240,7 +243,8 @@ class NcclTree:
         for n, socket, network in self.nics:
             if network is None or not self._reaches_host(n, socket):
                 continue
-            flows[f"{n}-to-host"] = {"source": network, "sink": socket, "description": f"receive on {n} into host memory"}
+            flows[f"{n}-to-host"] = {"source": network, "sink": socket,
+                                     "description": f"receive on {n} into host memory"}
             for g, sg, _ in self.gpus:
                 if sg == socket and self._reaches_host(g, sg):
                     flows[f"{n}-to-{g}"] = {"source": network, "sink": g,

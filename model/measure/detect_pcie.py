@@ -11,7 +11,8 @@ whose downstream port it hangs off, or to its package (``cpuN``) when it sits on
 from __future__ import annotations
 
 from pinchpoint.inputs.doc_values import ident
-from pinchpoint.measure.machine_facts import PCIE_GENERATIONS, MachineFacts, PciDevice, pcie_generation, pcie_links_of_rate
+from pinchpoint.measure.machine_facts import (PCIE_GENERATIONS, MachineFacts, PciDevice, pcie_generation,
+                                              pcie_links_of_rate)
 
 
 def gts_text(x: float) -> str:

@@ -52,7 +52,8 @@ class ProfileBuilder:
             if c.shared_by:
                 entry["shared_by"] = c.shared_by
             if c.cpu_kind:  # a hybrid CPU: which cores have this cache (profiles have no field for it)
-                entry["source"] = f"{self.facts.source('caches') or 'detected'}: {c.instances} of them, {c.cpu_kind} cores"
+                where = self.facts.source("caches") or "detected"
+                entry["source"] = f"{where}: {c.instances} of them, {c.cpu_kind} cores"
             out.append(entry)
         return out
 
@@ -93,7 +94,7 @@ class ProfileBuilder:
         else:
             mem["unknown"] = ["size"]
         if side:
-            mem["description"] = (f"behind a memory-side cache of {', '.join(bytes_text(s) for s in side)} per NUMA node "
+            mem["description"] = (f"behind a memory-side cache of {', '.join(bytes_text(s) for s in side)} per node "
                                   "(on-package MCDRAM/HBM in cache mode: memory, not a CPU cache)")
         self.comps["memory"] = mem
         if hbm:
@@ -191,7 +192,8 @@ class ProfileBuilder:
             comp: dict = {"kind": "accelerator",
                           "model": g.name if g and g.name else f"PCI {dev.vendor}:{dev.device} ({dev.address})"}
             if g is not None and g.memory_bytes:
-                comp["memory_size"] = sourced(f"{g.memory_bytes // 2 ** 20} MiB", "nvidia-smi -q: FB Memory Usage Total")
+                comp["memory_size"] = sourced(f"{g.memory_bytes // 2 ** 20} MiB",
+                                              "nvidia-smi -q: FB Memory Usage Total")
             else:
                 comp["unknown"] = ["memory_size"]
             if g is not None:
