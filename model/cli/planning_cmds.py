@@ -131,6 +131,23 @@ def write_sweep_csv(source, path, *, each=None) -> None:
             fh.write("\n")
 
 
+#: Grid points from which a sweep shows a progress bar (a 1e6-point grid takes about 5 s).
+PROGRESS_POINTS = 200_000
+
+
+def _progress(plan):
+    """A tqdm bar on stderr for sweeps that take seconds (large grids, points solved one by
+    one): only on a terminal, never under -q."""
+    import sys
+
+    from tqdm import tqdm
+
+    from pinchpoint.cli import output
+
+    show = (plan.size >= PROGRESS_POINTS or plan.resolves) and sys.stderr.isatty() and output.VERBOSITY >= 0
+    return tqdm(total=plan.size, disable=not show, unit="point", unit_scale=True, desc="sweep", leave=False)
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     from pinchpoint.physics import units
     from pinchpoint.errors import InputError
@@ -147,14 +164,22 @@ def run_sweep(args: argparse.Namespace) -> int:
     # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
     # held only where it is wanted at once: JSON, a plot, a table of every point.
     table_rows = len(axes) == 1 and plan.size <= 60
-    result = plan.result() if (args.json or args.plot or table_rows) else None
+    bar = _progress(plan)
+    result = plan.result(bar.update) if (args.json or args.plot or table_rows) else None
     source = result if result is not None else plan
     summary = SweepSummary(plan.links, changes=len(axes) == 1)
+
+    def add(chunk):
+        summary.add(chunk)
+        if result is None:  # a held result counted its points as it was computed
+            bar.update(chunk.size)
+
     if args.csv:
-        write_sweep_csv(source, args.csv, each=summary.add)
+        write_sweep_csv(source, args.csv, each=add)
     else:
         for chunk in source.chunks():
-            summary.add(chunk)
+            add(chunk)
+    bar.close()
     if args.plot:
         from pinchpoint.report.plots_planning import plot_sweep
 
@@ -167,7 +192,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
           f" = {summary.points} points")
     print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
-    print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
+    print(f"  effective ceiling ranges {fmt(summary.effective_low)} .. {fmt(summary.effective_high)}"
+          f" (raw {fmt(summary.low)} .. {fmt(summary.high)})")
     # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
     print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
                                                    for k, v in summary.binding_share(effective=True).items()))

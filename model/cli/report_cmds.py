@@ -104,6 +104,7 @@ def run_report(args: argparse.Namespace) -> int:
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
                         signature_name=args.signature, title=args.title)
     path = write_report(text, out)
-    what = f"verdict {verdict.verdict}" if verdict is not None else "theory only"
+    what = (f"verdict {verdict.verdict}" if verdict is not None
+            else f"theory and signature {args.signature}" if signature is not None else "theory only")
     print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
     return 0

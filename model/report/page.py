@@ -83,13 +83,13 @@ def _figure(fig_id: str, svg_text: str, caption: str) -> str:
 def _ceiling_section(profile, ceilings, flow) -> str:
     from pinchpoint.report.tables import link_rows
     from pinchpoint.graph.resource_ids import uses_network
-    from pinchpoint.solve.symbolic import explain
+    from pinchpoint.solve.symbolic import flow_substituted, link_substituted
 
     rows = []
     for c in ceilings:
         net = uses_network(profile, c.usage)
         nxt = f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-"
-        substituted = explain(profile, c.name).substituted if c.name in profile.flows else ""
+        substituted = flow_substituted(profile, c) if c.name in profile.flows else ""
         rows.append(([c.name, _rate(c.ceiling_bytes_per_s, net), _rate(c.effective_ceiling_bytes_per_s, net),
                       ", ".join(c.binding), nxt, c.formula, substituted, " -> ".join(c.path)],
                      c.name == flow))
@@ -101,19 +101,13 @@ def _ceiling_section(profile, ceilings, flow) -> str:
     for r, link in zip(link_rows(profile, binding), profile.links.values()):
         eff = link.definition.efficiency_formula or ""
         lrows.append(([link.id, r[1], r[2], r[3], r[4], r[5], r[6] + (f"; effective: {eff}" if eff else ""),
-                       _link_substituted(profile, link.id)], link.id in binding))
+                       link_substituted(profile, link.id)], link.id in binding))
     links = _table("link-table", ["link", "kind", "between", "duplex", "capacity", "effective", "formula",
                                   "with the values"], lrows, numeric=(4, 5), wrap=(6, 7))
     return ("<h2>Ceilings</h2>\n<p>Every flow's theoretical ceiling with the formula behind it; the highlighted "
             "row is the flow in focus.  'effective' is after protocol overhead (PCI-X bursts, "
             "HyperTransport packets, PCIe TLPs).</p>\n" + flows
             + "\n<h3>Links</h3>\n<p>Highlighted: links that bind at least one flow.</p>\n" + links)
-
-
-def _link_substituted(profile, link_id: str) -> str:
-    from pinchpoint.solve.symbolic import explain
-
-    return explain(profile, link_id).substituted
 
 
 def _verdict_section(verdict) -> str:
@@ -153,7 +147,7 @@ def _verdict_section(verdict) -> str:
     return "\n".join(parts)
 
 
-def _no_verdict_section(profile, ceilings, flow) -> str:
+def _no_verdict_section(profile, ceilings, flow, signature_name: str | None = None) -> str:
     from pinchpoint.graph.resource_ids import uses_network
 
     by_name = {c.name: c for c in ceilings}
@@ -166,9 +160,11 @@ def _no_verdict_section(profile, ceilings, flow) -> str:
         if focus.growth:
             items.append(f"raising {', '.join(focus.binding)} helps up to x{focus.growth:.3g}; then "
                          f"{', '.join(focus.next_binding)} binds")
-    items.append("no measured figure was given: add --measured RATE --flow FLOW (as for pinchpoint diagnose) "
-                 "for a verdict on a measurement and advice")
-    return ('<h2>Verdict</h2>\n<div id="verdict" class="verdict"><p class="big">theory only</p><ul>'
+    items.append("no measured rate of a flow was given: add --measured RATE --flow FLOW (as for pinchpoint "
+                 "diagnose) for a verdict on a measurement and advice")
+    headline = (f"theory and the measurements of signature {signature_name} (below)" if signature_name
+                else "theory only")
+    return (f'<h2>Verdict</h2>\n<div id="verdict" class="verdict"><p class="big">{_e(headline)}</p><ul>'
             + "".join(f"<li>{_e(i)}</li>" for i in items) + '</ul></div>\n<h2>Advice</h2>\n<div id="advice"><p>'
             + _e("Measure the flow (iperf3 for the network, pinchpoint measure for memory) and compare it with "
                  "the ceiling above.") + "</p></div>")
@@ -301,7 +297,8 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
               if ladder_ax is not None else "")
 
     body = head + [graph, _ceiling_section(profile, ceilings, flow), ladder,
-                   _verdict_section(verdict) if verdict is not None else _no_verdict_section(profile, ceilings, flow)]
+                   _verdict_section(verdict) if verdict is not None else _no_verdict_section(
+        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None)]
     if signature is not None:
         body.append(_signature_section(profile, signature, signature_name or signature.name, ceilings))
     body.append(f"<footer>pinchpoint {_e(__version__)}: theoretical ceilings from the profile's declared values; "

@@ -13,7 +13,7 @@ import numpy as np
 
 from pinchpoint.errors import InputError
 from pinchpoint.paths import atomic_write
-from pinchpoint.report.plots_signature import pyplot
+from pinchpoint.report.plots_signature import pyplot, rate_axis
 
 
 def _pyplot():
@@ -30,10 +30,6 @@ def _save(fig, path) -> Path:
         fig.savefig(fh, format=fmt, bbox_inches="tight", dpi=120)
     plt.close(fig)
     return path
-
-
-def _rate_scale(network: bool) -> tuple[float, str]:
-    return (8e-9, "Gbit/s") if network else (1e-9, "GB/s")
 
 
 #: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
@@ -76,61 +72,109 @@ def _time_scale(seconds) -> tuple[float, str]:
 
 
 def plot_sweep(result, path) -> Path:
-    """1 axis: the ceiling vs the parameter, coloured by binding link.  2 axes: a map of the
-    ceiling with the regions of each binding link outlined.  More axes: the first two, at the
-    first value of the others.  Parameters in human units (MHz, GB/s, KiB)."""
+    """1 axis: the effective ceiling (after protocol overhead) vs the parameter, coloured by
+    binding link, the raw ceiling as a thin line.  2 axes: a map of the effective ceiling with
+    the regions of each binding link outlined, and beside it what each axis changes alone (the
+    effective and raw ceilings along it, the other axis at its middle value).  More axes: the
+    first two, at the first value of the others.  Parameters in human units (MHz, KiB)."""
     return _save(draw_sweep(result), path)
+
+
+def _param_axis(axis, a, ka: float) -> None:
+    """Log scale for a log sweep, ticks that never overlap: the swept values themselves when
+    there are few (discrete MMRBC, lanes), else at most six plain numbers."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter, NullLocator
+
+    values = a.values * ka
+    if values.size <= 8:
+        axis.set_ticks(values, [f"{v:g}" for v in values])
+    else:
+        axis.set_major_locator(MaxNLocator(6) if a.spacing != "log" else _log_locator())
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _log_locator():
+    from matplotlib.ticker import LogLocator
+
+    return LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6)
+
+
+def _binding_ids(result, links):
+    if not result.size:
+        return result.effective_binding
+    return np.vectorize(links.index)(result.binding_links(effective=True))
 
 
 def draw_sweep(result):
     """The figure of :func:`plot_sweep` (not saved)."""
     plt = _pyplot()
-    k, unit = _rate_scale(result.network)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    k, unit = rate_axis(np.concatenate([result.effective.ravel(), result.ceiling.ravel()]), result.network)
     links = list(dict.fromkeys(result.links))
-    binding_link = np.vectorize(links.index)(result.binding_links()) if result.size else result.binding
+    ids = _binding_ids(result, links)
     if len(result.axes) == 1:
-        a = result.axes[0]
-        ka, ua = human_unit(a.values, a.dimension)
-        xs = a.values * ka
-        y = result.ceiling * k
-        ax.plot(xs, y, color="0.6", lw=1)
-        for i, name in enumerate(links):
-            mask = binding_link == i
-            if mask.any():
-                ax.scatter(xs[mask], y[mask], s=10, label=f"{name} binds")
-        ax.set_xlabel(f"{a.name} [{ua}]")
-        ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
-        if a.spacing == "log":
-            ax.set_xscale("log")
-        if wants_log_axis(y.ravel()):
-            ax.set_yscale("log")
-        ax.legend()
-    else:
-        a, b = result.axes[:2]
-        (ka, ua), (kb, ub) = human_unit(a.values, a.dimension), human_unit(b.values, b.dimension)
-        av, bv = a.values * ka, b.values * kb
-        index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
-        z = result.ceiling[index] * k
-        mesh = ax.pcolormesh(bv, av, z, shading="auto")
-        fig.colorbar(mesh, ax=ax, label=f"{result.flow} ceiling [{unit}]")
-        ids = binding_link[index]
-        if len(links) > 1:
-            ax.contour(bv, av, ids, levels=np.arange(len(links)) + 0.5, colors="white",
-                       linewidths=1)
-        for i, name in enumerate(links):
-            mask = ids == i
-            if mask.any():
-                r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
-                ax.annotate(name, (bv[c], av[r]), color="white", ha="center")
-        ax.set_xlabel(f"{b.name} [{ub}]")
-        ax.set_ylabel(f"{a.name} [{ua}]")
-        if a.spacing == "log":
-            ax.set_yscale("log")
-        if b.spacing == "log":
-            ax.set_xscale("log")
-    ax.set_title(f"{result.profile}: {result.flow}")
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        _sweep_line(ax, result, result.axes[0], result.effective * k, result.ceiling * k, ids, links, unit)
+        ax.set_title(f"{result.profile}: {result.flow}")
+        return fig
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), gridspec_kw={"width_ratios": [1.6, 1, 1]})
+    a, b = result.axes[:2]
+    index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
+    _sweep_map(fig, axes[0], result, a, b, result.effective[index] * k, ids[index], links, unit)
+    mid_a, mid_b = a.values.size // 2, b.values.size // 2
+    for ax, axis, cut in ((axes[1], a, (slice(None), mid_b)), (axes[2], b, (mid_a, slice(None)))):
+        cut = cut + (0,) * (len(result.axes) - 2)
+        other = b if axis is a else a
+        where = other.values[mid_b if axis is a else mid_a]
+        ka, ua = human_unit(other.values, other.dimension)
+        _sweep_line(ax, result, axis, result.effective[cut] * k, result.ceiling[cut] * k, ids[cut], links, unit)
+        ax.set_title(f"{axis.name} alone ({other.name} = {where * ka:g} {ua})", fontsize=9)
+    axes[0].set_title(f"{result.profile}: {result.flow}, effective ceiling")
+    fig.tight_layout()
     return fig
+
+
+def _sweep_line(ax, result, a, eff, raw, ids, links, unit) -> None:
+    ka, ua = human_unit(a.values, a.dimension)
+    xs = a.values * ka
+    ax.plot(xs, raw, color="0.55", lw=1, ls="--", label="raw ceiling")
+    ax.plot(xs, eff, color="0.3", lw=1)
+    for i, name in enumerate(links):
+        mask = ids == i
+        if mask.any():
+            ax.scatter(xs[mask], eff[mask], s=12, zorder=3, label=f"effective, {name} binds")
+    ax.set_xlabel(f"{a.name} [{ua}]")
+    ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
+    if a.spacing == "log":
+        ax.set_xscale("log")
+    _param_axis(ax.xaxis, a, ka)
+    if wants_log_axis(np.concatenate([eff.ravel(), raw.ravel()])):
+        ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
+
+
+def _sweep_map(fig, ax, result, a, b, z, ids, links, unit) -> None:
+    (ka, ua), (kb, ub) = human_unit(a.values, a.dimension), human_unit(b.values, b.dimension)
+    av, bv = a.values * ka, b.values * kb
+    mesh = ax.pcolormesh(bv, av, z, shading="auto")
+    fig.colorbar(mesh, ax=ax, label=f"effective ceiling [{unit}]")
+    if len(links) > 1 and min(z.shape) > 1:
+        ax.contour(bv, av, ids, levels=np.arange(len(links)) + 0.5, colors="white", linewidths=1)
+    for i, name in enumerate(links):
+        mask = ids == i
+        if mask.any():
+            r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
+            ax.annotate(name, (bv[c], av[r]), color="white", ha="center")
+    ax.set_xlabel(f"{b.name} [{ub}]")
+    ax.set_ylabel(f"{a.name} [{ua}]")
+    if a.spacing == "log":
+        ax.set_yscale("log")
+    if b.spacing == "log":
+        ax.set_xscale("log")
+    _param_axis(ax.yaxis, a, ka)
+    _param_axis(ax.xaxis, b, kb)
 
 
 def plot_compare(comparison, path) -> Path:

@@ -12,8 +12,11 @@ same floats, with memory bounded by the chunk; the CLI streams CSV and its summa
 
 The routing (how many times a payload byte crosses each resource, the ``usage``) is taken from
 the ceiling at the profile's own values and kept fixed over the grid.  That is exact when each
-leg of the flow has a single route (the graph is a forest: every bundled profile); on a mesh the
-router could move traffic to another path when a capacity changes, and the result notes it.
+leg of the flow has a single route (the graph is a forest: every bundled profile).  On a graph
+with several routes the router moves traffic to another path when a capacity changes (keeping
+the nominal routing was up to 10x pessimistic on random meshes), so there each point is solved
+again by :func:`pinchpoint.solve.ceilings.flow_ceiling`: a sweep point is the ceiling at that
+point, at a few ms per point (at most :data:`MAX_RESOLVED_POINTS`).
 
 The same evaluator serves :mod:`pinchpoint.solve.uncertainty` (Monte Carlo samples instead of a
 grid).  Parsing the ``--vary`` text lives here too, as a pure function that raises
@@ -32,10 +35,17 @@ from pinchpoint.physics import units
 from pinchpoint.errors import InputError, UnitError
 from pinchpoint.inputs.profile import Profile
 from pinchpoint.graph.resource_ids import link_of
+from pinchpoint.inputs.param_values import valid_values
 
 #: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
 #: the machine's memory (issue 18).
 MAX_POINTS = 10_000_000
+
+#: Most points a sweep solves one by one (graphs with several routes): a few ms each.
+MAX_RESOLVED_POINTS = 100_000
+
+#: Points per chunk when each point is solved again (so a progress bar moves).
+RESOLVE_CHUNK_POINTS = 256
 
 #: ``LINK.PARAM=LO..HI:N`` with an optional ``:log`` (geometric spacing).
 _VARY = re.compile(r"^\s*(?P<link>[A-Za-z][\w-]*)\.(?P<param>\w+)\s*=\s*(?P<lo>[^:]*?)\s*\.\.\s*"
@@ -51,6 +61,7 @@ class Axis:
     dimension: str
     values: np.ndarray
     spacing: str = "linear"  # or "log"
+    discrete: bool = False  # the values are the ones the hardware can take (PCI-X MMRBC, PCIe MPS)
 
     @property
     def name(self) -> str:
@@ -63,7 +74,7 @@ class Axis:
     def to_dict(self) -> dict:
         return {"name": self.name, "link": self.link, "param": self.param, "dimension": self.dimension,
                 "unit": self.unit, "spacing": self.spacing, "points": int(self.values.size),
-                "low": float(self.values[0]), "high": float(self.values[-1])}
+                "low": float(self.values[0]), "high": float(self.values[-1]), "discrete": self.discrete}
 
 
 def check_param(profile: Profile, link_id: str, param: str, key: str):
@@ -152,7 +163,10 @@ def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
         values = np.geomspace(lo, hi, n)
     else:
         values = np.linspace(lo, hi, n)
-    if spec.integer:
+    choices = valid_values(profile.links[link_id].kind, param)
+    if choices:  # a value the hardware can take, never one between (an MMRBC of 515.59 B)
+        values = _snap(values, choices, lo, hi, spacing, where, param, spec.dimension)
+    elif spec.integer:
         values = np.unique(np.round(values))
         if values[0] <= 0 and spec.positive:
             raise InputError(f"{param} is a whole number greater than zero", key=where)
@@ -163,7 +177,21 @@ def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
         if link.definition.duplex(trial) != nominal:
             raise InputError(f"at {param} = {v:g} link {link_id!r} would change from {nominal} duplex: the "
                              "sweep keeps the routing of the profile; edit the profile instead", key=where)
-    return Axis(link_id, param, spec.dimension, values, spacing)
+    return Axis(link_id, param, spec.dimension, values, spacing, discrete=bool(choices))
+
+
+def _snap(values: np.ndarray, choices, lo: float, hi: float, spacing: str, where: str, param: str,
+          dimension: str) -> np.ndarray:
+    """The valid values nearest to the grid's points (in log distance for a log range), inside
+    [lo, hi], each once; InputError naming the valid values when none lies in the range."""
+    inside = np.array([c for c in choices if lo * (1 - 1e-9) <= c <= hi * (1 + 1e-9)], dtype=float)
+    if not inside.size:
+        raise InputError(f"{param} takes the values "
+                         f"{', '.join(units.format_quantity(c, dimension) for c in choices)}: none lies in the range",
+                         key=where)
+    scale = np.log if spacing == "log" and inside[0] > 0 else (lambda x: x)
+    nearest = np.abs(scale(values)[:, None] - scale(inside)[None, :]).argmin(axis=1)
+    return inside[np.unique(nearest)]
 
 
 # --- the vectorised evaluator ----------------------------------------------------------------
@@ -378,6 +406,8 @@ class SweepPlan:
     terms: _Terms
     network: bool
     notes: tuple[str, ...]
+    #: the profile, when the graph has several routes: each point is solved again (:func:`_resolved`)
+    source: Profile | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -388,15 +418,31 @@ class SweepPlan:
         return math.prod(self.shape)
 
     @property
+    def resolves(self) -> bool:
+        """True when every point is solved again (routing may change over the grid)."""
+        return self.source is not None
+
+    @property
     def links(self) -> tuple[str, ...]:
-        return self.terms.links
+        return tuple(self.source.links) if self.source is not None else self.terms.links
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        return tuple(self.source.links) if self.source is not None else self.terms.resources
 
     @property
     def nominal_bytes_per_s(self) -> float:
         return self.terms.nominal
 
-    def result(self) -> SweepResult:
-        """Every grid point at once (broadcast axes, no meshgrid copies)."""
+    def result(self, each=None) -> SweepResult:
+        """Every grid point at once (broadcast axes, no meshgrid copies); ``each(n)`` is called
+        as points are done (a progress bar) where points are solved one by one."""
+        if self.source is not None:
+            parts = list(self.chunks(RESOLVE_CHUNK_POINTS, each))
+            raw, raw_idx, eff, eff_idx = (np.concatenate([getattr(c, k) for c in parts]).reshape(self.shape)
+                                          for k in ("ceiling", "binding", "effective", "effective_binding"))
+            return SweepResult(self.profile, self.flow, self.axes, raw, raw_idx, eff, eff_idx, self.resources,
+                               self.links, self.nominal_bytes_per_s, self.network, self.notes)
         args = []
         for i, a in enumerate(self.axes):
             view = [1] * len(self.axes)
@@ -407,8 +453,12 @@ class SweepPlan:
         return SweepResult(self.profile, self.flow, self.axes, raw, raw_idx, eff, eff_idx, self.terms.resources,
                            self.terms.links, self.nominal_bytes_per_s, self.network, self.notes)
 
-    def chunks(self, points: int = CHUNK_POINTS):
+    def chunks(self, points: int = CHUNK_POINTS, each=None):
         """:class:`SweepChunk` after :class:`SweepChunk`, at most ``points`` each, evaluated lazily."""
+        if self.source is not None:
+            return _flat_chunks(self.shape, min(points, RESOLVE_CHUNK_POINTS),
+                                lambda flat, index: _resolved(self.source, self.flow, self.axes, index, each))
+
         def evaluate(flat, index):
             args = [a.values[i] for a, i in zip(self.axes, index)]
             raw, raw_idx = evaluate_terms(self.terms, args, flat.shape)
@@ -419,8 +469,8 @@ class SweepPlan:
 
 
 class SweepSummary:
-    """What the CLI prints about a sweep, accumulated chunk by chunk: the range of the raw
-    ceiling, the binding shares (raw and effective) and, for one axis, where the effective
+    """What the CLI prints about a sweep, accumulated chunk by chunk: the ranges of the raw and
+    effective ceilings, the binding shares (raw and effective) and, for one axis, where the effective
     binding link changes.  The figures equal :class:`SweepResult`'s for the same grid."""
 
     def __init__(self, links: tuple[str, ...], *, changes: bool = False):
@@ -429,6 +479,8 @@ class SweepSummary:
         self.points = 0
         self.low = math.inf
         self.high = -math.inf
+        self.effective_low = math.inf
+        self.effective_high = -math.inf
         self._counts = np.zeros(len(links), dtype=np.int64)
         self._effective_counts = np.zeros(len(links), dtype=np.int64)
         #: (i, link at i, link at i + 1) where the effective binding link changes (with ``changes``:
@@ -442,6 +494,8 @@ class SweepSummary:
         self.points += chunk.size
         self.low = min(self.low, float(chunk.ceiling.min()))
         self.high = max(self.high, float(chunk.ceiling.max()))
+        self.effective_low = min(self.effective_low, float(chunk.effective.min()))
+        self.effective_high = max(self.effective_high, float(chunk.effective.max()))
         self._counts += np.bincount(chunk.binding, minlength=len(self.links))
         self._effective_counts += np.bincount(chunk.effective_binding, minlength=len(self.links))
         if not self._track:
@@ -472,12 +526,40 @@ def plan_sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...])
         raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
                          f"{MAX_POINTS:,}; use fewer points per --vary", key="vary")
     terms = build_terms(profile, flow, names)
-    notes = []
-    if not terms.forest:
-        notes.append("the graph has more than one route between some components: the routing of the "
-                     "profile's own values is kept over the grid, so points far from it may be pessimistic")
+    notes, source = [], None
+    if not terms.forest:  # the router may move traffic when a capacity changes: solve each point
+        if math.prod(shape) > MAX_RESOLVED_POINTS:
+            raise InputError(f"the graph has more than one route between some components, so each point is "
+                             f"solved again: at most {MAX_RESOLVED_POINTS:,} points, the grid has "
+                             f"{math.prod(shape):,}; use fewer points per --vary", key="vary")
+        notes.append("the graph has more than one route between some components: every point was solved "
+                     "again (the routing may change over the grid)")
+        source = profile
     network = any(profile.links[l].definition.network for l in terms.links)
-    return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes))
+    return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes), source)
+
+
+def _resolved(profile: Profile, flow: str, axes, index, each=None):
+    """(ceiling, binding, effective, effective_binding) arrays of the points ``index``, each
+    solved by :func:`pinchpoint.solve.ceilings.flow_ceiling` at its values (bindings: index of
+    the first binding link in ``profile.links``)."""
+    from pinchpoint.solve.ceilings import flow_ceiling
+
+    position = {l: i for i, l in enumerate(profile.links)}
+    n = index[0].size if index else 0
+    out = (np.empty(n), np.empty(n, dtype=np.intp), np.empty(n), np.empty(n, dtype=np.intp))
+    for k in range(n):
+        p = profile
+        for a, i in zip(axes, index):
+            p = p.with_link_param(a.link, a.param, float(a.values[i[k]]))
+        c = flow_ceiling(p, flow)
+        eff = c.effective_ceiling_bytes_per_s
+        out[0][k], out[2][k] = c.ceiling_bytes_per_s, c.ceiling_bytes_per_s if eff is None else eff
+        out[1][k] = position[(c.raw_binding or c.binding)[0]]
+        out[3][k] = position[(c.effective_binding or c.binding)[0]]
+    if each is not None:
+        each(n)
+    return out
 
 
 def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepResult:

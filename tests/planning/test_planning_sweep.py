@@ -38,9 +38,20 @@ def test_parse_linear_range_in_units(g5):
 
 
 def test_parse_log_range_and_bits(g5):
-    a = parse_vary("pcix.width=16 bit..128 bit:4:log", g5)
-    np.testing.assert_allclose(a.values, [2, 4, 8, 16])  # bytes, doubling
-    assert a.spacing == "log"
+    a = parse_vary("pcix.clock=33 MHz..264 MHz:4:log", g5)
+    np.testing.assert_allclose(a.values, [33e6, 66e6, 132e6, 264e6])  # doubling
+    assert a.spacing == "log" and not a.discrete
+
+
+def test_discrete_parameters_take_only_the_values_that_exist(g5):
+    # PCI-X MMRBC is 512, 1024, 2048 or 4096 B and the bus 32 or 64 bit wide (PCI-X Addendum 1.0b)
+    a = parse_vary("pcix.burst=512B..4096B:1000", g5)
+    assert a.discrete and a.values.tolist() == [512.0, 1024.0, 2048.0, 4096.0]
+    assert parse_vary("pcix.burst=512B..4096B:2", g5).values.tolist() == [512.0, 4096.0]
+    assert parse_vary("pcix.burst=600B..3000B:9:log", g5).values.tolist() == [1024.0, 2048.0]
+    np.testing.assert_allclose(parse_vary("pcix.width=16 bit..128 bit:4:log", g5).values, [4, 8])  # bytes
+    with pytest.raises(InputError, match="512 B, 1.024 kB.*none lies in the range"):
+        parse_vary("pcix.burst=600B..1000B:5", g5)
 
 
 @pytest.mark.parametrize("text, fragment", [
