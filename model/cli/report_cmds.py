@@ -14,8 +14,10 @@ inputs are gathered by :func:`pinchpoint.cli.diagnose_cmds.gather`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pinchpoint.cli.diagnose_cmds import add_measurement_arguments
+from pinchpoint.cli import output
 from pinchpoint.cli.output import output_path
 
 #: Flags that only make sense with a measured figure.
@@ -102,7 +104,8 @@ def run_report(args: argparse.Namespace) -> int:
         for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
             warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
-                        signature_name=args.signature, title=args.title)
+                        signature_name=args.signature, title=args.title,
+                        progress=sys.stderr.isatty() and output.VERBOSITY >= 0)
     path = write_report(text, out)
     what = (f"verdict {verdict.verdict}" if verdict is not None
             else f"theory and signature {args.signature}" if signature is not None else "theory only")

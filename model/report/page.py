@@ -232,8 +232,42 @@ def _signature_section(profile, signature, name, ceilings) -> str:
 
 # --- the page --------------------------------------------------------------------------------
 
+def _graph_section(profile, focus, flow) -> str:
+    from pinchpoint.report import plots_report
+
+    svg = plots_report.svg(plots_report.link_graph(profile, focus, flow=flow, effective=True))
+    caption = ("Components and links laid out by topology (capacities per link; full-duplex links per "
+               "direction).  " + (f"Red: the binding link of flow {flow}; blue: the rest of its path.  "
+                                  if flow else "")
+               + "Hover over a link for its formula and values; wheel or buttons to zoom, drag to move.")
+    return ('<h2>Link graph</h2>\n<div class="zoombar"><button type="button" id="zoom-in">zoom in</button>'
+            '<button type="button" id="zoom-out">zoom out</button><button type="button" id="zoom-reset">'
+            'whole graph</button></div>\n<figure id="graph"><div id="graph-view">\n' + svg
+            + f"\n</div><figcaption>{_e(caption)}</figcaption>\n</figure>")
+
+
+def _ladder_section(profile, ceilings, focus, flow, verdict) -> str:
+    from pinchpoint.graph.resource_ids import uses_network
+    from pinchpoint.report import plots_report
+
+    if verdict is not None:
+        ax = plots_report.ceiling_ladder(verdict.ceilings, verdict.measured_bytes_per_s,
+                                         binding=verdict.binding.name, network=True,
+                                         title=f"ceilings on the measured figure ({verdict.verdict})")
+        caption = ("One bar per ceiling on the measured figure (payload rate); red: the binding one; "
+                   "black diamond and dashed line: the measured figure.")
+    elif ceilings:
+        network = {c.name: uses_network(profile, c.usage) for c in ceilings}
+        ax = plots_report.flow_ladder(ceilings, network, focus.name if focus else None)
+        caption = (f"One bar per flow's ceiling (network flows in bit/s, memory, bus and host flows in "
+                   f"B/s); red: the flow in focus ({flow}).")
+    else:
+        return ""
+    return "<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ax), caption)
+
+
 def build_report(profile, *, verdict=None, flow: str | None = None, signature=None,
-                 signature_name: str | None = None, title: str | None = None) -> str:
+                 signature_name: str | None = None, title: str | None = None, progress: bool = False) -> str:
     """The HTML page (text) for a profile, optionally with a verdict and a signature.
 
     Parameters
@@ -248,15 +282,22 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
     signature : Signature, optional
         Measured figures shown beside the theoretical memory ceilings (a MAPS staircase when the
         signature has MAPS points).
+    progress : bool
+        A tqdm bar on stderr, one step per part of the page.
+
+    The ceilings are solved once (:func:`pinchpoint.solve.ceilings.all_ceilings`); every table,
+    plot and the what-if panel (:mod:`pinchpoint.report.interactive`) reads them.
 
     Raises
     ------
     InputError
         ``flow`` is not a flow of the profile.
     """
-    from pinchpoint.report import plots_report
-    from pinchpoint.solve.ceilings import all_ceilings
-    from pinchpoint.graph.resource_ids import uses_network
+    from tqdm import tqdm
+
+    from pinchpoint.graph import graph
+    from pinchpoint.report import interactive
+    from pinchpoint.solve.ceilings import all_ceilings, is_forest
 
     if flow is None and verdict is not None:
         flow = verdict.inputs.get("flow")
@@ -265,47 +306,38 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
-    ceilings = all_ceilings(profile)
-    focus = next((c for c in ceilings if c.name == flow), None)
+    steps = ["ceilings", "graph", "tables", "ladder", "what-if"] + (["signature"] if signature is not None else [])
+    with tqdm(total=len(steps), desc="report", unit="part", disable=not progress, leave=False) as bar:
+        def step(name, value):
+            bar.set_postfix_str(name)
+            bar.update(1)
+            return value
 
-    head = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>",
-            f'<p class="sub">{_e(profile.description)}</p>']
-    if getattr(profile, "source", None):
-        head.append(f'<p class="sub">source: {_e(profile.source)}</p>')
-
-    graph_ax = plots_report.link_graph(profile, focus, flow=flow, effective=True)
-    graph = ("<h2>Link graph</h2>\n" + _figure(
-        "graph", plots_report.svg(graph_ax),
-        "Components and links (capacities per link; full-duplex links per direction).  Red: the binding "
-        f"link of flow {flow}; blue: the rest of its path." if flow else "Components and links."))
-
-    if verdict is not None:
-        ladder_ax = plots_report.ceiling_ladder(verdict.ceilings, verdict.measured_bytes_per_s,
-                                                binding=verdict.binding.name, network=True,
-                                                title=f"ceilings on the measured figure ({verdict.verdict})")
-        ladder_caption = ("One bar per ceiling on the measured figure (payload rate); red: the binding one; "
-                          "black diamond and dashed line: the measured figure.")
-    elif ceilings:
-        net = any(uses_network(profile, c.usage) for c in ceilings)
-        labels = {c.name: _rate(c.ceiling_bytes_per_s, uses_network(profile, c.usage)) for c in ceilings}
-        ladder_ax = plots_report.ceiling_ladder(ceilings, binding=focus.name if focus else None, network=net,
-                                                title="theoretical ceiling of every flow", value_labels=labels)
-        ladder_caption = f"One bar per flow's ceiling; red: the flow in focus ({flow})."
-    else:
-        ladder_ax = None
-    ladder = ("<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ladder_ax), ladder_caption)
-              if ladder_ax is not None else "")
-
-    body = head + [graph, _ceiling_section(profile, ceilings, flow), ladder,
-                   _verdict_section(verdict) if verdict is not None else _no_verdict_section(
-        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None)]
-    if signature is not None:
-        body.append(_signature_section(profile, signature, signature_name or signature.name, ceilings))
+        ceilings = step("ceilings", all_ceilings(profile))
+        focus = next((c for c in ceilings if c.name == flow), None)
+        head = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>",
+                f'<p class="sub">{_e(profile.description)}</p>']
+        if getattr(profile, "source", None):
+            head.append(f'<p class="sub">source: {_e(profile.source)}</p>')
+        body = head + [step("graph", _graph_section(profile, focus, flow)),
+                       step("tables", _ceiling_section(profile, ceilings, flow)),
+                       step("ladder", _ladder_section(profile, ceilings, focus, flow, verdict))]
+        body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
+            profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
+        script = ""
+        if ceilings:
+            body.append(interactive.panel_html())
+            script = step("what-if", interactive.embedded(profile, ceilings, flow,
+                                                          not is_forest(graph.build(profile))))
+        if signature is not None:
+            body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
+                                                             ceilings)))
     body.append(f"<footer>pinchpoint {_e(__version__)}: theoretical ceilings from the profile's declared values; "
                 "measured figures from signatures and the given measurement.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>pinchpoint report: {_e(title or profile.name)}</title>\n"
-            f"<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+            f"<style>{_CSS}{interactive.CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n" + script
+            + "</body>\n</html>\n")
 
 
 def write_report(text: str, path) -> Path:

@@ -79,8 +79,9 @@ def test_theory_only_page(g5):
     classes = dict(zip([r[0] for r in ix.rows["ceiling-table"]], ix.row_classes["ceiling-table"]))
     assert classes["nic-rx"] == "binding" and classes["nic-tx"] is None
     assert "theory only" in text
-    # self-contained: no scripts, nothing fetched
-    assert "script" not in ix.tags
+    # self-contained: the page's own two scripts (the what-if data and code) inline, nothing fetched
+    assert ix.tags.count("script") == 2 and '<script type="application/json" id="pp-data">' in text
+    assert not re.search(r"<script[^>]*\bsrc=", text)
     assert not re.search(r'(src|href)="(https?:)?//', text)
 
 
@@ -112,9 +113,9 @@ def test_text_is_escaped(tmp_path, toy_text):
     path = tmp_path / "evil.toml"
     path.write_text(text)
     page = build_report(load_profile(path))
-    assert "<script" not in page and "<b>" not in page
+    assert "<script>alert" not in page and "<b>" not in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
-    assert "script" not in index(page).tags
+    assert index(page).tags.count("script") == 2  # the page's own data and code, nothing from the profile
 
 
 def test_signature_section_xbench_and_maps(g5, maps_sig):
