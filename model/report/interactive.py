@@ -60,16 +60,25 @@ def _link_data(profile, link) -> dict:
     }
 
 
+def _display_unit(name: str, dimension: str, si: float) -> tuple[float, str]:
+    """Factor from SI and unit of a control: bus widths in bit (as datasheets give them), the
+    rest in a prefixed unit that suits the value."""
+    if name == "width" and dimension == "size":
+        return 8.0, "bit"
+    return human_unit([si], dimension)
+
+
 def _control(link, name: str) -> dict:
     """One what-if control: a select for values the hardware takes, else a number in a readable unit."""
     value = link.params[name]
     spec = link.definition.param(name)
     choices = valid_values(link.kind, name)
     out = {"link": link.id, "param": name, "si": value.si, "doc": spec.doc}
+    factor, unit = _display_unit(name, spec.dimension, value.si)
     if choices:
-        out["choices"] = [[c, units.format_quantity(c, spec.dimension)] for c in choices]
+        out["choices"] = [[c, f"{c * factor:g} {unit}" if unit == "bit" else units.format_quantity(c, spec.dimension)]
+                          for c in choices]
         return out
-    factor, unit = human_unit([value.si], spec.dimension)
     out.update(factor=factor, unit="" if unit == "1" else unit, integer=spec.integer)
     return out
 
@@ -142,7 +151,7 @@ CSS = """
 #pp-tip b { display: block; } #pp-tip code { font-size: 0.95em; overflow-wrap: anywhere; }
 .zoombar { margin: 0.3em 0; } .zoombar button { margin-right: 0.3em; }
 #graph-view { overflow: hidden; border: 1px solid #ddd; cursor: grab; }
-#graph-view svg { width: 100%; height: auto; max-width: none; display: block; }
+#graph-view svg { width: auto; max-width: 100%; height: auto; display: block; margin: 0 auto; }
 #whatif-controls details { border: 1px solid #ddd; margin: 0.3em 0; padding: 0.2em 0.6em; }
 #whatif-controls label { display: inline-block; margin: 0.2em 1.2em 0.2em 0; font-size: 0.9em; }
 #whatif-controls input { width: 8em; }

@@ -275,7 +275,7 @@ def graph_positions(profile, flow: str | None = None) -> dict:
 LABEL_ALL_LINKS = 30
 
 #: Inches per column and per row of the layout.
-_COLUMN_IN, _ROW_IN = 1.35, 1.25
+_COLUMN_IN, _ROW_IN = 1.2, 1.25
 
 
 def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effective: bool = False):
@@ -322,9 +322,12 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
         k = seen.get(key, 0)
         seen[key] = k + 1
         (x0, y0), (x1, y1) = _draw_link(ax, link, pos, binding, used, i)
+        if y0 < y1:  # from the upper end
+            (x0, y0), (x1, y1) = (x1, y1), (x0, y0)
+        t = 0.6 if y0 != y1 else 0.5  # nearer the lower end, where sibling links are further apart
         if label_all or link.id in used or link.id in binding:
-            _label_link(ax, link, ((x0 + x1) / 2, (y0 + y1) / 2), k, link.id in binding, effective).set_gid(
-                f"pp-label-{i}")
+            _label_link(ax, link, (x0 + t * (x1 - x0), y0 + t * (y1 - y0)), k, link.id in binding,
+                        effective).set_gid(f"pp-label-{i}")
     for i, (node, comp) in enumerate(profile.components.items()):
         x, y = pos[node]
         ax.annotate(f"{node}\n({comp.kind})", (x, y), ha="center", va="center", fontsize=8, zorder=5,
