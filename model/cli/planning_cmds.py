@@ -254,8 +254,21 @@ def run_uncertainty(args: argparse.Namespace) -> int:
 
 # --- compare -------------------------------------------------------------------------------------
 
-def run_compare(args: argparse.Namespace) -> int:
+def _compare_cell(cell, best: bool) -> str:
     from pinchpoint.physics import units
+
+    conv = convention(cell.network)
+    text = ("*" if best else "") + units.format_rate(cell.effective, conv)
+    raw = cell.ceiling.ceiling_bytes_per_s
+    if abs(raw - cell.effective) > 1e-9 * raw:
+        text += f" (raw {units.format_rate(raw, conv)})"
+    text += f" [{','.join(cell.ceiling.binding)}]"
+    if cell.name != cell.flow or cell.alike > 1:
+        text += f" ({cell.name}" + (f", 1 of {cell.alike}" if cell.alike > 1 else "") + ")"
+    return text
+
+
+def run_compare(args: argparse.Namespace) -> int:
     from pinchpoint.solve.compare import compare
     from pinchpoint.inputs.profile_io import load_profile
     from pinchpoint.cli.output import print_json, table
@@ -284,14 +297,13 @@ def run_compare(args: argparse.Namespace) -> int:
             if cell is None:
                 row.append("-")
                 continue
-            conv = convention(cell.network)
-            mark = "*" if m in best and len(c.machines) > 1 else ""
-            row.append(f"{mark}{units.format_rate(cell.ceiling.ceiling_bytes_per_s, conv)} "
-                       f"[{','.join(cell.ceiling.binding)}]")
+            row.append(_compare_cell(cell, m in best and len(c.machines) > 1))
         rows.append(row)
     print(table(rows, ["flow"] + list(c.machines), align="l" + "r" * len(c.machines)))
     print()
-    print("[link]: the binding link on that machine; *: the highest ceiling for the flow; -: no such flow.")
+    print("Effective ceilings (after protocol overhead; raw in brackets where it differs). [link]: the binding "
+          "link on that machine; *: the highest for the flow; (name, 1 of n): that machine's flow of the role "
+          "and how many alike it has; -: no such flow.")
     if args.plot:
         print(f"plot: {args.plot}")
     return 0

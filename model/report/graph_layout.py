@@ -13,13 +13,10 @@ ties broken by the name in natural order (cpu2 before cpu10), so two runs draw t
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import dataclass
 
-def natural_key(name: str):
-    """Sort key that reads digits as numbers: cpu2 < cpu10."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", name)]
+from pinchpoint.graph.names import natural_key
 
 
 @dataclass(frozen=True)
@@ -138,4 +135,4 @@ def layout(profile) -> Layout:
     return Layout(tuple(tuple(r) for r in rows), positions)
 
 
-__all__ = ["Layout", "layout", "natural_key"]
+__all__ = ["Layout", "layout"]

@@ -23,7 +23,7 @@ import json
 from pinchpoint.graph.resource_ids import convention, link_of, uses_network
 from pinchpoint.inputs.param_values import valid_values
 from pinchpoint.physics import units
-from pinchpoint.report.graph_layout import natural_key
+from pinchpoint.graph.names import natural_key
 from pinchpoint.report.plots_planning import human_unit
 from pinchpoint.solve.ceilings import parallel_groups
 from pinchpoint.solve.generations import current_generation, generation_values, generations, has_generation

@@ -13,7 +13,7 @@ import numpy as np
 
 from pinchpoint.errors import InputError
 from pinchpoint.paths import atomic_write
-from pinchpoint.report.plots_signature import pyplot, rate_axis
+from pinchpoint.report.plots_signature import plain_log_ticks, pyplot, rate_axis
 
 
 def _pyplot():
@@ -178,10 +178,28 @@ def _sweep_map(fig, ax, result, a, b, z, ids, links, unit) -> None:
 
 
 def plot_compare(comparison, path) -> Path:
-    """Grouped bars: one group per flow, one bar per machine, labelled with the binding link."""
+    """Grouped bars of the effective ceilings: one group per flow, one bar per machine, labelled
+    with the binding link; network flows on a panel in bit/s, memory, bus and host flows on one
+    in B/s (a rate in the unit of its quantity); the legend outside the bars."""
     plt = _pyplot()
     flows, machines = comparison.flows, comparison.machines
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(flows) * max(1, len(machines)) / 2), 4.5))
+    network = {f: any(c.network for c in comparison.cells if c.flow == f) for f in flows}
+    panels = [p for p in ([f for f in flows if network[f]], [f for f in flows if not network[f]]) if p]
+    width = max(6, 1.6 * max(len(p) for p in panels) * max(1, len(machines)) / 2)
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, figsize=(width, 4.2 * len(panels)))
+    for ax, group in zip(axes[:, 0], panels):
+        _compare_panel(ax, comparison, group, network[group[0]])
+    axes[0, 0].set_title("effective ceilings side by side (label: binding link)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 0.95))
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _compare_panel(ax, comparison, flows, network: bool) -> None:
+    machines = comparison.machines
+    cells = [c for c in comparison.cells if c.flow in flows]
+    k, unit = rate_axis([c.effective for c in cells], network)
     width = 0.8 / max(len(machines), 1)
     for j, m in enumerate(machines):
         xs, ys, labels = [], [], []
@@ -190,20 +208,19 @@ def plot_compare(comparison, path) -> Path:
             if c is None:
                 continue
             xs.append(i + (j - (len(machines) - 1) / 2) * width)
-            ys.append(c.ceiling.ceiling_bytes_per_s * 8e-9)
+            ys.append(c.effective * k)
             labels.append(",".join(c.ceiling.binding))
-        bars = ax.bar(xs, ys, width, label=m)
+        bars = ax.bar(xs, ys, width, label=m, color=f"C{j}")
         for bar, text in zip(bars, labels):
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                         va="bottom", fontsize=7, rotation=90)
-    ax.set_xticks(range(len(flows)), flows)
-    if wants_log_axis([c.ceiling.ceiling_bytes_per_s for f in flows for m in machines
-                       if (c := comparison.cell(f, m)) is not None]):
+    ax.set_xticks(range(len(flows)), flows, rotation=30 if len(flows) > 6 else 0, ha="right" if len(flows) > 6 else "center")
+    if wants_log_axis([c.effective for c in cells]):
         ax.set_yscale("log")
-    ax.set_ylabel("ceiling [Gbit/s]")
-    ax.set_title("ceilings side by side (label: binding link)")
-    ax.legend(fontsize=8)
-    return _save(fig, path)
+        plain_log_ticks(ax.yaxis)
+    else:
+        ax.set_ylim(0, max(c.effective for c in cells) * k * 1.3)  # room for the labels above the bars
+    ax.set_ylabel(f"{'network' if network else 'memory, bus and host'} flows [{unit}]")
 
 
 def plot_predictions(predictions, path) -> Path:

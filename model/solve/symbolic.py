@@ -16,6 +16,7 @@ from pinchpoint.physics import units
 from pinchpoint.errors import InputError, ProfileError
 from pinchpoint.inputs.profile import Link, Profile
 from pinchpoint.graph.resource_ids import link_of, uses_network
+from pinchpoint.solve.descriptions import stale_description
 
 
 def symbol(link_id: str, param: str):
@@ -94,6 +95,7 @@ class Explanation:
     effective_bytes_per_s: float | None = None
     parts: tuple[tuple[str, float, float], ...] = ()  # flows: (resource, capacity, passes)
     binding: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()  # a description that no longer fits the link
 
     def to_dict(self) -> dict:
         return {
@@ -105,6 +107,7 @@ class Explanation:
             "values": [{"name": t.name, "text": t.text, "si": t.si, "source": t.source} for t in self.terms],
             "parts": [{"resource": r, "capacity_bytes_per_s": c, "passes": u} for r, c, u in self.parts],
             "binding": list(self.binding),
+            "warnings": list(self.warnings),
         }
 
 
@@ -139,6 +142,7 @@ def explain_link(profile: Profile, link_id: str) -> Explanation:
         result_bytes_per_s=value, network=d.network, terms=terms,
         effective_formula=(f"capacity × {_efficiency_text(link)}" if d.efficiency else ""),
         effective_bytes_per_s=link.effective_capacity_bytes_per_s if d.efficiency else None,
+        warnings=tuple(w for w in (stale_description(link),) if w),
     )
 
 

@@ -67,3 +67,29 @@ def test_seed_machines_match_their_own_ceilings(group):
         for f in p.flows:
             assert c.cell(f, p.name).ceiling.ceiling_bytes_per_s == pytest.approx(
                 flow_ceiling(p, f).ceiling_bytes_per_s, rel=1e-12)
+
+
+def test_flows_line_up_by_role_and_compare_effective_ceilings():
+    """A one-GPU host's h2d and an HGX board's h2d-gpu0 are one row, 'host to GPU'; the
+    comparison ranks the ceilings after protocol overhead (PCIe TLPs), the raw one kept."""
+    host, hgx = load_profile("h100-pcie-host"), load_profile("hgx-h100-8gpu")
+    c = compare([host, hgx])
+    assert "h2d" in c.flows and "h2d-gpu0" not in c.flows
+    on_host, on_hgx = c.cell("h2d", "h100-pcie-host"), c.cell("h2d", "hgx-h100-8gpu")
+    assert on_hgx.name == "h2d-gpu0" and on_host.name == "h2d"
+    for cell, p in ((on_host, host), (on_hgx, hgx)):
+        own = flow_ceiling(p, cell.name)
+        assert cell.effective == pytest.approx(own.effective_ceiling_bytes_per_s, rel=1e-12)
+        assert cell.effective < cell.ceiling.ceiling_bytes_per_s  # PCIe overhead: effective below raw
+    assert c.best("h2d") == (max(("h100-pcie-host", on_host), ("hgx-h100-8gpu", on_hgx),
+                                 key=lambda t: t[1].effective)[0],)
+    # the board's eight rx-nicN keep their own rows (the same names on every machine that has them)
+    assert {f"rx-nic{i}" for i in range(8)} <= set(c.flows)
+    assert compare([host, hgx], ["h2d-gpu0"]).flows == ("h2d",)  # a machine's own name finds its row
+
+
+def test_role():
+    from pinchpoint.solve.compare import role
+
+    assert role("h2d-gpu0") == "h2d" and role("gdr-nic0-gpu0") == "gdr" and role("nic-rx") == "nic-rx"
+    assert role("gpu0") == "gpu0"

@@ -158,3 +158,33 @@ def test_terms_are_the_symbolic_flow_expression(g5):
         values = [float(f(133e6)) for f in terms.raw]
         assert min(values) == pytest.approx(evaluate(flow_expression(g5, c.usage), g5), rel=1e-12)
         assert len(values) == len(c.usage)
+
+
+def test_solve_answers_discrete_and_stepped_parameters():
+    """PCIe generation, MPS and transfer size: capacities with steps (TLPs per transfer) have no
+    useful derivative; the answers must still be the values that reach the target."""
+    from pinchpoint.solve.ceilings import flow_ceiling
+    from pinchpoint.solve.generations import with_generation
+    from pinchpoint.solve.symbolic import solve
+
+    p = load_profile("h100-pcie-host-1mib")
+    s = solve(p, "h2d", 30e9, "pcie.generation")
+    assert s.reachable and s.value_si == 5.0  # gen4 halves the lane rate: below 30 GB/s on this host
+    assert flow_ceiling(with_generation(p, "pcie", 4), "h2d").effective_ceiling_bytes_per_s < 30e9
+    s = solve(p, "h2d", 40e9, "pcie.mps")
+    assert s.reachable and s.value_si in (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)
+    below = [v for v in (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0) if v < s.value_si]
+    for v in below:  # the smallest valid MPS that reaches it
+        assert flow_ceiling(p.with_link_param("pcie", "mps", v), "h2d").effective_ceiling_bytes_per_s < 40e9
+    s = solve(p, "h2d", 45e9, "pcie.transfer_size")
+    assert s.reachable
+    assert flow_ceiling(p.with_link_param("pcie", "transfer_size", s.value_si), "h2d") \
+        .effective_ceiling_bytes_per_s >= 45e9 * (1 - 1e-9)
+
+
+def test_an_unreachable_target_names_the_target():
+    from pinchpoint.solve.symbolic import solve
+
+    with pytest.raises(InputError) as err:
+        solve(load_profile("powermac-g5"), "nic-rx", 1e300 / 8 * 1e9, "pcix.clock")
+    assert err.value.key == "target"

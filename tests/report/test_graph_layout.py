@@ -6,7 +6,8 @@ import random
 
 from pinchpoint.inputs.profile import profile_from_document
 from pinchpoint.inputs.profile_io import load_profile
-from pinchpoint.report.graph_layout import layout, natural_key
+from pinchpoint.graph.names import natural_key
+from pinchpoint.report.graph_layout import layout
 
 
 def test_hgx_rows_follow_the_machine():

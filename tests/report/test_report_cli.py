@@ -79,3 +79,18 @@ def test_report_does_not_paint_a_refuted_estimate_green(cli, tmp_path):
     text = out.read_text()
     assert 'class="verdict at-ceiling"' not in text and 'class="verdict far-below-all"' in text
     assert "181" not in r.stdout.split("verdict", 1)[1].splitlines()[0]
+
+
+def test_report_with_a_signature_is_not_theory_only(cli, tmp_path):
+    out = tmp_path / "g5-sig.html"
+    r = cli("report", "powermac-g5", "--signature", "powermac-g5-xbench", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "theory and signature powermac-g5-xbench" in r.stdout and "theory only" not in r.stdout
+    text = out.read_text()
+    assert '<p class="big">theory and the measurements of signature powermac-g5-xbench' in text
+    assert "theory only" not in text
+
+
+def test_report_is_quiet_off_a_terminal(cli, tmp_path):
+    r = cli("report", "hgx-h100-8gpu", "-o", str(tmp_path / "hgx.html"))
+    assert r.returncode == 0 and r.stderr == ""  # no progress bar when stderr is not a terminal
