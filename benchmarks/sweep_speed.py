@@ -6,7 +6,7 @@ time of the whole sweep (building and lambdifying the sympy terms, evaluating ev
 grid, min / argmin for the ceiling and the binding link, raw and effective) and, separately,
 the time of the vectorised evaluation alone on the already-built terms.
 
-``--processes N`` also times whole ``python3 -m pinchpoint.cli sweep`` processes (issue 16: 1e6
+``--processes N`` also times whole ``python3 -m pinchpoint.cli sweep`` processes (goal: 1e6
 points < 1 s; 1e7 points with --csv in < 300 MiB), median of N, with each one's peak resident
 memory (``resource.getrusage(RUSAGE_CHILDREN)`` read after each case: the largest child so far,
 so the cases run from the smallest up, before this process holds any grid).

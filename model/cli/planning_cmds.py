@@ -131,6 +131,38 @@ def write_sweep_csv(source, path, *, each=None) -> None:
             fh.write("\n")
 
 
+def _print_sweep(profile, args, plan, summary, result) -> None:
+    """The sweep's summary: ranges, binding shares, and every point (one short axis) or where the
+    binding link changes."""
+    from pinchpoint.physics import units
+    from pinchpoint.cli.output import table
+
+    axes = plan.axes
+    conv = convention(plan.network)
+    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
+    print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
+          f" = {summary.points} points")
+    print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
+    print(f"  effective ceiling ranges {fmt(summary.effective_low)} .. {fmt(summary.effective_high)}"
+          f" (raw {fmt(summary.low)} .. {fmt(summary.high)})")
+    # the binding link users read first is the one that binds after protocol overhead
+    print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
+                                                   for k, v in summary.binding_share(effective=True).items()))
+    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
+    if result is not None:
+        a = axes[0]
+        rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
+                for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
+                                          result.binding_links(effective=True))]
+        print()
+        print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
+    elif len(axes) == 1:
+        a = axes[0]
+        for i, before, after in summary.changes:
+            print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
+                  f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
+
+
 #: Grid points from which a sweep shows a progress bar (a 1e6-point grid takes about 5 s).
 PROGRESS_POINTS = 200_000
 
@@ -149,11 +181,10 @@ def _progress(plan):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from pinchpoint.physics import units
     from pinchpoint.errors import InputError
     from pinchpoint.inputs.profile_io import load_profile
     from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
-    from pinchpoint.cli.output import print_json, table
+    from pinchpoint.cli.output import print_json
 
     profile = load_profile(args.profile)
     axes = [parse_vary(v, profile) for v in args.vary]
@@ -187,29 +218,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    conv = convention(plan.network)
-    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
-    print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
-          f" = {summary.points} points")
-    print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
-    print(f"  effective ceiling ranges {fmt(summary.effective_low)} .. {fmt(summary.effective_high)}"
-          f" (raw {fmt(summary.low)} .. {fmt(summary.high)})")
-    # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
-    print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
-                                                   for k, v in summary.binding_share(effective=True).items()))
-    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
-    if table_rows:
-        a = axes[0]
-        rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
-                for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
-                                          result.binding_links(effective=True))]
-        print()
-        print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
-    elif len(axes) == 1:
-        a = axes[0]
-        for i, before, after in summary.changes:
-            print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
-                  f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
+    _print_sweep(profile, args, plan, summary, result if table_rows else None)
     for note in plan.notes:
         print(f"  note: {note}")
     if args.csv:

@@ -2,10 +2,12 @@
 the verdict and the advice, and (with a signature) the measured figures beside the theory.
 
 An edge module (layer 4): :func:`build_report` only formats objects the models computed --
-:func:`pinchpoint.solve.ceilings.all_ceilings`, :func:`pinchpoint.solve.symbolic.explain`, a
-:class:`pinchpoint.diagnose.Verdict` -- and draws them with :mod:`pinchpoint.report.plots_report`.
-The plots are embedded as inline SVG, the style sheet is inline, and nothing is loaded from
-the network, so the page works offline and can be mailed as one file.  Every piece of text
+:func:`pinchpoint.solve.ceilings.all_ceilings` (solved once: every table, plot and the what-if
+panel reads the same ceilings), a :class:`pinchpoint.diagnose.Verdict` -- and draws them with
+:mod:`pinchpoint.report.plots_report`.  The plots are inline SVG, the style sheet and the script
+of the link graph's hover and zoom and of the what-if panel (:mod:`pinchpoint.report.interactive`)
+are inline, and nothing is loaded from the network, so the page works offline and can be mailed
+as one file.  Every piece of text
 from a profile, a signature or a verdict goes through :func:`html.escape`.
 :func:`write_report` writes the page atomically (:func:`pinchpoint.paths.atomic_write`).
 """
@@ -15,9 +17,14 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from tqdm import tqdm
+
 from pinchpoint import __version__
 from pinchpoint.errors import InputError
+from pinchpoint.graph import graph
 from pinchpoint.paths import atomic_write
+from pinchpoint.report import interactive
+from pinchpoint.solve.ceilings import all_ceilings, is_forest
 
 #: Rows of a signature kernel shown in the report before the table is cut short.
 MAX_SIGNATURE_ROWS = 60
@@ -266,6 +273,33 @@ def _ladder_section(profile, ceilings, focus, flow, verdict) -> str:
     return "<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ax), caption)
 
 
+def _body(profile, flow, verdict, signature, signature_name, title, bar) -> tuple[list[str], str]:
+    """The page's sections and its closing scripts; ``bar`` advances one step per part."""
+    def step(name, value):
+        bar.set_postfix_str(name)
+        bar.update(1)
+        return value
+
+    ceilings = step("ceilings", all_ceilings(profile))
+    focus = next((c for c in ceilings if c.name == flow), None)
+    body = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>", f'<p class="sub">{_e(profile.description)}</p>']
+    if getattr(profile, "source", None):
+        body.append(f'<p class="sub">source: {_e(profile.source)}</p>')
+    body += [step("graph", _graph_section(profile, focus, flow)),
+             step("tables", _ceiling_section(profile, ceilings, flow)),
+             step("ladder", _ladder_section(profile, ceilings, focus, flow, verdict))]
+    body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
+        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
+    script = ""
+    if ceilings:
+        body.append(interactive.panel_html())
+        script = step("what-if", interactive.embedded(profile, ceilings, flow, not is_forest(graph.build(profile))))
+    if signature is not None:
+        body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
+                                                         ceilings)))
+    return body, script
+
+
 def build_report(profile, *, verdict=None, flow: str | None = None, signature=None,
                  signature_name: str | None = None, title: str | None = None, progress: bool = False) -> str:
     """The HTML page (text) for a profile, optionally with a verdict and a signature.
@@ -293,12 +327,6 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
     InputError
         ``flow`` is not a flow of the profile.
     """
-    from tqdm import tqdm
-
-    from pinchpoint.graph import graph
-    from pinchpoint.report import interactive
-    from pinchpoint.solve.ceilings import all_ceilings, is_forest
-
     if flow is None and verdict is not None:
         flow = verdict.inputs.get("flow")
     if flow is not None and flow not in profile.flows:
@@ -308,30 +336,7 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
         flow = next(iter(profile.flows))
     steps = ["ceilings", "graph", "tables", "ladder", "what-if"] + (["signature"] if signature is not None else [])
     with tqdm(total=len(steps), desc="report", unit="part", disable=not progress, leave=False) as bar:
-        def step(name, value):
-            bar.set_postfix_str(name)
-            bar.update(1)
-            return value
-
-        ceilings = step("ceilings", all_ceilings(profile))
-        focus = next((c for c in ceilings if c.name == flow), None)
-        head = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>",
-                f'<p class="sub">{_e(profile.description)}</p>']
-        if getattr(profile, "source", None):
-            head.append(f'<p class="sub">source: {_e(profile.source)}</p>')
-        body = head + [step("graph", _graph_section(profile, focus, flow)),
-                       step("tables", _ceiling_section(profile, ceilings, flow)),
-                       step("ladder", _ladder_section(profile, ceilings, focus, flow, verdict))]
-        body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
-            profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
-        script = ""
-        if ceilings:
-            body.append(interactive.panel_html())
-            script = step("what-if", interactive.embedded(profile, ceilings, flow,
-                                                          not is_forest(graph.build(profile))))
-        if signature is not None:
-            body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
-                                                             ceilings)))
+        body, script = _body(profile, flow, verdict, signature, signature_name, title, bar)
     body.append(f"<footer>pinchpoint {_e(__version__)}: theoretical ceilings from the profile's declared values; "
                 "measured figures from signatures and the given measurement.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

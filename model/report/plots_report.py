@@ -226,12 +226,8 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
             tick.set_color(BINDING)
             tick.set_fontweight("bold")
     if measured_bytes_per_s is not None:
-        m = measured_bytes_per_s * k
-        ax.axvline(m, color=MEASURED, lw=1.5, ls="--")
         bind_y = ys[[n for n, _ in items].index(binding)] if binding is not None else ys[0]
-        ax.plot([m], [bind_y], marker="D", color=MEASURED, ms=8, ls="none",
-                label=f"{measured_label}: {m:.4g} {unit.split()[0]}")
-        ax.legend(fontsize=8, loc="best")
+        _mark_measured(ax, measured_bytes_per_s * k, bind_y, f"{measured_label}: {measured_bytes_per_s * k:.4g} {unit}")
     ax.set_xlim(0, max(values + ([measured_bytes_per_s * k] if measured_bytes_per_s else [])) * 1.18)
     ax.set_xlabel(f"ceiling [{unit}]")
     ax.grid(True, axis="x", alpha=0.3)
@@ -259,6 +255,13 @@ def flow_ladder(ceilings, network: dict, focus: str | None = None):
     fig.suptitle("theoretical ceiling of every flow", fontsize=10)
     fig.tight_layout()
     return axes[0, 0]
+
+
+def _mark_measured(ax, m: float, y: float, label: str) -> None:
+    """The measured figure: a dashed vertical line, a diamond on the binding bar, a legend."""
+    ax.axvline(m, color=MEASURED, lw=1.5, ls="--")
+    ax.plot([m], [y], marker="D", color=MEASURED, ms=8, ls="none", label=label)
+    ax.legend(fontsize=8, loc="best")
 
 
 # --- the link graph --------------------------------------------------------------------------
@@ -328,20 +331,26 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
         if label_all or link.id in used or link.id in binding:
             _label_link(ax, link, (x0 + t * (x1 - x0), y0 + t * (y1 - y0)), k, link.id in binding,
                         effective).set_gid(f"pp-label-{i}")
-    for i, (node, comp) in enumerate(profile.components.items()):
-        x, y = pos[node]
-        ax.annotate(f"{node}\n({comp.kind})", (x, y), ha="center", va="center", fontsize=8, zorder=5,
-                    bbox=dict(boxstyle="round,pad=0.35", fc="#f7f7f7", ec="#555555")).set_gid(f"pp-node-{i}")
-    ys = [y for _, y in pos.values()]
-    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.set_ylim(min(ys) - 0.5, max(ys) + 0.5)
-    ax.set_axis_off()
+    _draw_nodes(ax, profile, pos)
     title = profile.name
     if ceiling is not None:
         title += (f": flow {ceiling.name}, binding {', '.join(ceiling.binding)} "
                   f"({format_rate(ceiling.ceiling_bytes_per_s, 'network' if ceiling_is_network(profile, ceiling) else 'memory')})")
     ax.set_title(title, fontsize=10)
     return ax
+
+
+def _draw_nodes(ax, profile, pos) -> None:
+    """Each component as a labelled box (SVG id ``pp-node-<i>``); the axes fitted around them."""
+    for i, (node, comp) in enumerate(profile.components.items()):
+        x, y = pos[node]
+        ax.annotate(f"{node}\n({comp.kind})", (x, y), ha="center", va="center", fontsize=8, zorder=5,
+                    bbox=dict(boxstyle="round,pad=0.35", fc="#f7f7f7", ec="#555555")).set_gid(f"pp-node-{i}")
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.5, max(ys) + 0.5)
+    ax.set_axis_off()
 
 
 def ceiling_is_network(profile, ceiling) -> bool:

@@ -20,7 +20,7 @@ from pinchpoint.inputs.profile import Profile
 from pinchpoint.physics import units
 
 #: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
-#: the machine's memory (issue 18).
+#: the machine's memory.
 MAX_POINTS = 10_000_000
 
 #: ``LINK.PARAM=LO..HI:N`` with an optional ``:log`` (geometric spacing).
@@ -88,33 +88,59 @@ def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
     link_id, param = m["link"], m["param"]
     spec = check_param(profile, link_id, param, key)
     where = f"{key} {link_id}.{param}"
-    bounds = []
-    for which in ("lo", "hi"):
-        raw = m[which]
-        if not raw:
-            raise InputError(f"the range {text!r} has no {'low' if which == 'lo' else 'high'} end", key=key)
-        value: str | float = raw
-        if spec.dimension == "dimensionless":
-            try:
-                value = float(raw)
-            except ValueError:
-                value = raw
+    lo, hi = (_bound(m[which], which, spec, text, key, where) for which in ("lo", "hi"))
+    n, spacing = _points(m, where)
+    _check_range(m, spec, lo, hi, n, spacing, where, param)
+    values = np.geomspace(lo, hi, n) if spacing == "log" else np.linspace(lo, hi, n)
+    choices = valid_values(profile.links[link_id].kind, param)
+    if choices:  # a value the hardware can take, never one between (an MMRBC of 515.59 B)
+        values = _snap(values, choices, lo, hi, spacing, where, param, spec.dimension)
+    elif spec.integer:
+        values = np.unique(np.round(values))
+        if values[0] <= 0 and spec.positive:
+            raise InputError(f"{param} is a whole number greater than zero", key=where)
+    link = profile.links[link_id]
+    nominal = link.duplex
+    for v in (values[0], values[-1]):
+        trial = {**link.values(), param: float(v)}
+        if link.definition.duplex(trial) != nominal:
+            raise InputError(f"at {param} = {v:g} link {link_id!r} would change from {nominal} duplex: the "
+                             "sweep keeps the routing of the profile; edit the profile instead", key=where)
+    return Axis(link_id, param, spec.dimension, values, spacing, discrete=bool(choices))
+
+
+def _bound(raw: str, which: str, spec, text: str, key: str, where: str) -> float:
+    """One end of the range in SI units (a bare number only for dimensionless parameters)."""
+    if not raw:
+        raise InputError(f"the range {text!r} has no {'low' if which == 'lo' else 'high'} end", key=key)
+    value: str | float = raw
+    if spec.dimension == "dimensionless":
         try:
-            bounds.append(units.parse(value, spec.dimension, key=where))
-        except UnitError as exc:
-            raise exc.located(kind=InputError) from None
-    lo, hi = bounds
+            value = float(raw)
+        except ValueError:
+            value = raw
+    try:
+        return units.parse(value, spec.dimension, key=where)
+    except UnitError as exc:
+        raise exc.located(kind=InputError) from None
+
+
+def _points(m, where: str) -> tuple[int, str]:
+    """The number of points and the spacing ("linear" or "log")."""
     try:
         n = int(m["n"])
     except ValueError:
         raise InputError(f"the number of points must be a whole number, got {m['n']!r}", key=where) from None
     spacing = (m["spacing"] or "linear").lower()
     if spacing in ("lin", "linear"):
-        spacing = "linear"
-    elif spacing in ("log", "geom", "geometric"):
-        spacing = "log"
-    else:
-        raise InputError(f"spacing must be 'lin' or 'log', got {m['spacing']!r}", key=where)
+        return n, "linear"
+    if spacing in ("log", "geom", "geometric"):
+        return n, "log"
+    raise InputError(f"spacing must be 'lin' or 'log', got {m['spacing']!r}", key=where)
+
+
+def _check_range(m, spec, lo: float, hi: float, n: int, spacing: str, where: str, param: str) -> None:
+    """InputError for a range that is empty, infinite, outside the parameter's bounds or too long."""
     if n < 1:
         raise InputError(f"the range is empty: {n} points (need at least 1)", key=where)
     if n == 1 and lo != hi:
@@ -133,27 +159,8 @@ def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
         why = spec.problem(float(hi)) if not spec.integer else spec.problem(float(round(hi)))
         if why:  # a fraction past its maximum: a dllp_overhead of 2 made capacities negative
             raise InputError(f"{param} {why}, the range ends at {m['hi']}", key=where)
-    if spacing == "log":
-        if lo <= 0:
-            raise InputError("a log range must start above zero", key=where)
-        values = np.geomspace(lo, hi, n)
-    else:
-        values = np.linspace(lo, hi, n)
-    choices = valid_values(profile.links[link_id].kind, param)
-    if choices:  # a value the hardware can take, never one between (an MMRBC of 515.59 B)
-        values = _snap(values, choices, lo, hi, spacing, where, param, spec.dimension)
-    elif spec.integer:
-        values = np.unique(np.round(values))
-        if values[0] <= 0 and spec.positive:
-            raise InputError(f"{param} is a whole number greater than zero", key=where)
-    link = profile.links[link_id]
-    nominal = link.duplex
-    for v in (values[0], values[-1]):
-        trial = {**link.values(), param: float(v)}
-        if link.definition.duplex(trial) != nominal:
-            raise InputError(f"at {param} = {v:g} link {link_id!r} would change from {nominal} duplex: the "
-                             "sweep keeps the routing of the profile; edit the profile instead", key=where)
-    return Axis(link_id, param, spec.dimension, values, spacing, discrete=bool(choices))
+    if spacing == "log" and lo <= 0:
+        raise InputError("a log range must start above zero", key=where)
 
 
 def _snap(values: np.ndarray, choices, lo: float, hi: float, spacing: str, where: str, param: str,

@@ -11,7 +11,8 @@ from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 GBIT = 1e9 / 8
 
-# seed 002 (AARNet 2008) server choices and seed 004 (IBM Redpaper, PMaC on POWER4) machines
+# AARNet's 2008 talk on reaching 10 Gbit/s (its server choices) and the IBM Redpaper on the PMaC
+# benchmarks on POWER4 (p690, p650, p655)
 SEED002 = ["acer-r520-5110", "acer-r520-e5405", "acer-r520-x5460", "desktop-e8500"]
 SEED004 = ["ibm-p690", "ibm-p650", "ibm-p655-1.1", "ibm-p655-1.3"]
 
@@ -32,7 +33,7 @@ def test_variant_side_by_side(g5_and_slow_variant):
     g5, slow = g5_and_slow_variant
     c = compare([g5, slow], ["nic-rx", "mem-copy"])
     assert c.machines == ("powermac-g5", "g5-pcix66")
-    # seed 000, 2.1.1: 133 MHz x 64 bit = 8.512 Gbit/s; at 66 MHz: 4.224 Gbit/s, both bound by PCI-X
+    # Visser & Hilster, G5 Performance Report, UvA 2004, 2.1.1: 133 MHz x 64 bit = 8.512 Gbit/s; at 66 MHz: 4.224 Gbit/s, both bound by PCI-X
     assert c.cell("nic-rx", "powermac-g5").ceiling.ceiling_bytes_per_s == pytest.approx(8.512 * GBIT)
     assert c.cell("nic-rx", "g5-pcix66").ceiling.ceiling_bytes_per_s == pytest.approx(4.224 * GBIT)
     assert c.cell("nic-rx", "g5-pcix66").ceiling.binding == ("pcix",)

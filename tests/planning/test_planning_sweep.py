@@ -15,7 +15,7 @@ from pinchpoint.solve.sweep import parse_vary, sweep
 
 GBIT = 1e9 / 8  # B/s in one Gbit/s
 
-# seed 000 (Visser & Hilster, G5 Performance Report, UvA 2004), 2.1.1: PCI-X ceiling = clock x 64 bit;
+# Visser & Hilster, G5 Performance Report, UvA 2004, 2.1.1: PCI-X ceiling = clock x 64 bit;
 # the 10 GbE port (3.4) caps nic-rx at 10 Gbit/s, so PCI-X stops binding at 10e9 / 64 = 156.25 MHz.
 G5_PCIX_WIDTH_BITS = 64
 G5_CROSSOVER_HZ = 10e9 / G5_PCIX_WIDTH_BITS

@@ -11,7 +11,7 @@ from pinchpoint.cli import main
 
 def test_report_whole_process(cli, tmp_path):
     out = tmp_path / "g5.html"
-    # seed 000, 4.4.1: UDP 7.8 Gbit/s from the sender, MMRBC 4096, MTU 9000
+    # Visser & Hilster, G5 Performance Report, UvA 2004, 4.4.1: UDP 7.8 Gbit/s from the sender, MMRBC 4096, MTU 9000
     r = cli("report", "powermac-g5", "--measured", "7.8 Gbit/s", "--protocol", "udp", "--side", "sender",
             "--flow", "nic-tx", "--mtu", "9000", "--mmrbc", "4096", "-o", str(out))
     assert r.returncode == 0, r.stderr
@@ -72,7 +72,7 @@ def test_iperf3_file(capsys, tmp_path):
 
 
 def test_report_does_not_paint_a_refuted_estimate_green(cli, tmp_path):
-    # issue 17: 3.5 Gbit/s TCP on nic-rx showed "efficiency 181 %, at-ceiling" with a green bar
+    # a regression: 3.5 Gbit/s TCP on nic-rx showed "efficiency 181 %, at-ceiling" with a green bar
     out = tmp_path / "g5.html"
     r = cli("report", "powermac-g5", "--measured", "3.5 Gbit/s", "--flow", "nic-rx", "-o", str(out))
     assert r.returncode == 0, r.stderr
