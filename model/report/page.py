@@ -114,7 +114,17 @@ def _ceiling_section(profile, ceilings, flow) -> str:
     return ("<h2>Ceilings</h2>\n<p>Every flow's theoretical ceiling with the formula behind it; the highlighted "
             "row is the flow in focus.  'effective' is after protocol overhead (PCI-X bursts, "
             "HyperTransport packets, PCIe TLPs).</p>\n" + flows
-            + "\n<h3>Links</h3>\n<p>Highlighted: links that bind at least one flow.</p>\n" + links)
+            + "\n<h3>Links</h3>\n" + _maybe_folded(f"<p>Highlighted: links that bind at least one flow.</p>\n{links}",
+                                                    f"{len(lrows)} links (show)", len(lrows) > FOLD_ROWS))
+
+
+#: Tables longer than this are folded (a <details> element) so the ladder and the what-if panel
+#: stay near the top: an eight-GPU board has 71 links.
+FOLD_ROWS = 30
+
+
+def _maybe_folded(html_text: str, summary: str, fold: bool) -> str:
+    return f"<details><summary>{_e(summary)}</summary>\n{html_text}\n</details>" if fold else html_text
 
 
 def _verdict_section(verdict) -> str:
@@ -288,12 +298,12 @@ def _body(profile, flow, verdict, signature, signature_name, title, bar) -> tupl
     body += [step("graph", _graph_section(profile, focus, flow)),
              step("tables", _ceiling_section(profile, ceilings, flow)),
              step("ladder", _ladder_section(profile, ceilings, focus, flow, verdict))]
-    body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
-        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
     script = ""
-    if ceilings:
+    if ceilings:  # the what-if panel right below the ceilings it recomputes
         body.append(interactive.panel_html())
         script = step("what-if", interactive.embedded(profile, ceilings, flow, not is_forest(graph.build(profile))))
+    body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
+        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
     if signature is not None:
         body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
                                                          ceilings)))

@@ -129,7 +129,7 @@ def draw_sweep(result):
         where = other.values[mid_b if axis is a else mid_a]
         ka, ua = human_unit(other.values, other.dimension)
         _sweep_line(ax, result, axis, result.effective[cut] * k, result.ceiling[cut] * k, ids[cut], links, unit)
-        ax.set_title(f"{axis.name} alone ({other.name} = {where * ka:g} {ua})", fontsize=9)
+        ax.set_title(f"{axis.name} alone ({other.name} = {where * ka:.4g} {ua})", fontsize=9)
     axes[0].set_title(f"{result.profile}: {result.flow}, effective ceiling")
     fig.tight_layout()
     return fig
@@ -240,9 +240,13 @@ def plot_predictions(predictions, path) -> Path:
     ax.set_xticks(xs, [p.signature for p in predictions])
     if wants_log_axis([p.low_s for p in predictions] + [p.high_s for p in predictions]):
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
+    else:
+        ax.set_ylim(0, max(p.high_s for p in predictions) * k * 1.15)  # room for the labels
     ax.set_ylabel(f"predicted time [{unit}]")
     ax.set_title(f"{predictions[0].workload} (label: binding resource)")
-    ax.legend(fontsize=8)
+    # the legend below the axes: inside, it covered the label of a bar
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     return _save(fig, path)
 
 

@@ -251,8 +251,8 @@ def flow_ladder(ceilings, network: dict, focus: str | None = None):
         names = {c.name for c in group}
         ceiling_ladder(group, binding=focus if focus in names else None, network=net, ax=ax,
                        highlight=focus in names,
-                       title=("network flows" if net else "memory, bus and host flows") if len(groups) > 1 else None)
-    fig.suptitle("theoretical ceiling of every flow", fontsize=10)
+                       title=(f"theoretical ceiling of every {'network' if net else 'memory, bus and host'} flow"
+                              if len(groups) > 1 else "theoretical ceiling of every flow"))
     fig.tight_layout()
     return axes[0, 0]
 

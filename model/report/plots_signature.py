@@ -148,7 +148,7 @@ def point_label(kernel: str, params: dict) -> str:
         elif k == "threads":
             parts.append(f"{v} thread{'s' if v != 1 else ''}")
         elif isinstance(v, str):
-            parts.append(v)
+            parts.append(v.replace("_", " "))
         else:
             parts.append(f"{k.replace('_', ' ')} {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}")
     return f"{kernel} " + ", ".join(parts) if parts else kernel

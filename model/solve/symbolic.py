@@ -160,8 +160,9 @@ def flow_parts(profile: Profile, ceiling) -> tuple[tuple[str, float, float], ...
 def flow_substituted(profile: Profile, ceiling) -> str:
     """The ceiling's formula with the values in: ``min(rate [resource / passes], ...)``, built
     from a solved :class:`Ceiling` without solving again (the report holds every ceiling)."""
+    conv = "network" if uses_network(profile, ceiling.usage) else "memory"  # the flow's own unit
     return "min(" + ", ".join(
-        f"{units.format_rate(cap / u)}" + (f" [{rid} / {u:g}]" if u != 1 else f" [{rid}]")
+        f"{units.format_rate(cap / u, conv)}" + (f" [{rid} / {u:g}]" if u != 1 else f" [{rid}]")
         for rid, cap, u in flow_parts(profile, ceiling)) + ")"
 
 
@@ -395,7 +396,8 @@ def _solve_param(profile: Profile, flow_name: str, target: float, link: Link, pa
         try:
             return flow_ceiling(profile.with_link_param(link_id, param, v), flow_name)
         except ProfileError:  # a value whose capacity is not finite: the target asked for it
-            raise InputError(f"no finite value of {vary} gives {flow_name} {units.format_rate(target)}: "
+            shown = units.format_rate(target) if math.isfinite(target * 8) else f"{target:.4g} B/s"
+            raise InputError(f"no finite value of {vary} gives {flow_name} {shown}: "
                              f"at {vary} = {units.format_quantity(v, spec.dimension)} the capacity is no longer "
                              "a finite rate; give a smaller --target", key="target") from None
 
@@ -415,7 +417,8 @@ def _solve_param(profile: Profile, flow_name: str, target: float, link: Link, pa
         note = (f"{param} takes the values {', '.join(units.format_quantity(v, spec.dimension) for v in choices)}: "
                 f"the {'smallest' if increasing else 'largest'} that reaches the target")
     else:
-        value, note = _continuous(reaches, current, eff_roots, increasing, spec, param)
+        value, note = _continuous(lambda v: ceiling(v).effective_ceiling_bytes_per_s, target, current, eff_roots,
+                                  increasing, spec, param)
     after = ceiling(value)
     reachable = after.effective_ceiling_bytes_per_s >= target * (1 - _REACH)
     if not reachable:
@@ -428,18 +431,27 @@ def _solve_param(profile: Profile, flow_name: str, target: float, link: Link, pa
                   network=uses_network(profile, before.usage))
 
 
-def _continuous(reaches, current: float, eff_roots: list[float], increasing: bool, spec, param: str):
+def _continuous(level, target: float, current: float, eff_roots: list[float], increasing: bool, spec,
+                param: str):
     """(value, note) of a parameter that takes any value of its dimension (rounded the safe way
-    when it is a whole number)."""
+    when it is a whole number); ``level(v)`` is the flow's effective ceiling at v.  Unreached:
+    the first value, in steps of two from the current one, that gets within 0.1 % of the best
+    this parameter can do (not the far end of the search)."""
+    def reaches(v) -> bool:
+        return level(v) >= target * (1 - _REACH)
+
+    step = 2.0 if increasing else 0.5
     if increasing:
         found = _threshold(reaches, current, eff_roots[0] if eff_roots else None)
     else:  # search in 1/v, in which the ceiling grows
         guess = 1 / eff_roots[-1] if eff_roots else None
         w = _threshold(lambda x: reaches(1 / x), 1 / current, guess)
         found = None if w is None else 1 / w
-    # unreached: the farthest value the search tried, where the flow is as fast as this parameter makes it
-    value = found if found is not None else (current * 2.0 ** 60 if increasing else current / 2.0 ** 60)
-    if spec.integer and value != int(value):
-        value = float(math.ceil(value) if increasing else max(1, math.floor(value)))
-        return value, f"{param} is a whole number: rounded {'up' if increasing else 'down'}"
-    return value, ""
+    if found is None:
+        best = level(current * step ** 60)
+        found = next(current * step ** k for k in range(61) if level(current * step ** k) >= best * (1 - 1e-3))
+        return found, ""
+    if spec.integer and found != int(found):
+        return (float(math.ceil(found) if increasing else max(1, math.floor(found))),
+                f"{param} is a whole number: rounded {'up' if increasing else 'down'}")
+    return found, ""
