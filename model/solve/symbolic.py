@@ -435,8 +435,9 @@ def _continuous(level, target: float, current: float, eff_roots: list[float], in
                 param: str):
     """(value, note) of a parameter that takes any value of its dimension (rounded the safe way
     when it is a whole number); ``level(v)`` is the flow's effective ceiling at v.  Unreached:
-    the first value, in steps of two from the current one, that gets within 0.1 % of the best
-    this parameter can do (not the far end of the search)."""
+    where the link alone would reach the target (another link binds before), or, without such a
+    root (capacities with steps), the first value in steps of two from the current one that gets
+    within 0.1 % of the best this parameter can do (not the far end of the search)."""
     def reaches(v) -> bool:
         return level(v) >= target * (1 - _REACH)
 
@@ -447,6 +448,8 @@ def _continuous(level, target: float, current: float, eff_roots: list[float], in
         guess = 1 / eff_roots[-1] if eff_roots else None
         w = _threshold(lambda x: reaches(1 / x), 1 / current, guess)
         found = None if w is None else 1 / w
+    if found is None and eff_roots:  # the link's own equation: beyond it another link binds
+        return (eff_roots[0] if increasing else eff_roots[-1]), ""
     if found is None:
         best = level(current * step ** 60)
         found = next(current * step ** k for k in range(61) if level(current * step ** k) >= best * (1 - 1e-3))
