@@ -135,3 +135,16 @@ def test_explain_flags_a_description_the_child_left_behind(cli, tmp_path):
     assert "generation 5, the link is generation 3" in r.stdout and "x16, the link has 8 lanes" in r.stdout
     r = cli("explain", "h100-pcie-host", "pcie")
     assert "warning" not in r.stdout  # the parent's own description fits
+
+
+def test_large_sweep_shows_progress_on_a_terminal_only():
+    from terminal import on_a_terminal
+
+    argv = ["sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=66MHz..266MHz:1000",
+            "--vary", "ethernet.rate=1Gbit/s..40Gbit/s:1000"]
+    code, shown = on_a_terminal(argv)
+    assert code == 0 and "sweep:" in shown and "/1.00M" in shown and "point/s" in shown  # tqdm, in points
+    code, shown = on_a_terminal(["-q", *argv])
+    assert code == 0 and shown == ""
+    code, shown = on_a_terminal(argv[:5] + ["pcix.clock=66MHz..266MHz:10"])  # small: no bar
+    assert code == 0 and shown == ""

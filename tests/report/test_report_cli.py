@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.cli import main
+from terminal import on_a_terminal
 
 
 def test_report_whole_process(cli, tmp_path):
@@ -94,3 +95,10 @@ def test_report_with_a_signature_is_not_theory_only(cli, tmp_path):
 def test_report_is_quiet_off_a_terminal(cli, tmp_path):
     r = cli("report", "hgx-h100-8gpu", "-o", str(tmp_path / "hgx.html"))
     assert r.returncode == 0 and r.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_report_shows_progress_on_a_terminal_and_not_under_q(tmp_path):
+    code, shown = on_a_terminal(["report", "hgx-h100-8gpu", "-o", str(tmp_path / "a.html")])
+    assert code == 0 and "report" in shown and "part" in shown  # tqdm: "report: ... 5/5 [..., part/s]"
+    code, shown = on_a_terminal(["-q", "report", "hgx-h100-8gpu", "-o", str(tmp_path / "b.html")])
+    assert code == 0 and shown == ""
