@@ -15,8 +15,8 @@ the ceiling at the profile's own values and kept fixed over the grid.  That is e
 leg of the flow has a single route (the graph is a forest: every bundled profile).  On a graph
 with several routes the router moves traffic to another path when a capacity changes (keeping
 the nominal routing was up to 10x pessimistic on random meshes), so there each point is solved
-again by :func:`pinchpoint.solve.ceilings.flow_ceiling`: a sweep point is the ceiling at that
-point, at a few ms per point (at most :data:`MAX_RESOLVED_POINTS`).
+again by :func:`pinchpoint.solve.ceilings.flow_ceiling` (:func:`resolved_points`): a sweep point
+is the ceiling at that point, at a few ms per point (at most :data:`MAX_RESOLVED_POINTS`).
 
 The same evaluator serves :mod:`pinchpoint.solve.uncertainty` (Monte Carlo samples instead of a
 grid).  The axes (parsing the ``--vary`` text) are :mod:`pinchpoint.solve.sweep_axes`.
@@ -252,7 +252,7 @@ class SweepPlan:
     terms: _Terms
     network: bool
     notes: tuple[str, ...]
-    #: the profile, when the graph has several routes: each point is solved again (:func:`_resolved`)
+    #: the profile, when the graph has several routes: each point is solved again (:func:`resolved_points`)
     source: Profile | None = None
 
     @property
@@ -303,7 +303,7 @@ class SweepPlan:
         """:class:`SweepChunk` after :class:`SweepChunk`, at most ``points`` each, evaluated lazily."""
         if self.source is not None:
             return _flat_chunks(self.shape, min(points, RESOLVE_CHUNK_POINTS),
-                                lambda flat, index: _resolved(self.source, self.flow, self.axes, index, each))
+                                lambda flat, index: resolved_points(self.source, self.flow, self.axes, index, each))
 
         def evaluate(flat, index):
             args = [a.values[i] for a, i in zip(self.axes, index)]
@@ -385,7 +385,7 @@ def plan_sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...])
     return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes), source)
 
 
-def _resolved(profile: Profile, flow: str, axes, index, each=None):
+def resolved_points(profile: Profile, flow: str, axes, index, each=None):
     """(ceiling, binding, effective, effective_binding) arrays of the points ``index``, each
     solved by :func:`pinchpoint.solve.ceilings.flow_ceiling` at its values (bindings: index of
     the first binding link in ``profile.links``)."""

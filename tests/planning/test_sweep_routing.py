@@ -71,3 +71,20 @@ def test_a_mesh_where_the_nominal_routing_would_be_ten_times_pessimistic():
     r = plan.result()
     # max-flow = direct + min(hop1, hop2): 101 Gbit/s, then 200 Gbit/s
     assert np.allclose(r.ceiling * 8, [101e9, 200e9], rtol=1e-12)
+
+
+def test_uncertainty_on_a_mesh_follows_the_routing_of_each_sample():
+    """The same two routes with the direct link at 10 Gbit/s +- 50 %: every sample is the direct
+    link plus the 100 Gbit/s detour (105 .. 115 Gbit/s); the routing of the nominal values would
+    cap every sample at 101 Gbit/s."""
+    from pinchpoint.solve.uncertainty import MAX_RESOLVED_SAMPLES, monte_carlo
+
+    doc = {"schema": 1, "name": "two-routes", "components": {c: {"kind": "device"} for c in "abm"},
+           "links": {"direct": {"kind": "link", "between": ["a", "b"], "rate": "10 Gbit/s +- 50 %"},
+                     "hop1": {"kind": "link", "between": ["a", "m"], "rate": "100 Gbit/s"},
+                     "hop2": {"kind": "link", "between": ["m", "b"], "rate": "100 Gbit/s"}},
+           "flows": {"f": {"source": "a", "sink": "b"}}}
+    r = monte_carlo(profile_from_document(doc), "f", samples=300, seed=1)
+    assert r.samples == 300 <= MAX_RESOLVED_SAMPLES
+    gbit = r.values * 8 / 1e9
+    assert gbit.min() >= 105 - 1e-9 and gbit.max() <= 115 + 1e-9 and gbit.std() > 1
