@@ -220,11 +220,7 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
     bars = ax.barh(ys, values, color=colours, edgecolor="#555555", height=0.6)
     for bar, (name, _), v in zip(bars, items, values):
         ax.annotate(f" {(value_labels or {}).get(name, f'{v:.4g}')}", (v, bar.get_y() + bar.get_height() / 2), va="center", ha="left", fontsize=8)
-    ax.set_yticks(ys, [n + (" (binding)" if n == binding else "") for n, _ in items], fontsize=8)
-    for tick, (name, _) in zip(ax.get_yticklabels(), items):
-        if name == binding:
-            tick.set_color(BINDING)
-            tick.set_fontweight("bold")
+    _ladder_ticks(ax, ys, [n for n, _ in items], binding)
     if measured_bytes_per_s is not None:
         bind_y = ys[[n for n, _ in items].index(binding)] if binding is not None else ys[0]
         _mark_measured(ax, measured_bytes_per_s * k, bind_y, f"{measured_label}: {measured_bytes_per_s * k:.4g} {unit}")
@@ -255,6 +251,15 @@ def flow_ladder(ceilings, network: dict, focus: str | None = None):
                               if len(groups) > 1 else "theoretical ceiling of every flow"))
     fig.tight_layout()
     return axes[0, 0]
+
+
+def _ladder_ticks(ax, ys, names, binding) -> None:
+    """One tick label per bar, the binding one red and bold."""
+    ax.set_yticks(ys, [n + (" (binding)" if n == binding else "") for n in names], fontsize=8)
+    for tick, name in zip(ax.get_yticklabels(), names):
+        if name == binding:
+            tick.set_color(BINDING)
+            tick.set_fontweight("bold")
 
 
 def _mark_measured(ax, m: float, y: float, label: str) -> None:
