@@ -111,23 +111,80 @@ def write_sweep_csv(source, path, *, each=None) -> None:
             fh.write("\n")
 
 
+def _print_sweep(profile, args, plan, summary, result) -> None:
+    """The sweep's summary: ranges, binding shares, and every point (one short axis) or where the
+    binding link changes."""
+    from pinchpoint.physics import units
+    from pinchpoint.cli.output import table
+
+    axes = plan.axes
+    conv = convention(plan.network)
+    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
+    print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
+          f" = {summary.points} points")
+    print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
+    print(f"  effective ceiling ranges {fmt(summary.effective_low)} .. {fmt(summary.effective_high)}"
+          f" (raw {fmt(summary.low)} .. {fmt(summary.high)})")
+    # the binding link users read first is the one that binds after protocol overhead
+    print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
+                                                   for k, v in summary.binding_share(effective=True).items()))
+    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
+    if result is not None:
+        a = axes[0]
+        rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
+                for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
+                                          result.binding_links(effective=True))]
+        print()
+        print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
+    elif len(axes) == 1:
+        a = axes[0]
+        for i, before, after in summary.changes:
+            print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
+                  f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
+
+
+#: Grid points from which a sweep shows a progress bar (a 1e6-point grid takes about 5 s).
+PROGRESS_POINTS = 200_000
+
+
+def _progress(plan):
+    """A tqdm bar on stderr for sweeps that take seconds (large grids, points solved one by
+    one): only on a terminal, never under -q."""
+    import sys
+
+    from tqdm import tqdm
+
+    from pinchpoint.cli import output
+
+    show = (plan.size >= PROGRESS_POINTS or plan.resolves) and sys.stderr.isatty() and output.VERBOSITY >= 0
+    return tqdm(total=plan.size, disable=not show, unit="point", unit_scale=True, desc="sweep", leave=False)
+
+
 def run_sweep(args: argparse.Namespace) -> int:
-    from pinchpoint.cli.output import print_json
     from pinchpoint.solve.sweep import SweepSummary
+    from pinchpoint.cli.output import print_json
 
     profile = load_profile_arg(args.profile)
     axes, plan = _plan(profile, args)
     # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
     # held only where it is wanted at once: JSON, a plot, a table of every point.
     table_rows = len(axes) == 1 and plan.size <= 60
-    result = plan.result() if (args.json or args.plot or table_rows) else None
+    bar = _progress(plan)
+    result = plan.result(bar.update) if (args.json or args.plot or table_rows) else None
     source = result if result is not None else plan
     summary = SweepSummary(plan.links, changes=len(axes) == 1)
+
+    def add(chunk):
+        summary.add(chunk)
+        if result is None:  # a held result counted its points as it was computed
+            bar.update(chunk.size)
+
     if args.csv:
-        write_sweep_csv(source, args.csv, each=summary.add)
+        write_sweep_csv(source, args.csv, each=add)
     else:
         for chunk in source.chunks():
-            summary.add(chunk)
+            add(chunk)
+    bar.close()
     if args.plot:
         from pinchpoint.report.plots_planning import plot_sweep
 
@@ -135,7 +192,9 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    _print_sweep(profile.name, args.flow, axes, plan, summary, result if table_rows else None)
+    _print_sweep(profile, args, plan, summary, result if table_rows else None)
+    for note in plan.notes:
+        print(f"  note: {note}")
     if args.csv:
         print(f"  wrote {args.csv}")
     if args.plot:
@@ -160,37 +219,6 @@ def _plan(profile, args):
         raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
                          "write them with --csv FILE (streamed) instead", key="--json")
     return axes, plan
-
-
-def _print_sweep(name, flow, axes, plan, summary, result) -> None:
-    """The summary; with ``result`` (one axis, few points) a row per point, else where the
-    binding link changes along a single axis."""
-    from pinchpoint.cli.output import table
-    from pinchpoint.physics import units
-
-    conv = convention(plan.network)
-    fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
-    print(f"{name}: {flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
-          f" = {summary.points} points")
-    print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
-    print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
-    # the binding link users read is the one that binds after protocol overhead
-    print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
-                                                   for k, v in summary.binding_share(effective=True).items()))
-    print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
-    a = axes[0]
-    if result is not None:
-        rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
-                for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
-                                          result.binding_links(effective=True))]
-        print()
-        print(table(rows, [a.name, "raw ceiling", "raw binding", "effective", "binding"], align="lrlrl"))
-    elif len(axes) == 1:
-        for i, before, after in summary.changes:
-            print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
-                  f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
-    for note in plan.notes:
-        print(f"  note: {note}")
 
 
 # --- uncertainty ---------------------------------------------------------------------------------
@@ -228,9 +256,21 @@ def run_uncertainty(args: argparse.Namespace) -> int:
 
 # --- compare -------------------------------------------------------------------------------------
 
-def run_compare(args: argparse.Namespace) -> int:
-    from pinchpoint.cli.output import print_json, table
+def _compare_cell(cell, best: bool) -> str:
     from pinchpoint.physics import units
+
+    conv = convention(cell.network)
+    text = ("*" if best else "") + units.format_rate(cell.effective, conv)
+    raw = cell.ceiling.ceiling_bytes_per_s
+    if abs(raw - cell.effective) > 1e-9 * raw:
+        text += f" (raw {units.format_rate(raw, conv)})"
+    text += f" [{','.join(cell.ceiling.binding)}]"
+    if cell.name != cell.flow or cell.alike > 1:
+        text += f" ({cell.name}" + (f", 1 of {cell.alike}" if cell.alike > 1 else "") + ")"
+    return text
+
+
+def run_compare(args: argparse.Namespace) -> int:
     from pinchpoint.solve.compare import compare
 
     if args.workload or args.signature:  # predictions side by side
@@ -256,14 +296,13 @@ def run_compare(args: argparse.Namespace) -> int:
             if cell is None:
                 row.append("-")
                 continue
-            conv = convention(cell.network)
-            mark = "*" if m in best and len(c.machines) > 1 else ""
-            row.append(f"{mark}{units.format_rate(cell.ceiling.ceiling_bytes_per_s, conv)} "
-                       f"[{','.join(cell.ceiling.binding)}]")
+            row.append(_compare_cell(cell, m in best and len(c.machines) > 1))
         rows.append(row)
     print(table(rows, ["flow"] + list(c.machines), align="l" + "r" * len(c.machines)))
     print()
-    print("[link]: the binding link on that machine; *: the highest ceiling for the flow; -: no such flow.")
+    print("Effective ceilings (after protocol overhead; raw in brackets where it differs). [link]: the binding "
+          "link on that machine; *: the highest for the flow; (name, 1 of n): that machine's flow of the role "
+          "and how many alike it has; -: no such flow.")
     if args.plot:
         print(f"plot: {args.plot}")
     return 0

@@ -117,6 +117,8 @@ def run_explain(args: argparse.Namespace) -> int:
         print(f"  binding: {', '.join(e.binding)}")
     for t in e.terms:
         print(f"    {t.name} = {t.text}" + (f"    [{t.source}]" if t.source else ""))
+    for w in e.warnings:
+        print(f"  warning: {w}")
     return 0
 
 

@@ -14,9 +14,11 @@ inputs are gathered by :func:`pinchpoint.cli.diagnose_cmds.gather`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pinchpoint.cli.common import SIGNATURE_HELP, add_profile, load_profile_arg, load_signature_arg
 from pinchpoint.cli.diagnose_cmds import add_measurement_arguments
+from pinchpoint.cli import output
 from pinchpoint.cli.output import output_path
 
 #: Flags that only make sense with a measured figure.
@@ -86,8 +88,10 @@ def run_report(args: argparse.Namespace) -> int:
         for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
             warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
-                        signature_name=args.signature, title=args.title)
+                        signature_name=args.signature, title=args.title,
+                        progress=sys.stderr.isatty() and output.VERBOSITY >= 0)
     path = write_report(text, out)
-    what = f"verdict {verdict.verdict}" if verdict is not None else "theory only"
+    what = (f"verdict {verdict.verdict}" if verdict is not None
+            else f"theory and signature {args.signature}" if signature is not None else "theory only")
     print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
     return 0

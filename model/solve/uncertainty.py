@@ -8,6 +8,10 @@ positive, by redrawing), evaluate the same lambdified terms as the sweep
 (:func:`pinchpoint.solve.sweep.build_terms`) on the sample arrays, and report the ceiling's mean,
 standard deviation, percentiles and observed range, and how often each link binds.
 
+On a graph with several routes (a mesh) the router may move traffic when a value changes, so
+there each sample is solved again (:func:`pinchpoint.solve.sweep.resolved_points`), at most
+:data:`MAX_RESOLVED_SAMPLES` of them.
+
 The Monte Carlo standard error of a binding share ``p`` is ``sqrt(p (1 - p) / samples)``;
 with the default 100 000 samples it is below 0.0016.
 """
@@ -145,11 +149,18 @@ def _shares(links: tuple[str, ...], idx: np.ndarray) -> dict[str, float]:
     return dict(sorted(((k, v) for k, v in out.items() if v > 0), key=lambda kv: -kv[1]))
 
 
+#: Samples on a graph with several routes, where each is solved again (a few ms each); the
+#: standard error of a binding share stays below 0.011.
+MAX_RESOLVED_SAMPLES = 2_000
+
+
 def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Uncertain, ...] = (), *,
                 samples: int = 100_000, seed: int | None = 0) -> UncertainCeiling:
     """Monte Carlo distribution of ``flow``'s ceiling (see the module docstring).
 
     ``extra`` spreads (from ``--uncertain``) override the profile's own for the same parameter.
+    On a graph with several routes each sample is solved again (the routing may change with the
+    values), at most :data:`MAX_RESOLVED_SAMPLES` of them (``samples`` in the result says how many).
 
     Raises
     ------
@@ -169,14 +180,26 @@ def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Unce
                          key="uncertain")
     rng = np.random.default_rng(seed)
     terms = build_terms(profile, flow, [u.name for u in inputs])
+    links = terms.links
+    if not terms.forest:  # several routes: the router may move traffic, so each sample is solved again
+        samples = min(samples, MAX_RESOLVED_SAMPLES)
     args = [draw(u, samples, rng, positive=profile.links[u.link].definition.param(u.param).positive)
             for u in inputs]
-    raw, idx = evaluate_terms(terms, args, (samples,))
-    eff, eidx = evaluate_terms(terms, args, (samples,), effective=True)
+    if terms.forest:
+        raw, idx = evaluate_terms(terms, args, (samples,))
+        eff, eidx = evaluate_terms(terms, args, (samples,), effective=True)
+    else:
+        from pinchpoint.solve.sweep import Axis, resolved_points
+
+        axes = [Axis(u.link, u.param, profile.links[u.link].definition.param(u.param).dimension, a)
+                for u, a in zip(inputs, args)]
+        same = np.arange(samples)
+        raw, idx, eff, eidx = resolved_points(profile, flow, axes, tuple(same for _ in axes))
+        links = tuple(profile.links)
     pct = dict(zip(PERCENTILES, (float(v) for v in np.percentile(raw, PERCENTILES))))
     epct = dict(zip(PERCENTILES, (float(v) for v in np.percentile(eff, PERCENTILES))))
     network = any(profile.links[l].definition.network for l in terms.links)
     return UncertainCeiling(
         profile.name, flow, inputs, samples, seed, flow_ceiling(profile, flow).ceiling_bytes_per_s,
         float(raw.mean()), float(raw.std(ddof=1)), float(raw.min()), float(raw.max()), pct,
-        _shares(terms.links, idx), epct, _shares(terms.links, eidx), network, raw)
+        _shares(links, idx), epct, _shares(links, eidx), network, raw)
