@@ -110,6 +110,10 @@ def unknown_parameter_error(profile, text: str, *, key: str = "vary") -> InputEr
     params = [p.name for p in link.definition.params]
     if param in params or param in link.params:
         return None
+    from pinchpoint.solve.generations import has_generation  # solve's what-if, not a link parameter
+
+    if param == "generation" and has_generation(link):
+        return None
     return InputError(f"link {link_id!r} has no parameter {param!r}{did_you_mean(param, params)} "
                       f"(it has: {', '.join(params)})", key=key)
 

@@ -50,7 +50,7 @@ def test_discrete_parameters_take_only_the_values_that_exist(g5):
     assert parse_vary("pcix.burst=512B..4096B:2", g5).values.tolist() == [512.0, 4096.0]
     assert parse_vary("pcix.burst=600B..3000B:9:log", g5).values.tolist() == [1024.0, 2048.0]
     np.testing.assert_allclose(parse_vary("pcix.width=16 bit..128 bit:4:log", g5).values, [4, 8])  # bytes
-    with pytest.raises(InputError, match="512 B, 1.024 kB.*none lies in the range"):
+    with pytest.raises(InputError, match="512 B, 1 KiB.*none lies in the range"):
         parse_vary("pcix.burst=600B..1000B:5", g5)
 
 
