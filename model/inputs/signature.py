@@ -39,6 +39,10 @@ from pinchpoint.paths import atomic_write, data_root
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s")
 PATTERNS = ("stride1", "random", "gather")
+#: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
+#: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
+#: plain unit-stride sweep (one stream, one long loop).
+SHAPE_PARAMS = ("streams", "stride_bytes", "trips")
 _TOP_KEYS = ("schema", "host", "compiler", "created", "kernels")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")
@@ -165,6 +169,12 @@ class Point:
 
     def get(self, name, default=None):
         return self.params.get(name, default)
+
+    @property
+    def shaped(self) -> bool:
+        """True for a point of an access-shape sweep (several streams, a stride, short loops)."""
+        return any(self.params.get(k, 1 if k == "streams" else 0) not in (0, 1, None)
+                   for k in SHAPE_PARAMS)
 
     def matches(self, **param_filter) -> bool:
         """True if every given parameter has the given value."""

@@ -197,10 +197,13 @@ def _plan_maps(ctx: PlanContext) -> None:
     ctx.add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
-    # independent random loads and stores (a gather / scatter: many misses in flight)
-    ctx.add("maps", ["--ops", "load,store", "--patterns", "gather",
+    # independent random loads, stores and read-modify-writes (a gather, a scatter, a
+    # histogram: many misses in flight)
+    ctx.add("maps", ["--ops", "load,store,update", "--patterns", "gather",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
+    _plan_maps_shapes(ctx, sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail),
+                      trials, mem)
     if ctx.cpus > 1:
         threads = [ctx.cpus] if quick else list(range(2, ctx.cpus + 1))
         tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick and not custom_sizes else sizes
@@ -209,6 +212,29 @@ def _plan_maps(ctx: PlanContext) -> None:
                          "--threads", size_list(threads), *pin_args,
                          "--sizes", size_list(tsizes)] + trials, "maps threads",
                 address_space_limit(sizes[-1], max(threads)))
+
+
+#: Access shapes MAPS sweeps (kernels/maps.c): concurrent streams, strides [B] (a line, a few
+#: lines, a page, several pages: lines and pages touched per access) and inner-loop trip counts.
+SHAPE_STREAMS = {"quick": (2, 4, 8), "full": (2, 3, 4, 6, 8)}
+SHAPE_STRIDES = {"quick": (16, 64, 512, 4096, 32768),
+                 "full": (16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 32768, 65536)}
+SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
+               "full": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024)}
+#: Working set [B] of the trips sweep: inside any L1, so the loop overhead is not hidden by misses.
+TRIPS_WORKING_SET = 16 * KiB
+
+
+def _plan_maps_shapes(ctx: PlanContext, sizes: list[int], trials: list[str], mem: int) -> None:
+    """MAPS's access-shape sweeps on one thread: streams and strides for load and store at
+    ``sizes`` (every cache level), trips for load inside L1."""
+    for flag, values in (("--streams", SHAPE_STREAMS), ("--strides", SHAPE_STRIDES)):
+        ctx.add("maps", ["--ops", "load,store", "--patterns", "stride1", "--threads", "1",
+                         *ctx.pin_args, flag, size_list(values[ctx.mode]),
+                         "--sizes", size_list(sizes)] + trials, f"maps {flag[2:]}", mem)
+    ctx.add("maps", ["--ops", "load", "--patterns", "stride1", "--threads", "1", *ctx.pin_args,
+                     "--trips", size_list(SHAPE_TRIPS[ctx.mode]),
+                     "--sizes", str(TRIPS_WORKING_SET)] + trials, "maps trips", mem)
 
 
 #: Quick mode's STREAM repetitions.  Its three arrays of 4 x LLC each (McCalpin's rule) are the
@@ -232,6 +258,10 @@ def _plan_peak(ctx: PlanContext) -> None:
     ctx.add("peak", ["--ops", "add_chains", "--lengths",
                      "4,16,64,256,1024,4096" if ctx.quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
             "peak chains", address_space_limit(GiB))
+    # per-element chains of dependent multiply-adds (Horner's rule of degree 1 .. 32), in L1
+    ctx.add("peak", ["--ops", "horner", "--lengths", "1024", "--depths",
+                     "1,2,4,8,16,32" if ctx.quick else "1,2,3,4,5,6,8,10,12,16,24,32"],
+            "peak horner", address_space_limit(GiB))
 
 
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}
