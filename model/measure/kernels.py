@@ -15,7 +15,10 @@ PEAK uses the loop lengths of the PMaC PEAK table (Chen and Ebbers, IBM Redpaper
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
+
+from pinchpoint.paths import data_root
 
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 #: maps calls per repetition in full mode (the repetition is the fastest; host.run records it).
@@ -146,6 +149,11 @@ class KernelPlan:
     plan: Callable[[PlanContext], None]
     bookkeeping: tuple[str, ...] = ()
     variant_of: str | None = None
+    source: Path | None = None  # the C source; None: kernels/<name>.c
+
+    @property
+    def source_path(self) -> Path:
+        return self.source if self.source is not None else data_root("kernels") / f"{self.name}.c"
 
 
 #: name -> entry, in the order measure runs them; extend with :func:`register_kernel`.
@@ -153,15 +161,19 @@ KERNEL_PLANS: dict[str, KernelPlan] = {}
 
 
 def register_kernel(name: str, plan: Callable[[PlanContext], None], *, bookkeeping=(),
-                    variant_of: str | None = None, replace: bool = False) -> KernelPlan:
-    """Register a kernel's planner (and the parameters it prints only as bookkeeping)."""
+                    variant_of: str | None = None, replace: bool = False,
+                    source: Path | str | None = None) -> KernelPlan:
+    """Register a kernel's planner, the parameters it prints only as bookkeeping and its C
+    source (default: kernels/<name>.c); :func:`pinchpoint.measure.runner.kernel_source`
+    and ``compile_kernel`` then build it like a bundled one."""
     if not name or not isinstance(name, str):
         raise ValueError(f"a kernel needs a name, got {name!r}")
     if name in KERNEL_PLANS and not replace:
         raise ValueError(f"kernel {name!r} is already registered (replace=True to override)")
     if variant_of is not None and variant_of not in KERNEL_PLANS:
         raise ValueError(f"kernel {name!r} is a variant of {variant_of!r}, which is not registered")
-    entry = KernelPlan(name, plan, tuple(bookkeeping), variant_of)
+    entry = KernelPlan(name, plan, tuple(bookkeeping), variant_of,
+                       Path(source) if source is not None else None)
     KERNEL_PLANS[name] = entry
     return entry
 
@@ -169,6 +181,11 @@ def register_kernel(name: str, plan: Callable[[PlanContext], None], *, bookkeepi
 def kernel_names() -> tuple[str, ...]:
     """The kernels ``--only`` takes, in the order measure runs them (variants left out)."""
     return tuple(k for k, e in KERNEL_PLANS.items() if e.variant_of is None)
+
+
+def variant_names() -> tuple[str, ...]:
+    """The registered variants (the MPI builds), in registration order."""
+    return tuple(k for k, e in KERNEL_PLANS.items() if e.variant_of is not None)
 
 
 def bookkeeping_keys() -> frozenset[str]:
@@ -202,7 +219,8 @@ def _plan_maps(ctx: PlanContext) -> None:
     ctx.add("maps", ["--ops", "load,store,update", "--patterns", "gather",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
-    _plan_maps_shapes(ctx, sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail),
+    shape_sizes = sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail)
+    _plan_maps_shapes(ctx, shape_sizes if not quick else sorted(set(shape_sizes[::2] + shape_sizes[-1:])),
                       trials, mem)
     if ctx.cpus > 1:
         threads = [ctx.cpus] if quick else list(range(2, ctx.cpus + 1))
@@ -229,9 +247,12 @@ def _plan_maps_shapes(ctx: PlanContext, sizes: list[int], trials: list[str], mem
     """MAPS's access-shape sweeps on one thread: streams and strides for load and store at
     ``sizes`` (every cache level), trips for load inside L1."""
     for flag, values in (("--streams", SHAPE_STREAMS), ("--strides", SHAPE_STRIDES)):
+        # a wide stride from DRAM moves 0.3 GB/s (one line and one page per 8 B): a call of
+        # the largest working set takes 0.4 s, so this sweep gets three times the time bound
         ctx.add("maps", ["--ops", "load,store", "--patterns", "stride1", "--threads", "1",
                          *ctx.pin_args, flag, size_list(values[ctx.mode]),
-                         "--sizes", size_list(sizes)] + trials, f"maps {flag[2:]}", mem)
+                         "--sizes", size_list(sizes)] + trials, f"maps {flag[2:]}", mem,
+                bound_s=3 * ctx.bound_s)
     ctx.add("maps", ["--ops", "load", "--patterns", "stride1", "--threads", "1", *ctx.pin_args,
                      "--trips", size_list(SHAPE_TRIPS[ctx.mode]),
                      "--sizes", str(TRIPS_WORKING_SET)] + trials, "maps trips", mem)
