@@ -72,8 +72,8 @@ def workload_text(op: str, p: dict) -> str:
                  "chain_length": NNZ_PER_ROW, "chain_overlap": "false"}
         mem[-1] += [f"# {rows} rows"]
         loop = f"inner_trips = {NNZ_PER_ROW}\ninner_loops = {rows}\n"
-    elif op == "transpose":  # rows of a read, columns of b written: a stride of one row
-        mem = [_entry("load", 8 * n, 16 * n), _entry("store", 8 * n, 16 * n, stride=f'"{8 * m} B"')]
+    elif op == "transpose":  # rows of a read, columns of b written: a stride of one row over b
+        mem = [_entry("load", 8 * n, 16 * n), _entry("store", 8 * n, 8 * n, stride=f'"{8 * m} B"')]
     elif op == "histogram":  # random read-modify-write of the bins (MAPS gather update walks
         # its key stream too, so the keys are not listed again)
         bins = int(p["bins"])

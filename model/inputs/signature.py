@@ -173,8 +173,8 @@ class Point:
     @property
     def shaped(self) -> bool:
         """True for a point of an access-shape sweep (several streams, a stride, short loops)."""
-        return any(self.params.get(k, 1 if k == "streams" else 0) not in (0, 1, None)
-                   for k in SHAPE_PARAMS)
+        return (self.params.get("streams", 1) != 1 or "stride_bytes" in self.params
+                or "trips" in self.params)
 
     def matches(self, **param_filter) -> bool:
         """True if every given parameter has the given value."""
@@ -271,9 +271,12 @@ class Signature:
 
     def curve(self, kernel: str, x: str, **param_filter) -> list[tuple[float, Result]]:
         """(x, result) pairs sorted by the parameter ``x``, e.g. the MAPS staircase:
-        ``sig.curve("maps", "working_set_bytes", op="load", pattern="stride1", threads=1)``."""
+        ``sig.curve("maps", "working_set_bytes", op="load", pattern="stride1", threads=1)``.
+        Points of MAPS's shape sweeps (streams, strides, trips) join only when the filter names
+        their shape, so the plain staircase stays one curve."""
+        shaped = any(k in param_filter for k in SHAPE_PARAMS)
         return sorted(((p[x], p.result) for p in self.points(kernel, **param_filter) if x in
-                       p.params), key=lambda t: t[0])
+                       p.params and (shaped or not p.shaped)), key=lambda t: t[0])
 
     @property
     def name(self) -> str:

@@ -41,8 +41,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # the bins' size as the working set)
     # stride = "64 B"                    # bytes between consecutive accesses (default:
     #                                    # bytes_per_op, contiguous); priced by MAPS's stride
-    #                                    # sweep at the nearest measured strides (lines and
-    #                                    # pages touched per access)
+    #                                    # sweep (lines and pages touched per access), which
+    #                                    # walks one array column by column: give the size of
+    #                                    # the array the stride walks as the working set
     # streams = 2                        # the accesses come from this many concurrent
     #                                    # sequential streams per thread (MAPS at 1 .. 8 streams)
     # in_place = true                    # op = "store" only: stores to lines this phase also

@@ -232,11 +232,14 @@ def _plan_maps(ctx: PlanContext) -> None:
                 address_space_limit(sizes[-1], max(threads)))
 
 
-#: Access shapes MAPS sweeps (kernels/maps.c): concurrent streams, strides [B] (a line, a few
-#: lines, a page, several pages: lines and pages touched per access) and inner-loop trip counts.
+#: Access shapes MAPS sweeps (kernels/maps.c): concurrent streams, strides [B] and inner-loop
+#: trip counts.  Strides beyond a line are odd multiples of 64 B (9, 65, 517 lines: a line, a
+#: few lines, a page, several pages per access): a power-of-two stride maps every access to
+#: the same few cache sets and measures set conflicts, not the stride (at 512 B and 64 KiB the
+#: stores ran 8x slower than a transpose with a 936 B row).
 SHAPE_STREAMS = {"quick": (2, 4, 8), "full": (2, 3, 4, 6, 8)}
-SHAPE_STRIDES = {"quick": (16, 64, 512, 4096, 32768),
-                 "full": (16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 32768, 65536)}
+SHAPE_STRIDES = {"quick": (16, 64, 576, 4160, 33088),
+                 "full": (16, 32, 64, 192, 576, 1088, 2112, 4160, 8256, 16448, 33088, 66112)}
 SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
                "full": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024)}
 #: Working set [B] of the trips sweep: inside any L1, so the loop overhead is not hidden by misses.
