@@ -238,7 +238,10 @@ def report(sig, workload_text, times, params, sizes, elapsed, args) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--signature", help="a signature file (default: measure one now)")
-    ap.add_argument("--mode", choices=("quick", "full"), default="quick")
+    ap.add_argument("--mode", choices=("quick", "full", "rounds"), default="quick",
+                    help="without --signature: measure one now (quick, full), or MAPS and PEAK "
+                         "in every round beside the kernels (rounds)")
+    ap.add_argument("--save-signature", metavar="FILE", help="write the signature measured in rounds")
     ap.add_argument("--rounds", type=int, default=3, help="alternating kernel rounds")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=0.005)
@@ -260,19 +263,28 @@ def main(argv=None) -> int:
     from pinchpoint.measure.hostinfo import host_info
 
     host = host_info()
+    beside = None
     if args.signature:
         sig = load_signature(args.signature)
+    elif args.mode == "rounds":
+        beside = RoundSignature()
     else:
         from pinchpoint.measure.session import measure
         print(f"measuring a {args.mode} signature ...", file=sys.stderr)
         sig = measure(args.mode)
-    sizes = level_sizes(sig.host.get("caches") or host.get("caches") or [])
+    caches = (sig.host if beside is None else host).get("caches") or host.get("caches") or []
+    sizes = level_sizes(caches)
     cpus = os.cpu_count() or 1
     runs = [["--ops", ",".join(OPS), "--sizes", ",".join(map(str, sizes.values()))],
             ["--ops", "triad", "--sizes", str(sizes["4xLLC"]),
              "--threads", ",".join(map(str, range(1, cpus + 1)))]]
     binary = None if args.times else compile_heldout(None, "unseen")
-    times, params, elapsed = collect_times(binary, "unseen", runs, args)
+    times, params, elapsed = collect_times(binary, "unseen", runs, args, beside)
+    if beside is not None:
+        sig = beside.signature()
+        if args.save_signature:
+            from pinchpoint.inputs.signature import dump_signature
+            dump_signature(sig, args.save_signature)
     return report(sig, workload_text, times, params, sizes, elapsed, args)
 
 

@@ -230,7 +230,7 @@ def _trusted_binary(binary: Path, source_key: str) -> bool:
     names the source hash we would build from, and the binary's own hash matches the record.
 
     Before, any executable file of the right name ran: whoever could write the cache folder ran
-    code as the user (issue 19).  Anything else is rebuilt.
+    code as the user.  Anything else is rebuilt.
     """
     record = _record_of(binary)
     if not (_owned_and_private(binary) and _owned_and_private(record) and os.access(binary, os.X_OK)):

@@ -15,8 +15,8 @@ Applications?", SC05), the time of each resource:
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
 range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
 time and share of each resource and the binding (largest) resource.  Short inner loops
-(``inner_trips``) add their measured overhead to the phase's binding resource: it is serial
-with the loop body.
+(``inner_trips``) slow the in-core work by the fraction MAPS's trips sweep measures, added to
+the phase's binding resource.
 
 Without MAPS, memory bandwidth comes from PEAK's memory-bound DAXPY and DOT (Chen and Ebbers,
 "PMaC Benchmarking on Three POWER4 Platforms", IBM Redpaper, Table 5: 24 B and 16 B per 2 flop)
@@ -144,21 +144,34 @@ class Prediction:
 # ---- per phase: the time of each resource ---------------------------------------------------------
 
 def _entry_time(m: MemoryOps, nbytes: float, rates: SignatureRates, key: str,
-                threads: int) -> tuple[float, str]:
-    """Time [s] of ``nbytes`` of memory entry ``m`` and a description: by hit rates (each
-    level's share at that level's size) or at the entry's working set."""
+                threads: int) -> tuple[float, float, str]:
+    """Time [s] of ``nbytes`` of memory entry ``m``, the part of it served by L1 [s], and a
+    description: by hit rates (each level's share at that level's size) or at the entry's
+    working set (all of it from L1 when that fits the L1 data cache)."""
     tag = (f"{m.op}{' in place' if m.in_place else ''} {m.pattern}"
            + (f" x{m.streams} streams" if m.streams > 1 else "")
            + (f" stride {fmt_size(m.stride_bytes)}" if m.strided else ""))
     if m.hit_rates:
-        total = 0.0
+        total = l1 = 0.0
         for level, f in m.hit_rates:
             if f > 0:
                 ws = rates.hit_working_set(level, m, key)
-                total += transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads))
-        return total, f"{tag} by hit rates"
+                t = transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads))
+                total += t
+                l1 += t if level == "L1" else 0.0
+        return total, l1, f"{tag} by hit rates"
     bw = rates.entry_bandwidth(m, m.working_set_bytes, key, threads)
-    return transfer_time(nbytes, bw), f"{tag} at {fmt_size(m.working_set_bytes)}: {bw / 1e9:.4g} GB/s"
+    t = transfer_time(nbytes, bw)
+    caches = rates.data_caches()
+    in_l1 = bool(caches) and m.working_set_bytes is not None and m.working_set_bytes <= caches[0][1]
+    return t, t if in_l1 else 0.0, f"{tag} at {fmt_size(m.working_set_bytes)}: {bw / 1e9:.4g} GB/s"
+
+
+def _streamed_l1(m: MemoryOps, t_l1: float) -> float:
+    """The L1 time of an entry that a short loop slows: unit-stride streams (their vector
+    prologue and scalar remainder grow with the loop's body); random and strided accesses
+    are priced by their own curves, whose time the loop control overlaps."""
+    return t_l1 if m.pattern == "stride1" and not m.strided else 0.0
 
 
 def _part_of(m: MemoryOps, has_maps: bool) -> str:
@@ -185,15 +198,17 @@ def _peak_entry(m: MemoryOps, nbytes: float, peak: "_PeakPriced", rates: Signatu
                         f"{loops} (the loop's flops included)")
 
 
-def _memory_time(phase: Phase, rates: SignatureRates, key: str, detail: list) -> tuple[float, float]:
-    """(memory time [s], flops covered by PEAK loop times) of one phase: the entries'
-    times, less the measured share of store time hidden behind the loads."""
+def _memory_time(phase: Phase, rates: SignatureRates, key: str,
+                 detail: list) -> tuple[float, float, float]:
+    """(memory time [s], its unit-stride part served by L1 [s], flops covered by PEAK loop
+    times) of one phase: the entries' times, less the measured share of store time hidden
+    behind the loads."""
     rep, threads = phase.repeat, phase.threads
     has_maps = "maps" in rates.signature.kernels
     mem = {"load": 0.0, "in_place": 0.0, "store": 0.0, "other": 0.0}
     hidden = {"in_place": 0.0, "store": 0.0}  # store time x its overlap fraction, summed
     peak = _peak_priced(phase, rates, key)
-    covered = 0.0
+    covered = l1 = 0.0
     entries = [(f"{key}.memory[{i}]", m) for i, m in enumerate(phase.memory)]
     if phase.loop is not None:
         entries += [(f"{key}.loop", m) for m in rates.loop_memory(phase.loop, f"{key}.loop")]
@@ -208,13 +223,14 @@ def _memory_time(phase: Phase, rates: SignatureRates, key: str, detail: list) ->
             detail.append(text)
             continue
         part = _part_of(m, has_maps)
-        t, text = _entry_time(m, nbytes, rates, k, threads)
+        t, t_l1, text = _entry_time(m, nbytes, rates, k, threads)
+        l1 += _streamed_l1(m, t_l1)
         mem[part] += t
         detail.append(text)
         if part in hidden:
             hidden[part] += t * _overlap_of(m, part, rates, k, threads)
     total = math.fsum(mem.values())
-    return total - _hidden_stores(mem, hidden, detail), covered
+    return total - _hidden_stores(mem, hidden, detail), l1, covered
 
 
 def _overlap_of(m: MemoryOps, part: str, rates: SignatureRates, key: str, threads: int) -> float:
@@ -329,8 +345,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     """Per-resource times [s] of one phase and what priced them."""
     t = {r: 0.0 for r in RESOURCES}
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
-    t["memory"], covered = _memory_time(phase, rates, key, detail["memory"])
-    t["fp"] = _throughput_time(phase, rates, key, covered, detail["fp"])
+    t["memory"], t_l1, covered = _memory_time(phase, rates, key, detail["memory"])
+    t["fp"] = throughput = _throughput_time(phase, rates, key, covered, detail["fp"])
     latency = _latency_time(phase, rates, key, detail["fp"])
     if not phase.flops.chain_overlap and latency > 0:
         t["memory"] += latency
@@ -341,15 +357,22 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
         detail["fp"].append("latency-bound: the chains take longer than the throughput")
     _comm_times(phase, rates, key, t, detail)
     if phase.inner_trips:
-        loops = phase.inner_loop_count() * phase.repeat
-        over = loops * rates.loop_overhead(phase.inner_trips, f"{key}.inner_trips")
-        if over > 0:
-            binding = max(RESOURCES, key=lambda r: t[r])
-            t[binding] += over
-            detail[binding].append(f"{loops:g} inner loops of {phase.inner_trips:g} trips: "
-                                   f"{over / loops * 1e9:.3g} ns each beyond their elements "
-                                   f"(MAPS trips sweep)")
+        # not the chains' latency: PEAK add_chains runs its chains as short loops already
+        _short_loops(phase, rates, key, t, detail, max(t_l1, throughput))
     return t, detail
+
+
+def _short_loops(phase: Phase, rates: SignatureRates, key: str, t: dict, detail: dict,
+                 incore: float) -> None:
+    """Add the slowdown of short inner loops to the binding resource: a fraction s(T) of the
+    in-core time (the unit-stride memory time served by L1 or the flops at throughput,
+    whichever is longer; misses beyond L1 overlap the loop control)."""
+    slow = rates.loop_slowdown(phase.inner_trips, f"{key}.inner_trips")
+    if slow > 0 and incore > 0:
+        binding = max(RESOURCES, key=lambda r: t[r])
+        t[binding] += slow * incore
+        detail[binding].append(f"inner loops of {phase.inner_trips:g} trips: in-core work "
+                               f"{slow:.0%} slower than in long loops (MAPS trips sweep)")
 
 
 class _PeakPriced(set):

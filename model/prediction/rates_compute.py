@@ -8,9 +8,11 @@
   order (PEAK add_chains at the chain length).
 - Dependency depth: elements whose multiply-adds form a chain of N dependent steps (Horner's
   rule of degree N) run at PEAK horner's rate at depth N, measured at depths 1 .. 32.
-- Short inner loops: a loop of T trips costs o(T) beyond its elements, from MAPS's trips sweep
-  (one inner loop per row of T elements): o(T) = T (t(T) - t_long), t the time per element at
-  T trips and at the longest measured trip count.
+- Short inner loops: work inside loops of T trips runs s(T) = t(T) / t_long - 1 slower than in
+  long loops, from MAPS's trips sweep (one inner loop per row of T elements; t the time per
+  element at T trips, t_long the fastest over the measured counts): the loop's control,
+  vector prologue and scalar remainder grow with the body, so the slowdown is a fraction of
+  the in-core time, not a constant per loop.
 """
 
 from __future__ import annotations
@@ -102,11 +104,12 @@ class ComputeRates(RatesBase):
         d = self._range(depth, xs[0], xs[-1], "dependency depth", key)
         return float(log_interp(d, xs, ys))
 
-    def loop_overhead(self, trips: float, key: str) -> float:
-        """Time [s] a loop of ``trips`` iterations costs beyond its elements (module
-        docstring).  0 beyond the longest measured trip count (a long loop); below the
-        shortest refused, or with ``extrapolate`` read there.  Without MAPS's trips sweep:
-        refused, or with ``extrapolate`` 0 (listed)."""
+    def loop_slowdown(self, trips: float, key: str) -> float:
+        """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations
+        than in long loops: s(T) = t(T) / t_long - 1 from MAPS's trips sweep (module
+        docstring).  0 at or beyond the longest measured trip count; below the shortest
+        refused, or with ``extrapolate`` read there.  Without the sweep: refused, or with
+        ``extrapolate`` 0 (listed)."""
         pts = [p for p in (self.signature.points("maps", op="load", pattern="stride1", threads=1)
                            if "maps" in self.signature.kernels else []) if "trips" in p.params]
         if not pts:
@@ -126,5 +129,6 @@ class ComputeRates(RatesBase):
         if trips >= xs[-1]:
             return 0.0
         t = self._range(trips, xs[0], xs[-1], "inner trip count", key)
-        over = [max(0.0, x * (per[x] - per[xs[-1]])) for x in xs]
-        return float(np.interp(np.log(t), np.log(xs), over))
+        fastest = min(per.values())  # the long-loop speed (the best of the long counts)
+        slow = [per[x] / fastest - 1.0 for x in xs]
+        return float(np.interp(np.log(t), np.log(xs), slow))

@@ -1,4 +1,4 @@
-"""``measure`` control like likwid-bench (issue 17): which CPUs (--cpus N|LIST), pinning, working
+"""``measure`` control like likwid-bench: which CPUs (--cpus LIST, --threads N), pinning, working
 sets, repetitions, and a noise report recorded in the signature."""
 
 from __future__ import annotations

@@ -74,17 +74,18 @@ def test_strides_price_each_access_not_each_byte(shaped):
     assert p.seconds("memory") == pytest.approx(1e6 * 8 / math.sqrt(2.5e9 * 0.2e9), rel=1e-9)
 
 
-def test_short_inner_loops_pay_the_measured_overhead(shaped):
-    # overhead per loop o(T) = T (t(T) - t(64)): o(1) = 0.9 ns, o(4) = 4 x 0.4 = 1.6 ns
+def test_short_inner_loops_slow_the_in_core_work_as_measured(shaped):
+    # per element: 1 ns at 1 trip, 0.5 ns at 4, 0.1 ns at 64: s(4) = 0.5 / 0.1 - 1 = 4
     body = "inner_trips = 4\n[[phases.memory]]\nops = 4e6\nworking_set = '16 KiB'\n"
     base = convolve(shaped, wl("[[phases.memory]]\nops = 4e6\nworking_set = '16 KiB'\n"))
-    p = convolve(shaped, wl(body))
-    assert p.low_s - base.low_s == pytest.approx(1e6 * 1.6e-9, rel=1e-9)
-    # 2 trips: o interpolated linearly in log trips between 0.9 and 1.6 ns
-    p2 = convolve(shaped, wl(body.replace("inner_trips = 4", "inner_trips = 2\ninner_loops = 1e6")))
-    assert p2.low_s - base.low_s == pytest.approx(1e6 * 1.25e-9, rel=1e-9)
-    # a long loop costs nothing beyond its elements
+    assert convolve(shaped, wl(body)).low_s == pytest.approx(5 * base.low_s, rel=1e-9)
+    # 2 trips: s interpolated linearly in log trips between s(1) = 9 and s(4) = 4
+    p2 = convolve(shaped, wl(body.replace("inner_trips = 4", "inner_trips = 2")))
+    assert p2.low_s == pytest.approx((1 + 6.5) * base.low_s, rel=1e-9)
+    # a long loop costs nothing more; neither does traffic beyond L1 (it overlaps the loop control)
     assert convolve(shaped, wl(body.replace("= 4\n", "= 100\n", 1))).low_s == pytest.approx(base.low_s)
+    far = "[[phases.memory]]\nops = 4e6\nworking_set = '64 MiB'\n"
+    assert convolve(shaped, wl("inner_trips = 4\n" + far)).low_s == pytest.approx(convolve(shaped, wl(far)).low_s)
 
 
 def test_random_read_modify_write_reads_gather_update(shaped):
