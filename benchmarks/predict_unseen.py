@@ -69,9 +69,9 @@ def workload_text(op: str, p: dict) -> str:
     elif op == "sum4":  # 3 independent adds and one into 16 partial sums per element
         mem = [("load", 32 * n, 32 * n, "stride1")]
         flops = {"add_multiply": 4 * n, "chained_adds": n, "chains": 16}
-    elif op == "horner8":
+    elif op == "horner8":  # 8 dependent multiply-add steps per element
         mem = [("load", 8 * n, 16 * n, "stride1"), ("store", 8 * n, 16 * n, "stride1")]
-        flops = {"add_multiply": 16 * n}
+        flops = {"add_multiply": 16 * n, "dependency_depth": 8}
     elif op == "triad":
         mem = [("load", 16 * n, 24 * n, "stride1"), ("store", 8 * n, 24 * n, "stride1")]
         flops = {"add_multiply": 2 * n}

@@ -2,9 +2,11 @@
 
 A recorded machine is a folder holding a signature and the kernel times measured beside it:
 
-- ``benchmarks/results/<cpu>/`` (kept in the repository): ``signature.json`` and any of
-  ``unseen.json`` (predict_unseen.py --json), ``unseen2.json`` (predict_unseen2.py --json),
-  ``validation.json`` (predict_validation.py --json, its signature inside);
+- ``benchmarks/results/<cpu>/`` (kept in the repository): any of ``unseen.json``
+  (predict_unseen.py --json) and ``unseen2.json`` (predict_unseen2.py --json), each beside the
+  signature measured in the same rounds (``unseen-signature.json``, ``unseen2-signature.json``;
+  else ``signature.json``), and ``validation.json`` (predict_validation.py --json, its
+  signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure --quick``;
 - the 16-core Intel Xeon measured on 2026-11-23 (read by path at run time, not copied):
   ``signature-quick-a.json`` and ``predict_validation.json``.
 
@@ -15,7 +17,6 @@ one machine and hurts another shows in the tables.
 from __future__ import annotations
 
 import json
-import statistics
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -66,18 +67,23 @@ def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
 
     from pinchpoint.inputs.signature import Signature, load_signature
 
-    sig_file = next((folder / n for n in ("signature.json", "signature-quick-a.json")
-                     if (folder / n).exists()), None)
+    def signature_for(stem: str):
+        for name in (f"{stem}-signature.json", "signature.json", "signature-quick-a.json"):
+            if (folder / name).exists():
+                return load_signature(folder / name)
+        return None
+
     out = []
-    for name, loader in (("unseen.json", predict_unseen.workload_text),
-                         ("unseen2.json", predict_unseen2.workload_text)):
-        if (folder / name).exists() and sig_file:
-            doc = json.loads((folder / name).read_text(encoding="utf-8"))
-            out.append((name, load_signature(sig_file), _timed_rows(load_signature(sig_file), doc, loader)))
+    for stem, loader in (("unseen", predict_unseen.workload_text),
+                         ("unseen2", predict_unseen2.workload_text)):
+        sig = signature_for(stem)
+        if (folder / f"{stem}.json").exists() and sig is not None:
+            doc = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+            out.append((f"{stem}.json", sig, _timed_rows(sig, doc, loader)))
     for name in ("validation.json", "predict_validation.json"):
         if (folder / name).exists():
             doc = json.loads((folder / name).read_text(encoding="utf-8"))
-            sig = Signature.from_dict(doc["signature"]) if "signature" in doc else load_signature(sig_file)
+            sig = Signature.from_dict(doc["signature"]) if "signature" in doc else signature_for("validation")
             out.append((name, sig, _validation_rows(sig, doc)))
     return out
 
