@@ -10,7 +10,6 @@ kernel's jobs and sizes come from its entry in :mod:`pinchpoint.measure.kernels`
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import tempfile
 from dataclasses import dataclass, field
 
@@ -164,7 +163,7 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     llc_bytes : int, optional
         Last-level cache size [B] (default: read from the host; 32 MiB if unknown).
     cpus : int, optional
-        Logical CPUs (default: os.cpu_count()).
+        Most MAPS threads (``--threads``; default: one per CPU of ``cpu_list``).
     io_dir : str, optional
         Directory for iobench's temporary files.
     mpi : bool, optional
@@ -172,7 +171,8 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
     memory_bytes : int, optional
         Available memory [B] (default: read from the host); caps the largest working sets.
     cpu_list : tuple of int, optional
-        Run every kernel inside this CPU mask; its length is the thread count (``--cpus``).
+        Run every kernel inside this CPU list (``--cpus``; default: the inherited affinity
+        mask, :func:`pinchpoint.measure.hostinfo.usable_cpus`).
     pin : bool
         Pin MAPS threads to CPUs (see :func:`pinning`).
     sizes : list of int, optional

@@ -39,13 +39,17 @@ from dataclasses import dataclass
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload_data import Flops, MemoryOps, Phase, Workload
-from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, bandwidth_from_peak,  # noqa: F401
-                                            in_place_overlap, log_interp, message_time,
-                                            overlap_range, transfer_time)
+from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, in_place_overlap, log_interp,
+                                            message_time, overlap_range, transfer_time)
 from pinchpoint.prediction.rates import SignatureRates
-from pinchpoint.prediction.rates_base import PREFERRED, STATS, fmt_size  # noqa: F401
-from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN, PEAK_FOR_FLOP  # noqa: F401
-from pinchpoint.prediction.rates_memory import GATHER_TARGET_SHARE, PEAK_FOR_OP  # noqa: F401
+from pinchpoint.prediction.rates_base import STATS, fmt_size
+from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN
+
+#: The convolution and what callers read beside it (the pure formulas and the rates live in
+#: formulas.py and the rates modules; these names stay importable from here).
+__all__ = ["convolve", "Prediction", "PhasePrediction", "ResourceTime", "SignatureRates",
+           "RESOURCES", "ESTIMATE_RULE", "STATS", "PEAK_BYTES_PER_FLOP", "in_place_overlap",
+           "log_interp", "message_time", "overlap_range", "transfer_time"]
 
 RESOURCES = ("memory", "fp", "communication", "io", "network")
 #: How the headline estimate is picked from the range [overlapped, serial].

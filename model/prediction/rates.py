@@ -35,11 +35,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pinchpoint.prediction.formulas import PEAK_BYTES_PER_FLOP
-from pinchpoint.prediction.rates_base import (CURVE_SOURCES, RatesBase, curve_kernel,  # noqa: F401
-                                              statistic)
+from pinchpoint.prediction.rates_base import CURVE_SOURCES, curve_kernel, statistic
 from pinchpoint.prediction.rates_comm import CommRates
 from pinchpoint.prediction.rates_compute import ComputeRates
 from pinchpoint.prediction.rates_memory import MemoryRates
+
+__all__ = ["SignatureRates", "MemoryFigure", "MEMORY_SOURCES", "CURVE_SOURCES", "statistic",
+           "curve_kernel", "plateau_figure", "memory_figures", "peak_figure", "memory_bandwidth"]
 
 #: (kernel, point filter, label) of every source of a memory bandwidth figure.
 MEMORY_SOURCES = (
