@@ -95,13 +95,13 @@ class RatesBase:
                           if name not in p.params or p.params[name] == pick]
         return points
 
-    def _extrapolated(self, key: str, msg: str, used: str = "used the nearest measured value"):
-        """Refuse ``msg`` (a WorkloadError at ``key``), or, extrapolating, record it."""
+    def _extrapolated(self, key: str, msg: str, instead: str = "the nearest measured value"):
+        """Refuse ``msg`` (a WorkloadError at ``key``), or, extrapolating, record that
+        ``instead`` was used."""
         if not self.extrapolate:
             raise WorkloadError(msg + f"; measure it, or allow extrapolation (extrapolate=True, "
-                                      f"--extrapolate) to {used.replace('used', 'use', 1)}",
-                                key=key)
-        text = f"{key}: {msg}; {used}"
+                                      f"--extrapolate) to use {instead}", key=key)
+        text = f"{key}: {msg}; used {instead}"
         if text not in self.extrapolations:
             self.extrapolations.append(text)
 

@@ -94,7 +94,7 @@ class ComputeRates(RatesBase):
             self._extrapolated(key, f"dependency depth {depth:g} needs PEAK horner (per-element "
                                     f"chains of multiply-adds), which signature "
                                     f"{self.signature.name!r} did not measure",
-                               "priced the flops at PEAK poly5")
+                               "PEAK poly5's rate")
             return None
         by_depth: dict[float, list[float]] = {}
         for p in pts:
@@ -115,7 +115,7 @@ class ComputeRates(RatesBase):
         if not pts:
             self._extrapolated(key, f"inner loops of {trips:g} trips need MAPS's trips sweep "
                                     f"(short loops), which signature {self.signature.name!r} did "
-                                    f"not measure", "priced no loop overhead")
+                                    f"not measure", "no loop overhead")
             return 0.0
         smallest = min(float(p["working_set_bytes"]) for p in pts)
         per: dict[float, float] = {}

@@ -269,7 +269,7 @@ class MemoryRates(RatesBase):
         if not curves:
             self._extrapolated(key, f"{what} needs MAPS's {param} sweep of {op}, which signature "
                                     f"{self.signature.name!r} did not measure (pinchpoint "
-                                    f"measure runs it)", "used the plain stride-1 curve")
+                                    f"measure runs it)", "the plain stride-1 curve")
             return self._curve_bandwidth(op, "stride1", working_set, key, 1)
         base = 1.0 if param == "streams" else MAPS_ACCESS_BYTES
         plain = self.memory_curve(op, "stride1", key, 1)
@@ -301,7 +301,7 @@ class MemoryRates(RatesBase):
         if m.op not in ("load", "store"):
             what = "streams" if m.streams > 1 else "a stride"
             self._extrapolated(key, f"MAPS measures {what} for loads and stores, not {m.op}s",
-                               "used the plain stride-1 curve")
+                               "the plain stride-1 curve")
             return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
         if m.strided:
             bw = self._read_shape(m.op, "stride_bytes", m.stride_bytes, working_set, key,
