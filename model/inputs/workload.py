@@ -279,9 +279,6 @@ def _flops(ctx: Reader, d, key) -> Flops:
         chains = int(_count(ctx, d["chains"], f"{key}.chains", integer=True))
         if chains < 1:
             raise ctx.error(f"{key}.chains", "must be at least 1 (the number of partial sums)")
-    elif vals["chained_adds"] or vals["chained_fma"]:
-        raise ctx.error(f"{key}.chains", "is missing: chained flops need the number of partial "
-                                       "sums they accumulate into")
     chain_length = None
     if "chain_length" in d:
         chain_length = _count(ctx, d["chain_length"], f"{key}.chain_length", integer=True)
@@ -302,8 +299,11 @@ def _flops(ctx: Reader, d, key) -> Flops:
                                                      "element)")
         if not (vals["add_multiply"] or vals["fma"]):
             raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
-    return Flops(loop_length=ll, chains=chains, chain_length=chain_length, chain_overlap=overlap,
-                 dependency_depth=depth, **vals)
+    try:  # Flops checks its own rule (chained flops need chains) where it is built
+        return Flops(loop_length=ll, chains=chains, chain_length=chain_length,
+                     chain_overlap=overlap, dependency_depth=depth, **vals)
+    except WorkloadError as exc:
+        raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
 
 
 def _messages(ctx: Reader, d, key) -> Messages:

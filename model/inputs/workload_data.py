@@ -125,8 +125,8 @@ class Flops:
 
     def __post_init__(self):
         if (self.chained_adds or self.chained_fma) and not self.chains:
-            raise WorkloadError("chained flops need the number of partial sums (chains >= 1)",
-                                key="flops.chains")
+            raise WorkloadError("is missing: chained flops need the number of partial sums they "
+                                "accumulate into (chains >= 1)", key="flops.chains")
 
     def scaled(self, factor: float) -> "Flops":
         return replace(self, division=self.division * factor,
