@@ -271,7 +271,7 @@ def _compare_cell(cell, best: bool) -> str:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from pinchpoint.cli.output import table
+    from pinchpoint.cli.output import print_json, table
     from pinchpoint.solve.compare import compare
 
     if args.workload or args.signature:  # predictions side by side
