@@ -1,5 +1,5 @@
-"""Ceilings of a generated 5,000-link profile, in-process and as whole processes (issue 16:
-all flows under 1 s for the tree and 1.5 s for the mesh, whole process).
+"""Ceilings of a generated 5,000-link profile, in-process and as whole processes (the
+target: all flows under 1 s for the tree and 1.5 s for the mesh, whole process).
 
 The profile is a random tree of 5,001 components joined by links of every kind, with 20 flows
 (single-pass ones solved by max-flow, multi-leg ones in closed form) and, for comparison, the

@@ -1,5 +1,5 @@
-"""Start-up and run time of whole `pinchpoint` processes (issue 2: --version < 0.2 s, ceilings < 1 s;
-issue 16: ceilings powermac-g5 < 0.25 s).
+"""Start-up and run time of whole `pinchpoint` processes (targets: --version < 0.2 s,
+ceilings < 1 s, ceilings powermac-g5 < 0.25 s).
 
 Prints the median and the minimum of N runs of each command, and the floor under them: a bare
 Python process and one that only imports the third-party library `ceilings` needs (networkx; pint

@@ -1,9 +1,9 @@
-"""The long fuzzing run of issue 18: mutated bundled and fixture files of every format and random
-command lines, in process, with a 10 s limit per case; prints the table of the issue (cases,
+"""The long fuzzing run: mutated bundled and fixture files of every format and random
+command lines, in process, with a 10 s limit per case; prints a table (cases,
 clean errors, tracebacks, hangs) and every crash site with one example.
 
 Run: python3 benchmarks/fuzz.py [--profiles N] [--cases N] [--cli N] [--seed S]
-(the issue's goal: 0 tracebacks and 0 hangs over 10,000 profile cases and 1,000 of every other
+(the goal: 0 tracebacks and 0 hangs over 10,000 profile cases and 1,000 of every other
 format and of the command line).  The quick run inside the test suite is tests/fuzz/.
 """
 

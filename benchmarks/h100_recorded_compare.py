@@ -1,6 +1,6 @@
-"""pinchpoint's PCIe model beside the transfers measured on the recorded H100 host (issue 14).
+"""pinchpoint's PCIe model beside the transfers measured on a recorded H100 host.
 
-Measured (/work/shared/recorded/README.md): NVIDIA H100 80GB HBM3 at PCIe 5.0 x16 in a KVM guest,
+Measured (the figures tests/profiles/test_pcie_behaviour.py also holds): NVIDIA H100 80GB HBM3 at PCIe 5.0 x16 in a KVM guest,
 pinned host buffers, CUDA copy engines, fastest of 10.  The model: the h100-pcie-host profile's pcie
 link (MPS 256, MRRS 512, 5 % DLLP share one way, 2 DLLPs per TLP returned), host -> GPU as device
 reads, GPU -> host as device writes, both at once as reads one way and writes the other, with the

@@ -1,4 +1,4 @@
-"""Validate ``pinchpoint trace`` (issue 15) on the bundled C examples and print tables.
+"""Validate ``pinchpoint trace`` on the bundled C examples and print tables.
 
 Parts (each runs in well under two minutes on the 2-vCPU VM; pick with --part):
 

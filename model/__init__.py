@@ -9,8 +9,8 @@ The public API (``__all__``, documented in README.md under "Python API")::
     import pinchpoint as pp
     g5 = pp.load_profile("powermac-g5")
     pp.flow_ceiling(g5, "nic-rx")                      # Ceiling(nic-rx: 8.512 Gbit/s ...)
-    pp.diagnose_rate("260 Mbit/s", link="1 Gbit/s", rtt="44.5 ms", window="64 KiB")
-    pp.predict("p690", "power4-memory-heavy")          # Prediction(... 1.122 s .. 1.22 s)
+    pp.diagnose_rate("260 Mbit/s", link="1 Gbit/s", rtt="44.5 ms", window="2 MiB")
+    pp.predict("p690", "power4-memory-heavy")          # Prediction(... 1.189 s .. 1.189 s)
 
 This module stays import-light on purpose: ``pinchpoint --version`` must start in well under
 0.2 s, so nothing heavy (pint, networkx, scipy, sympy) is imported here; each name is imported
@@ -56,6 +56,9 @@ _API = {
     # formatting for people: rates in bit/s or B/s, quantities with prefixes, text tables
     "format_rate": ("pinchpoint.physics.units", "format_rate"),
     "format_quantity": ("pinchpoint.physics.units", "format_quantity"),
+    "format_size": ("pinchpoint.physics.units", "format_size"),
+    "format_flop_rate": ("pinchpoint.physics.units", "format_flop_rate"),
+    "rate_units": ("pinchpoint.physics.units", "rate_units"),
     "table": ("pinchpoint.cli.output", "table"),
     "link_rows": ("pinchpoint.report.tables", "link_rows"),
     "flow_rows": ("pinchpoint.report.tables", "flow_rows"),

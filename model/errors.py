@@ -7,8 +7,10 @@ pint's ``DefinitionError(ValueError, PintError)`` does) so callers can catch eit
 
 from __future__ import annotations
 
+import difflib
 
-#: Longest message an error carries: a 25 MB value echoed back helps nobody (issue 19).
+
+#: Longest message an error carries: a 25 MB value echoed back helps nobody.
 MAX_MESSAGE = 1000
 
 
@@ -19,6 +21,20 @@ def shown(value, limit: int = 80) -> str:
     except ValueError:  # an int past Python's int-to-string limit
         return f"<a number of about {value.bit_length() * 0.30103:.0f} digits>"
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def did_you_mean(name: str, choices) -> str:
+    """`` (did you mean 'ibm-p690'?)`` when ``name`` is close to one of ``choices`` (difflib's
+    ratio at least 0.6, or ``name`` a part of exactly one choice), else ``""``: appended to an
+    "unknown name" message."""
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(name), choices, n=3, cutoff=0.6)
+    if not close:
+        close = [c for c in choices if str(name) and str(name) in c][:3]
+        close = close if len(close) == 1 else []
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
 
 class PinchpointError(Exception):

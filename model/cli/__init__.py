@@ -25,9 +25,11 @@ COMMAND_MODULES = [
     "pinchpoint.cli.profile_cmds",
     "pinchpoint.cli.measure_cmds",
     "pinchpoint.cli.planning_cmds",
+    "pinchpoint.cli.scale_cmds",
     "pinchpoint.cli.detect_cmds",
     "pinchpoint.cli.predict_cmds",
     "pinchpoint.cli.diagnose_cmds",
+    "pinchpoint.cli.probe_cmds",
     "pinchpoint.cli.report_cmds",
     "pinchpoint.cli.trace_cmds",
     "pinchpoint.cli.plan_cmds",
@@ -43,11 +45,11 @@ COMMANDS = {
     "measure": "pinchpoint.cli.measure_cmds", "signatures": "pinchpoint.cli.measure_cmds",
     "signature": "pinchpoint.cli.measure_cmds",
     "sweep": "pinchpoint.cli.planning_cmds", "uncertainty": "pinchpoint.cli.planning_cmds",
-    "compare": "pinchpoint.cli.planning_cmds", "scale": "pinchpoint.cli.planning_cmds",
+    "compare": "pinchpoint.cli.planning_cmds", "scale": "pinchpoint.cli.scale_cmds",
     "detect": "pinchpoint.cli.detect_cmds", "import": "pinchpoint.cli.detect_cmds",
     "predict": "pinchpoint.cli.predict_cmds", "workloads": "pinchpoint.cli.predict_cmds",
     "classify": "pinchpoint.cli.predict_cmds",
-    "diagnose": "pinchpoint.cli.diagnose_cmds",
+    "diagnose": "pinchpoint.cli.diagnose_cmds", "probe": "pinchpoint.cli.probe_cmds",
     "report": "pinchpoint.cli.report_cmds",
     "trace": "pinchpoint.cli.trace_cmds",
     "plan": "pinchpoint.cli.plan_cmds",
@@ -68,12 +70,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pinchpoint {__version__}")
     _add_verbosity(parser, 0)
+    _add_units(parser, None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in [COMMANDS[command]] if command in COMMANDS else COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
-    for leaf in _leaf_parsers(sub):  # -q/-v also after the subcommand, like iperf3 and likwid
+    for leaf in _leaf_parsers(sub):  # -q/-v/--units also after the subcommand, like iperf3 and likwid
         _add_verbosity(leaf, argparse.SUPPRESS)
+        _add_units(leaf, argparse.SUPPRESS)
     return parser
 
 
@@ -83,6 +87,17 @@ def _add_verbosity(p: argparse.ArgumentParser, default) -> None:
                    help="no warnings, notes or progress on stderr (errors still print)")
     g.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1, default=default,
                    help="more detail on stderr (the version, the file behind each bundled name)")
+
+
+#: --units: the choices of :func:`pinchpoint.physics.units.rate_units` (spelled here so that
+#: building the parser does not import the units module).
+RATE_UNITS = ("bits", "bytes")
+
+
+def _add_units(p: argparse.ArgumentParser, default) -> None:
+    p.add_argument("--units", choices=RATE_UNITS, default=default,
+                   help="every rate in bit/s (bits) or B/s (bytes); default: network rates in bit/s, "
+                        "memory, bus and host paths in B/s (as iperf3 -f and kerncraft --unit choose)")
 
 
 def _say_inputs(args: argparse.Namespace) -> None:
@@ -129,7 +144,7 @@ def _leaf_parsers(sub: argparse._SubParsersAction):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
     kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
-    and iobench's data file behind (issue 19)."""
+    and iobench's data file behind."""
 
 
 def _on_sigterm(signum, frame):
@@ -157,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
         _say_inputs(args)
-        return int(args.run(args) or 0)
+        from pinchpoint.physics.units import rate_units
+
+        with rate_units(getattr(args, "units", None)):
+            return int(args.run(args) or 0)
     except PinchpointError as exc:
         from pinchpoint.cli.flags import as_flag, flags_of, leaf_parser
 

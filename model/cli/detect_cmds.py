@@ -68,6 +68,9 @@ def _add_import_nccl(isub) -> None:
                 help="write the profile here (atomically)")
     n.add_argument("--compare", action="store_true",
                    help="print NCCL's path bandwidth beside pinchpoint's for every flow")
+    n.add_argument("--nvidia-smi-topo", metavar="FILE",
+                   help="merge NVLink from this `nvidia-smi topo -m` output (GPU i: the file's i-th GPU in "
+                        "PCI bus order); static topology files such as AWS's have no <nvlink>")
     n.set_defaults(run=run_import_nccl)
 
 
@@ -132,37 +135,39 @@ def _run_nvidia_smi(*args: str) -> str | None:
     return out.stdout if out.returncode == 0 and out.stdout.strip() else None
 
 
-def run_detect(args: argparse.Namespace) -> int:
-    import datetime as _dt
-    import sys
+def _check_detect_args(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from pinchpoint.measure import detect
     from pinchpoint.errors import InputError
-    from pinchpoint.inputs.profile import profile_from_document
-    from pinchpoint.cli.output import print_json
 
     if args.output:
         _check_folder(args.output, "-o")
     if args.measure and args.signature:
         raise InputError("give --measure or --signature, not both", key="--signature")
-    if args.measure and args.sysfs_root:
-        raise InputError("--measure measures the machine it runs on, not the tree under --sysfs-root "
+    if args.measure and (args.sysfs_root or args.hwloc_xml):
+        which = "the tree under --sysfs-root" if args.sysfs_root else "the one --hwloc-xml describes"
+        raise InputError(f"--measure measures the machine it runs on, not {which} "
                          "(use --signature with a signature of that machine)", key="--measure")
     root = Path(args.sysfs_root or "/")
     if args.sysfs_root and not (root / "sys").is_dir() and not (root / "proc").is_dir():
         raise InputError("expected a folder holding sys/ and/or proc/", file=args.sysfs_root,
                          key="--sysfs-root")
+
+
+def _gather_facts(args: argparse.Namespace):
+    """(facts, the name of what they were read from) for detect's arguments."""
+    from pathlib import Path
+
+    from pinchpoint.measure import detect
+
     xml_text, xml_file = None, None
     if args.hwloc_xml:
         xml_text, xml_file = _read_text(args.hwloc_xml, "--hwloc-xml"), _display_name(args.hwloc_xml)
     elif not args.sysfs_root and not args.no_hwloc:
         xml_text, xml_file = _run_lstopo(), "lstopo --of xml -"
-    if args.hwloc_xml and args.measure:
-        raise InputError("--measure measures the machine it runs on, not the one --hwloc-xml describes "
-                         "(use --signature with a signature of that machine)", key="--measure")
     # A file describes its own machine: with --hwloc-xml, /sys is read only when --sysfs-root
     # names a recorded tree (of the same machine), never the live one; nor is nvidia-smi run.
+    root = Path(args.sysfs_root or "/")
     live = None if args.hwloc_xml and not args.sysfs_root else root
     smi_q = _read_text(args.nvidia_smi_q, "--nvidia-smi-q") if args.nvidia_smi_q else None
     smi_topo = _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo") if args.nvidia_smi_topo else None
@@ -174,45 +179,69 @@ def run_detect(args: argparse.Namespace) -> int:
             smi_topo, topo_file = _run_nvidia_smi("topo", "-m"), "nvidia-smi topo -m"
     facts = detect.detect(live, xml_text, hwloc_file=xml_file, nvidia_smi_q=smi_q, nvidia_topo=smi_topo,
                           nvidia_files=(q_file, topo_file))
+    if args.hwloc_xml:
+        return facts, xml_file
+    return facts, f"{args.sysfs_root} (--sysfs-root)" if args.sysfs_root else (xml_file or "/sys")
 
-    rate = source = None
-    sig_path = None
-    if args.signature or args.measure:
-        from pinchpoint.inputs.signature import dump_signature, load_signature
 
-        if args.signature:
-            sig = load_signature(args.signature)
-            sig_path = args.signature
-        else:
-            from pinchpoint.measure.session import measure
+def _measured_memory(args: argparse.Namespace):
+    """(rate, source, signature path) from --signature or --measure; Nones without either."""
+    from pathlib import Path
 
-            from pinchpoint.cli.output import VERBOSITY
+    from pinchpoint.cli.common import show_progress
+    from pinchpoint.cli.output import warn
+    from pinchpoint.inputs.signature import dump_signature, load_signature
+    from pinchpoint.measure import detect
+    from pinchpoint.measure.noise import noise_summary, noisy_points
 
-            sig = measure("quick", ("stream", "maps"), progress=sys.stderr.isatty() and VERBOSITY >= 0)
-            sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
-                else "detected.signature.json"
-            dump_signature(sig, sig_path)
-        rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
-        from pinchpoint.measure.noise import noise_summary, noisy_points
-        from pinchpoint.cli.output import warn
+    if not (args.signature or args.measure):
+        return None, None, None
+    if args.signature:
+        sig, sig_path = load_signature(args.signature), args.signature
+    else:
+        from pinchpoint.measure.session import measure  # only with --measure: it brings the kernel runner
 
-        noisy = noise_summary(noisy_points(sig))
-        if noisy:
-            warn(noisy)
-    created = _dt.date.today().isoformat()
-    doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate,
-                                           memory_source=source, created=created)
-    profile_from_document(doc, file=args.output or "<detected>")  # never write what cannot load
+        sig = measure("quick", ("stream", "maps"), progress=show_progress())
+        sig_path = (str(Path(args.output).with_suffix("")) + ".signature.json") if args.output \
+            else "detected.signature.json"
+        dump_signature(sig, sig_path)
+    rate, source = detect.memory_rate_from_signature(sig, file=sig_path)
+    noisy = noise_summary(noisy_points(sig))
+    if noisy:
+        warn(noisy)
+    return rate, source, sig_path
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    import datetime as _dt
+
+    from pinchpoint.cli.output import print_json
+    from pinchpoint.inputs.profile import profile_from_document
+    from pinchpoint.inputs.profile_io import dump_document
+    from pinchpoint.measure import detect
+
+    _check_detect_args(args)
+    facts, input_name = _gather_facts(args)
+    rate, source, sig_path = _measured_memory(args)
+    doc = detect.facts_to_profile_document(facts, name=args.name, memory_rate=rate, memory_source=source,
+                                           created=_dt.date.today().isoformat())
+    # never write what cannot load; a refusal names what the values came from, not the output
+    profile_from_document(doc, file=input_name)
     found = detect.flags(facts)
     if args.output:
-        from pinchpoint.inputs.profile_io import dump_document
-
         dump_document(doc, args.output)
     if args.json:
         print_json({"facts": facts.to_dict(), "flags": [f.to_dict() for f in found],
                     "not_checked": detect.unchecked(facts), "profile": doc,
                     "written": args.output, "signature": sig_path})
         return 0
+    _print_detected(facts, doc, found, args, sig_path)
+    return 0
+
+
+def _print_detected(facts, doc, found, args: argparse.Namespace, sig_path: str | None) -> None:
+    from pinchpoint.measure import detect
+
     print(_summary(facts, doc))
     if found:
         print()
@@ -228,11 +257,11 @@ def run_detect(args: argparse.Namespace) -> int:
         print(f"\nwrote {sig_path}")
     if args.output:
         print(f"\nwrote {args.output}  (`pinchpoint ceilings {args.output}`)")
-    return 0
 
 
 def _summary(facts, doc) -> str:
-    from pinchpoint.measure.detect import _bytes_text, _link_text
+    from pinchpoint.inputs.doc_values import bytes_text
+    from pinchpoint.measure.detect_pcie import link_text
     from pinchpoint.physics.units import format_quantity, format_rate
 
     def q(v, dim):
@@ -243,7 +272,7 @@ def _summary(facts, doc) -> str:
              f"clock    nominal {q(facts.nominal_clock, 'frequency')}, now {q(facts.current_clock, 'frequency')}, "
              f"governor {facts.governor or 'unknown'}",
              "caches   " + (", ".join(f"L{c.level}{'d' if c.type == 'data' else 'i' if c.type == 'instruction' else ''}"
-                                      f" {_bytes_text(c.size_bytes)}"
+                                      f" {bytes_text(c.size_bytes)}"
                                       + (f" ({c.instances} x, {c.cpu_kind})" if c.cpu_kind else "")
                                       for c in facts.caches) or "unknown"),
              f"memory   {q(facts.memory_bytes, 'size')}"]
@@ -253,7 +282,7 @@ def _summary(facts, doc) -> str:
                      f"MTU {n.mtu or 'unknown'}, PCI {n.pci_address or 'unknown'}")
     for d in facts.pci:
         if d.current_speed or d.current_width or d.link_bytes_per_s:
-            link = (f"{_link_text(d.current_speed, d.current_width)} (max {_link_text(d.max_speed, d.max_width)})"
+            link = (f"{link_text(d.current_speed, d.current_width)} (max {link_text(d.max_speed, d.max_width)})"
                     if d.current_speed or d.current_width else
                     f"{format_rate(d.link_bytes_per_s, 'memory')} (hwloc)")
             lines.append(f"pcie     {d.address} class {d.class_code or '?'}: {link}")
@@ -283,15 +312,16 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
         _check_folder(args.signature, "--signature")
     text = _read_text(args.file, "FILE")
     source = _display_name(args.file)
-    machine = kerncraft.load_machine(text, file=source)
-    for flag in kerncraft.benchmark_flags(machine, file=source):
-        print(f"warning: {source}: {flag}", file=sys.stderr)
+    notes: list[str] = []
+    machine = kerncraft.load_machine(text, file=source, notes=notes)
     doc = kerncraft.to_profile_document(machine, file=source)
     profile_from_document(doc, file=args.output)
+    sig = kerncraft.to_signature(machine, file=source, notes=notes) if args.signature else None
+    for flag in dict.fromkeys(kerncraft.benchmark_flags(machine, file=source) + notes):
+        print(f"warning: {source}: {flag}", file=sys.stderr)
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}")
-    if args.signature:
-        sig = kerncraft.to_signature(machine, file=source)
+    if sig is not None:
         _write_signature(sig, args.signature)
         n = sum(len(k.points) for k in sig.kernels.values())
         print(f"wrote {args.signature}: {n} likwid-bench points")
@@ -299,6 +329,7 @@ def run_import_kerncraft(args: argparse.Namespace) -> int:
 
 
 def run_import_nccl(args: argparse.Namespace) -> int:
+    from pinchpoint.cli.output import warn
     from pinchpoint.importers import nccl_topo
     from pinchpoint.inputs.profile import profile_from_document
     from pinchpoint.inputs.profile_io import dump_document
@@ -307,12 +338,20 @@ def run_import_nccl(args: argparse.Namespace) -> int:
     _check_folder(args.output, "-o")
     text = _read_text(args.file, "FILE")
     source = _display_name(args.file)
-    doc = nccl_topo.load_topology(text, file=source)
+    topo = {}
+    if args.nvidia_smi_topo:
+        topo = {"nvidia_topo": _read_text(args.nvidia_smi_topo, "--nvidia-smi-topo"),
+                "nvidia_topo_file": _display_name(args.nvidia_smi_topo)}
+    notes: list[str] = []
+    doc = nccl_topo.load_topology(text, file=source, notes=notes, **topo)
     profile_from_document(doc, file=source)  # an error names the XML it came from
+    for note in notes + [nccl_topo.missing_nvlink(doc) or ""]:
+        if note:
+            warn(f"{source}: {note}")
     dump_document(doc, args.output)
     print(f"wrote {args.output}: {doc['description']}, {len(doc.get('flows', {}))} flows")
     if args.compare:
-        rows = nccl_topo.compare_with_nccl(text, file=source)
+        rows = nccl_topo.compare_with_nccl(text, file=source, **topo)
         width = max(len(r["flow"]) for r in rows) if rows else 4
         print(f"\n{'flow':<{width}}  {'NCCL path':>11}  {'path raw':>11}  {'path eff':>11}  {'max-flow':>11}")
         for r in rows:

@@ -20,14 +20,14 @@ FLAGS = {
     "streams": "--streams", "protocol": "--protocol", "side": "--side", "flow": "--flow",
     "clock_hz": "--clock", "cores": "--cores", "mmrbc_bytes": "--mmrbc", "mss_bytes": "--mss",
     "mathis_c": "--mathis-c", "outstanding_reads": "--outstanding-reads", "read_latency_s": "--read-latency", "adv_win_scale": "--adv-win-scale", "medium": "--medium",
-    "loss_model": "--loss-model",
+    "loss_model": "--loss-model", "retransmit_rate": "--retransmit-rate", "os": "--os",
 }
 
 
 #: The flags of each group, in the order ``--help`` lists them (``report`` takes a subset).
 MEASUREMENT = ("measured", "iperf3", "protocol", "side", "streams")
 NETWORK_PATH = ("link", "medium", "mtu", "mss", "ipv6", "no_timestamps", "vlan", "rtt", "window", "rcvbuf",
-                "so_rcvbuf", "adv_win_scale", "loss", "loss_model", "mathis_c")
+                "so_rcvbuf", "adv_win_scale", "os", "loss", "retransmit_rate", "loss_model", "mathis_c")
 HOST = ("profile", "flow", "clock", "cores", "mmrbc", "outstanding_reads", "read_latency")
 #: One of these at most: each says what the TCP window is.
 _WINDOW = ("window", "rcvbuf", "so_rcvbuf")
@@ -38,6 +38,7 @@ def _measurement_flags() -> dict[str, tuple[str, dict]]:
     by every command that judges a measurement (diagnose, report)."""
     from pinchpoint.physics import tcp
     from pinchpoint.diagnose.inputs import MEDIA
+    from pinchpoint.diagnose.os_defaults import OPERATING_SYSTEMS
 
     return {
         "measured": ("--measured", dict(metavar="RATE", help="the measured payload rate, e.g. '260 Mbit/s'")),
@@ -59,7 +60,7 @@ def _measurement_flags() -> dict[str, tuple[str, dict]]:
                                                   help="TCP without the 12-byte timestamps option")),
         "vlan": ("--vlan", dict(action="store_true", help="802.1Q tagged frames (+4 B)")),
         "rtt": ("--rtt", dict(metavar="TIME", help="round-trip time, e.g. '44.5 ms'")),
-        "window": ("--window", dict(metavar="SIZE", help="TCP window per stream, e.g. '4 MiB'")),
+        "window": ("--window", dict(metavar="SIZE", help="TCP window per stream, e.g. '4 MiB' or iperf3's '64K'")),
         "rcvbuf": ("--rcvbuf", dict(metavar="SIZE", help="receive buffer as the kernel holds it (tcp_rmem max, "
                                                          "getsockopt); the window is a share of it")),
         "so_rcvbuf": ("--so-rcvbuf", dict(metavar="SIZE", help="the value passed to setsockopt(SO_RCVBUF) or "
@@ -67,10 +68,19 @@ def _measurement_flags() -> dict[str, tuple[str, dict]]:
         "adv_win_scale": ("--adv-win-scale", dict(type=int, default=None, metavar="N",
                                                   help="net.ipv4.tcp_adv_win_scale (default 1: the window is "
                                                        "half the buffer)")),
-        "loss": ("--loss", dict(type=float, metavar="P", help="packet loss probability, 0 < P < 1")),
+        "loss": ("--loss", "--loss-events", dict(dest="loss", metavar="P",
+                                                 help="the loss-event rate (congestion episodes per segment), "
+                                                      "e.g. '1e-5' or '0.01%%'")),
+        "retransmit_rate": ("--retransmit-rate", dict(metavar="P",
+                                                      help="retransmitted / sent segments (iperf3's Retr / "
+                                                           "segments): overstates the loss-event rate, so its "
+                                                           "ceiling is a lower bound")),
+        "os": ("--os", dict(choices=OPERATING_SYSTEMS + ("host",),
+                            help="the window is what this OS's default buffers allow (linux: tcp_rmem max 6 MiB, "
+                                 "half of it as window; host: the tcp_rmem this host runs with)")),
         "loss_model": ("--loss-model", dict(metavar="NAME",
-                                            help="the TCP loss model (pinchpoint.diagnose.LOSS_MODELS; default "
-                                                 "mathis: Mathis, PFTK above 1 %%)")),
+                                            help="the TCP model: cubic (default, Linux's), reno (Mathis), pftk, "
+                                                 "bbr, or any in pinchpoint.diagnose.LOSS_MODELS")),
         "mathis_c": ("--mathis-c", dict(type=float, metavar="C",
                                         help=f"Mathis constant (default sqrt(3/2) = {tcp.C_MATHIS:.4g}; "
                                              f"sqrt(3/4) = {tcp.C_MATHIS_DELAYED_ACK:.2g} with delayed ACKs)")),
@@ -95,12 +105,12 @@ def add_measurement_arguments(group, names) -> None:
     flags = _measurement_flags()
     window = None
     for name in names:
-        flag, keywords = flags[name]
+        *spellings, keywords = flags[name]
         if name in _WINDOW:
             window = window or group.add_mutually_exclusive_group()
-            window.add_argument(flag, **keywords)
+            window.add_argument(*spellings, **keywords)
         else:
-            group.add_argument(flag, **keywords)
+            group.add_argument(*spellings, **keywords)
 
 
 def add_parser(sub) -> None:
@@ -119,15 +129,18 @@ def add_parser(sub) -> None:
 
 
 def _size(text, flag):
+    """A size as pint or iperf3 write it ('4 MiB', '64K', '64KB'); a plain number is bytes."""
     from pinchpoint.physics import units
 
     if text is None:
         return None
-    t = text.strip()
-    try:
-        return float(t) if t.replace(".", "", 1).isdigit() else units.parse(t, "size", key=flag)
-    except ValueError:
-        return units.parse(t, "size", key=flag)
+    return units.parse_iperf3_size(text, key=flag)
+
+
+def _fraction(text, flag):
+    from pinchpoint.physics import units
+
+    return None if text is None else units.parse_fraction(text, key=flag)
 
 
 def _relocate(exc, origin_file):
@@ -143,8 +156,9 @@ def _relocate(exc, origin_file):
     return exc
 
 
-def gather(args: argparse.Namespace) -> dict:
-    """DiagnoseInputs keyword arguments from the flags (and the iperf3 file)."""
+def gather(args: argparse.Namespace, profile=None) -> dict:
+    """DiagnoseInputs keyword arguments from the flags (and the iperf3 file); ``profile``, when a
+    command has loaded it already, instead of the ``--profile`` flag."""
     from pinchpoint.physics import units
     from pinchpoint.errors import InputError
 
@@ -193,7 +207,21 @@ def gather(args: argparse.Namespace) -> dict:
         fields["buffer_bytes"] = _size(a("so_rcvbuf"), "--so-rcvbuf")
         fields["buffer_requested"] = True
     put("adv_win_scale", a("adv_win_scale"))
-    put("loss", a("loss"))
+    put("loss", _fraction(a("loss"), "--loss"))
+    if a("retransmit_rate") is not None:
+        fields["retransmit_rate"] = _fraction(a("retransmit_rate"), "--retransmit-rate")
+        if a("loss") is None:
+            fields.pop("loss", None)  # the user says what the figure is: not the file's event rate
+    if a("os") == "host":
+        from pinchpoint.diagnose.live import host_buffer_defaults
+
+        defaults = host_buffer_defaults()
+        if defaults is None:
+            raise InputError("cannot read this host's net.ipv4.tcp_rmem (not Linux?): give --os linux",
+                             key="--os")
+        fields["buffer_defaults"] = defaults
+    else:
+        put("os", a("os"))
     put("mathis_c", a("mathis_c"))
     put("loss_model", a("loss_model"))
     put("clock_hz", units.parse(a("clock"), "frequency", key="--clock") if a("clock") else None)
@@ -201,10 +229,12 @@ def gather(args: argparse.Namespace) -> dict:
     put("mmrbc_bytes", _size(a("mmrbc"), "--mmrbc"))
     put("outstanding_reads", a("outstanding_reads"))
     put("read_latency_s", units.parse(a("read_latency"), "time", key="--read-latency") if a("read_latency") else None)
-    if a("profile"):
-        from pinchpoint.inputs.profile_io import load_profile
+    if profile is not None:
+        fields["profile"] = profile
+    elif a("profile"):
+        from pinchpoint.cli.common import load_profile_arg
 
-        fields["profile"] = load_profile(a("profile"))
+        fields["profile"] = load_profile_arg(a("profile"))
     put("flow", a("flow"))
     return fields
 
@@ -235,40 +265,50 @@ def run_diagnose(args: argparse.Namespace) -> int:
 
 
 def render(v) -> str:
-    """The verdict as text: ceilings sorted with formulas and numbers, binding, efficiency, advice."""
+    """The verdict as text: the ceilings from the binding one up, with formulas and numbers, then
+    efficiency, advice, hypotheses (with their legend) and notes (where set-aside estimates go)."""
     from pinchpoint.physics.units import format_rate
     from pinchpoint.cli.output import table
 
     net = lambda x: format_rate(x, "network")  # noqa: E731
     side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"
     lines = [f"measured: {net(v.measured_bytes_per_s)}{side}", ""]
+    with_raw = any(c.raw_ceiling_bytes_per_s is not None for c in v.ceilings)
     rows = []
     for c in v.ceilings:
-        mark = "*" if c is v.binding else ""
-        raw = net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else ""
-        rows.append([mark + c.name, c.kind, net(c.ceiling_bytes_per_s), raw,
-                     f"{v.measured_bytes_per_s / c.ceiling_bytes_per_s:.0%}"])
-    lines.append(table(rows, ["ceiling", "kind", "payload rate", "raw", "measured/ceiling"], align="llrrr"))
-    lines.append("")
-    lines.append("formulas:")
+        row = ["*" + c.name if c is v.binding else c.name, c.kind, net(c.ceiling_bytes_per_s)]
+        if with_raw:
+            row.append(net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else "")
+        share = v.measured_bytes_per_s / c.ceiling_bytes_per_s if c.ceiling_bytes_per_s else 0.0
+        rows.append(row + [_percent(share)])
+    headers = ["ceiling", "kind", "payload rate"] + (["raw"] if with_raw else []) + ["measured/ceiling"]
+    if rows:
+        lines.append(table(rows, headers, align="llr" + ("r" if with_raw else "") + "r"))
+        lines.append("(* binds)")
+        lines.append("")
+        lines.append("formulas:")
     for c in v.ceilings:
         lines.append(f"  {c.name}: {c.formula}")
         if c.note:
             lines.append(f"      {c.note}")
     lines.append("")
     lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
-    lines.append(f"efficiency: {v.efficiency:.1%} (measured / binding)")
+    lines.append(f"efficiency: {_percent(v.efficiency, 1)} (measured / binding)")
     lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
-    for c in v.causes:
-        lines.append(f"  - {c}")
+    lines += [f"  - {c}" for c in v.causes]
     if v.advice:
         lines.append("advice:")
         lines += [f"  - {a}" for a in v.advice]
     if v.hypotheses:
-        lines.append("hypotheses (inputs missing; what would explain the figure):")
-        for h in v.hypotheses:
-            lines.append(f"  {'+' if h.fits else ' '} {h.text}")
+        lines.append("hypotheses (inputs missing; what would explain the figure; + fits a common default or "
+                     "lies in the model's validity range):")
+        lines += [f"  {'+' if h.fits else ' '} {h.text}" for h in v.hypotheses]
     if v.notes:
         lines.append("notes:")
         lines += [f"  - {n}" for n in v.notes]
     return "\n".join(lines)
+
+
+def _percent(share: float, digits: int = 0) -> str:
+    """A share as a percentage; a thousandfold or more as a factor ("2.6e+54x"), not 55 digits."""
+    return f"{share:.{digits}%}" if share < 1000 else f"{share:.3g}x"

@@ -1,16 +1,18 @@
-"""``pinchpoint sweep | uncertainty | compare | scale``: capacity-planning commands.
+"""``pinchpoint sweep | uncertainty | compare``: capacity-planning commands.
 
 Thin: parse arguments, call :mod:`pinchpoint.solve.sweep`, :mod:`pinchpoint.solve.uncertainty`,
-:mod:`pinchpoint.solve.compare`, :mod:`pinchpoint.physics.usl` and :mod:`pinchpoint.physics.queueing`, format the
-result.  Models are imported inside the ``run_*`` functions so that ``--help`` stays fast.
+:mod:`pinchpoint.solve.compare` or :mod:`pinchpoint.api`, format the result.  Models are imported
+inside the ``run_*`` functions so that ``--help`` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from pinchpoint.graph.resource_ids import convention
+from pinchpoint.cli.common import (WORKLOAD_HELP, add_json, add_profile, check_flows,
+                                   load_profile_arg, load_signature_arg, load_workload_arg, seconds)
 from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
+from pinchpoint.graph.resource_ids import convention
 
 
 def add_parser(sub) -> None:
@@ -19,7 +21,7 @@ def add_parser(sub) -> None:
         description="Vary link parameters over ranges (several --vary make a grid) and report the flow's "
                     "ceiling and binding link at every point, e.g. "
                     "--flow nic-rx --vary pcix.clock=66MHz..266MHz:41 --vary pcix.width=32bit..64bit:2")
-    p.add_argument("profile", help="bundled profile name or path to a .toml (or .json) file")
+    add_profile(p)
     p.add_argument("--flow", required=True, help="the flow to sweep")
     p.add_argument("--vary", action="append", required=True, metavar="LINK.PARAM=LO..HI:N[:log]",
                    help="a parameter range with units, N points, linear (default) or :log spacing; repeat for a grid")
@@ -33,13 +35,13 @@ def add_parser(sub) -> None:
         description="Profile values written as '6.4 GB/s +- 10 %', '0.7 us .. 1.0 us' or 'normal(6.4 GB/s, 2 %)' "
                     "(or given with --uncertain) are sampled; the ceiling comes back as percentiles and an "
                     "interval, with how often each link binds.")
-    p.add_argument("profile", help="bundled profile name or .toml path")
+    add_profile(p)
     p.add_argument("--flow", required=True, help="the flow whose ceiling is sampled")
     p.add_argument("--uncertain", action="append", default=[], metavar="LINK.PARAM=SPREAD",
                    help="add or override a spread, e.g. mem.clock='200 MHz +- 5 %%' (repeatable)")
     p.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples (default 100000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0: repeatable)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    add_json(p)
     p.set_defaults(run=run_uncertainty)
 
     p = sub.add_parser("compare", help="machines side by side: every flow's ceiling per profile, binding link marked",
@@ -48,39 +50,17 @@ def add_parser(sub) -> None:
     add_compare_arguments(p)
     p.set_defaults(run=run_compare)
 
-    p = sub.add_parser(
-        "scale", help="throughput vs clients: USL fit, retrograde verdict, optional MVA",
-        description="Fit the Universal Scalability Law to measured throughput vs concurrent clients (CSV with "
-                    "columns [series,]clients,throughput) and say whether throughput is retrograde (beta > 0: "
-                    "contention in software).  With --demands, also solve the closed queueing network by exact "
-                    "MVA and print its asymptotic bounds and N*.")
-    p.add_argument("data", help="CSV file, a bundled series name such as mysql-g5-anandtech-2005-09-01, "
-                                "or '-' (stdin)")
-    p.add_argument("--series", action="append", help="only this series (repeatable)")
-    p.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
-                   help="hold gamma or alpha at a value instead of fitting it")
-    p.add_argument("--noise", default=None, metavar="PCT",
-                   help="relative measurement noise assumed when the data cannot estimate it (default 5%%)")
-    p.add_argument("--demands", action="append", default=[], metavar="NAME=TIME",
-                   help="service demand of a queueing station, e.g. cpu='4 ms' (repeatable or comma-separated)")
-    p.add_argument("--delay", action="append", default=[], metavar="NAME=TIME",
-                   help="demand at a delay (infinite-server) station")
-    p.add_argument("--think", default="0 s", help="think time Z (default 0 s)")
-    p.add_argument("--clients", type=int, default=None, help="MVA up to this many clients (default: the data's maximum)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE", help="draw data, fits and MVA to FILE")
-    p.set_defaults(run=run_scale)
-
 
 def add_compare_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``compare``; other commands' options (workloads, signatures) can be added here."""
-    p.add_argument("profiles", nargs="*", metavar="PROFILE", help="bundled profile names or .toml paths")
+    add_profile(p, many=True)
     p.add_argument("--flow", action="append", help="only this flow (repeatable)")
-    p.add_argument("--workload", metavar="W", help="instead: predict workload W on each --signature side by side")
+    p.add_argument("--workload", metavar="W", help="instead: predict workload W on each --signature side by side: "
+                                                   + WORKLOAD_HELP)
     p.add_argument("--signature", nargs="+", action="extend", metavar="S",
                    help="signatures for --workload (files or bundled names; repeat or list several)")
     p.add_argument("--extrapolate", action="store_true", help="with --workload: allow working sets outside the measured range")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    add_json(p)
     output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE",
                 help="bar chart to FILE (.png, .svg, .pdf): ceilings, or with --workload the predicted times")
 
@@ -131,48 +111,25 @@ def write_sweep_csv(source, path, *, each=None) -> None:
             fh.write("\n")
 
 
-def run_sweep(args: argparse.Namespace) -> int:
+def _print_sweep(profile, args, plan, summary, result) -> None:
+    """The sweep's summary: ranges, binding shares, and every point (one short axis) or where the
+    binding link changes."""
     from pinchpoint.physics import units
-    from pinchpoint.errors import InputError
-    from pinchpoint.inputs.profile_io import load_profile
-    from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
-    from pinchpoint.cli.output import print_json, table
+    from pinchpoint.cli.output import table
 
-    profile = load_profile(args.profile)
-    axes = [parse_vary(v, profile) for v in args.vary]
-    plan = plan_sweep(profile, args.flow, axes)
-    if args.json and plan.size > MAX_JSON_POINTS:
-        raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
-                         "write them with --csv FILE (streamed) instead", key="--json")
-    # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
-    # held only where it is wanted at once: JSON, a plot, a table of every point.
-    table_rows = len(axes) == 1 and plan.size <= 60
-    result = plan.result() if (args.json or args.plot or table_rows) else None
-    source = result if result is not None else plan
-    summary = SweepSummary(plan.links, changes=len(axes) == 1)
-    if args.csv:
-        write_sweep_csv(source, args.csv, each=summary.add)
-    else:
-        for chunk in source.chunks():
-            summary.add(chunk)
-    if args.plot:
-        from pinchpoint.report.plots_planning import plot_sweep
-
-        plot_sweep(result, args.plot)
-    if args.json:
-        print_json(result.to_dict())
-        return 0
+    axes = plan.axes
     conv = convention(plan.network)
     fmt = lambda v: units.format_rate(float(v), conv)  # noqa: E731
     print(f"{profile.name}: {args.flow} over {' x '.join(f'{a.name} ({a.values.size} {a.spacing})' for a in axes)}"
           f" = {summary.points} points")
     print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
-    print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
-    # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
+    print(f"  effective ceiling ranges {fmt(summary.effective_low)} .. {fmt(summary.effective_high)}"
+          f" (raw {fmt(summary.low)} .. {fmt(summary.high)})")
+    # the binding link users read first is the one that binds after protocol overhead
     print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
                                                    for k, v in summary.binding_share(effective=True).items()))
     print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))
-    if table_rows:
+    if result is not None:
         a = axes[0]
         rows = [[units.format_quantity(float(v), a.dimension), fmt(c), b, fmt(e), eb]
                 for v, c, b, e, eb in zip(a.values, result.ceiling, result.binding_links(), result.effective,
@@ -184,6 +141,58 @@ def run_sweep(args: argparse.Namespace) -> int:
         for i, before, after in summary.changes:
             print(f"  {before} -> {after} between {units.format_quantity(float(a.values[i]), a.dimension)}"
                   f" and {units.format_quantity(float(a.values[i + 1]), a.dimension)}")
+
+
+#: Grid points from which a sweep shows a progress bar (a 1e6-point grid takes about 5 s).
+PROGRESS_POINTS = 200_000
+
+
+def _progress(plan):
+    """A tqdm bar on stderr for sweeps that take seconds (large grids, points solved one by
+    one): only on a terminal, never under -q."""
+    import sys
+
+    from tqdm import tqdm
+
+    from pinchpoint.cli import output
+
+    show = (plan.size >= PROGRESS_POINTS or plan.resolves) and sys.stderr.isatty() and output.VERBOSITY >= 0
+    return tqdm(total=plan.size, disable=not show, unit="point", unit_scale=True, desc="sweep", leave=False)
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    from pinchpoint.solve.sweep import SweepSummary
+    from pinchpoint.cli.output import print_json
+
+    profile = load_profile_arg(args.profile)
+    axes, plan = _plan(profile, args)
+    # Grids of millions of points are streamed chunk by chunk (flat memory); the whole grid is
+    # held only where it is wanted at once: JSON, a plot, a table of every point.
+    table_rows = len(axes) == 1 and plan.size <= 60
+    bar = _progress(plan)
+    result = plan.result(bar.update) if (args.json or args.plot or table_rows) else None
+    source = result if result is not None else plan
+    summary = SweepSummary(plan.links, changes=len(axes) == 1)
+
+    def add(chunk):
+        summary.add(chunk)
+        if result is None:  # a held result counted its points as it was computed
+            bar.update(chunk.size)
+
+    if args.csv:
+        write_sweep_csv(source, args.csv, each=add)
+    else:
+        for chunk in source.chunks():
+            add(chunk)
+    bar.close()
+    if args.plot:
+        from pinchpoint.report.plots_planning import plot_sweep
+
+        plot_sweep(result, args.plot)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    _print_sweep(profile, args, plan, summary, result if table_rows else None)
     for note in plan.notes:
         print(f"  note: {note}")
     if args.csv:
@@ -193,17 +202,36 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(profile, args):
+    """The axes and the :class:`~pinchpoint.solve.sweep.SweepPlan` of ``--flow`` and ``--vary``."""
+    from pinchpoint.api import unknown_parameter_error
+    from pinchpoint.errors import InputError
+    from pinchpoint.solve.sweep import parse_vary, plan_sweep
+
+    check_flows(profile, [args.flow])
+    for v in args.vary:
+        error = unknown_parameter_error(profile, v, key="--vary")
+        if error is not None:
+            raise error
+    axes = [parse_vary(v, profile) for v in args.vary]
+    plan = plan_sweep(profile, args.flow, axes)
+    if args.json and plan.size > MAX_JSON_POINTS:
+        raise InputError(f"the grid has {plan.size:,} points: --json prints at most {MAX_JSON_POINTS:,}; "
+                         "write them with --csv FILE (streamed) instead", key="--json")
+    return axes, plan
+
+
 # --- uncertainty ---------------------------------------------------------------------------------
 
 def run_uncertainty(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from pinchpoint.physics import units
-    from pinchpoint.inputs.profile_io import load_profile
-    from pinchpoint.solve.uncertainty import monte_carlo, parse_uncertain
     from pinchpoint.cli.output import print_json, table
+    from pinchpoint.physics import units
+    from pinchpoint.solve.uncertainty import monte_carlo, parse_uncertain
 
-    profile = load_profile(args.profile)
+    profile = load_profile_arg(args.profile)
+    check_flows(profile, [args.flow])
     # the model names its parameter ("uncertain"); output says where a spread came from: the flag
     extra = [dataclasses.replace(parse_uncertain(u, profile), origin="--uncertain") for u in args.uncertain]
     r = monte_carlo(profile, args.flow, extra, samples=args.samples, seed=args.seed)
@@ -228,16 +256,27 @@ def run_uncertainty(args: argparse.Namespace) -> int:
 
 # --- compare -------------------------------------------------------------------------------------
 
-def run_compare(args: argparse.Namespace) -> int:
+def _compare_cell(cell, best: bool) -> str:
     from pinchpoint.physics import units
-    from pinchpoint.solve.compare import compare
-    from pinchpoint.inputs.profile_io import load_profile
-    from pinchpoint.cli.output import print_json, table
 
-    if args.workload or args.signature:  # predictions side by side (pinchpoint.cli.predict_cmds)
-        from pinchpoint.cli.predict_cmds import run_compare_predictions
+    conv = convention(cell.network)
+    text = ("*" if best else "") + units.format_rate(cell.effective, conv)
+    raw = cell.ceiling.ceiling_bytes_per_s
+    if abs(raw - cell.effective) > 1e-9 * raw:
+        text += f" (raw {units.format_rate(raw, conv)})"
+    text += f" [{','.join(cell.ceiling.binding)}]"
+    if cell.name != cell.flow or cell.alike > 1:
+        text += f" ({cell.name}" + (f", 1 of {cell.alike}" if cell.alike > 1 else "") + ")"
+    return text
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from pinchpoint.cli.output import print_json, table
+    from pinchpoint.solve.compare import compare
+
+    if args.workload or args.signature:  # predictions side by side
         return run_compare_predictions(args)
-    profiles = [load_profile(p) for p in args.profiles]
+    profiles = [load_profile_arg(p) for p in args.profiles]
     c = compare(profiles, args.flow)
     if args.plot:
         from pinchpoint.report.plots_planning import plot_compare
@@ -258,137 +297,77 @@ def run_compare(args: argparse.Namespace) -> int:
             if cell is None:
                 row.append("-")
                 continue
-            conv = convention(cell.network)
-            mark = "*" if m in best and len(c.machines) > 1 else ""
-            row.append(f"{mark}{units.format_rate(cell.ceiling.ceiling_bytes_per_s, conv)} "
-                       f"[{','.join(cell.ceiling.binding)}]")
+            row.append(_compare_cell(cell, m in best and len(c.machines) > 1))
         rows.append(row)
     print(table(rows, ["flow"] + list(c.machines), align="l" + "r" * len(c.machines)))
     print()
-    print("[link]: the binding link on that machine; *: the highest ceiling for the flow; -: no such flow.")
+    print("Effective ceilings (after protocol overhead; raw in brackets where it differs). [link]: the binding "
+          "link on that machine; *: the highest for the flow; (name, 1 of n): that machine's flow of the role "
+          "and how many alike it has; -: no such flow.")
     if args.plot:
         print(f"plot: {args.plot}")
     return 0
 
 
-# --- scale ---------------------------------------------------------------------------------------
+def run_compare_predictions(args: argparse.Namespace) -> int:
+    """``compare --workload W --signature S1 S2 ...``: one workload on several signatures."""
+    from pinchpoint.cli.output import print_json
 
-def _pairs(values: list[str], flag: str, dimension: str) -> list[tuple[str, float]]:
-    from pinchpoint.errors import InputError
-    from pinchpoint.cli.output import parse_flag
+    wl, preds = _predictions(args)
+    fastest = min(p.low_s for p in preds)
+    if getattr(args, "plot", None):
+        from pinchpoint.report.plots_planning import plot_predictions
 
-    out = []
-    for item in values:
-        for part in item.split(","):
-            name, sep, text = part.partition("=")
-            if not sep or not name.strip() or not text.strip():
-                raise InputError(f"expected NAME=VALUE, got {part!r}", key=flag)
-            value = parse_flag(text.strip(), dimension, f"{flag} {name.strip()}")
-            out.append((name.strip(), value))
-    return out
-
-
-def _fraction(text: str | None, flag: str) -> float | None:
-    from pinchpoint.errors import InputError
-
-    if text is None:
-        return None
-    t = text.strip()
-    try:
-        return float(t[:-1]) / 100 if t.endswith("%") else float(t)
-    except ValueError:
-        raise InputError(f"expected a fraction such as 5% or 0.05, got {text!r}", key=flag) from None
-
-
-def run_scale(args: argparse.Namespace) -> int:
-    import math
-
-    from pinchpoint.physics import queueing, units, usl
-    from pinchpoint.inputs.concurrency_io import read_series
-    from pinchpoint.errors import InputError
-    from pinchpoint.cli.output import print_json, table
-
-    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
-
-    if is_stdin(args.data):
-        from pinchpoint.inputs.concurrency_io import parse_series
-
-        data = parse_series(read_stdin("DATA"), STDIN_NAME)
-    else:
-        data = read_series(args.data)
-    series = list(data.series)
-    if args.series:
-        names = [s.name for s in series]
-        for want in args.series:
-            if want not in names:
-                raise InputError(f"no series {want!r} in the file (series: {', '.join(names)})", key="--series")
-        series = [s for s in series if s.name in args.series]
-    fixed = {}
-    for item in args.fix:
-        name, sep, text = item.partition("=")
-        try:
-            fixed[name.strip()] = float(text)
-        except ValueError:
-            raise InputError(f"expected PARAM=NUMBER (e.g. alpha=0), got {item!r}", key="--fix") from None
-        if not sep:
-            raise InputError(f"expected PARAM=NUMBER, got {item!r}", key="--fix")
-    noise = _fraction(args.noise, "--noise")
-    fits = []
-    for s in series:
-        try:
-            fits.append(usl.fit(s.clients, s.throughput, series=s.name, fixed=fixed, noise=noise))
-        except InputError as exc:
-            raise InputError(exc.message, file=data.path, key=exc.key) from None
-    mva = None
-    queues = _pairs(args.demands, "--demands", "time")
-    delays = _pairs(args.delay, "--delay", "time")
-    if queues or delays:
-        try:
-            think = units.parse(args.think, "time", key="--think")
-        except Exception as exc:  # UnitError
-            raise InputError(getattr(exc, "message", str(exc)), key="--think") from None
-        top = args.clients or int(max(float(s.clients.max()) for s in series))
-        mva = queueing.mva([d for _, d in queues + delays], top, think_time=think,
-                           kinds=["queue"] * len(queues) + ["delay"] * len(delays),
-                           names=[n for n, _ in queues + delays])
-    elif args.clients is not None:
-        raise InputError("--clients needs --demands (it sets the MVA population)", key="--clients")
-    if args.plot:
-        from pinchpoint.report.plots_planning import plot_scale
-
-        plot_scale(fits, args.plot, data.unit, mva)
+        plot_predictions(preds, args.plot)
     if args.json:
-        print_json({"file": data.path, "unit": data.unit, "source": list(data.comments),
-                    "fits": [f.to_dict() for f in fits], "mva": mva.to_dict() if mva else None})
+        print_json({"workload": wl.name, "predictions": [p.to_dict() for p in preds],
+                    "fastest": [p.signature for p in preds if p.low_s <= fastest * (1 + 1e-9)]})
         return 0
-    print(f"{data.path} [{data.unit}]")
-    for f in fits:
-        print()
-        print(f"{f.series}: " + ", ".join(f"N={n:g}: {x:g}" for n, x in zip(f.clients, f.throughput)))
-        if f.fitted:
-            for p in usl.PARAMS:
-                e = getattr(f, p)
-                ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {e.high:.4g}" if e.low is not None
-                      else ("  (fixed)" if e.fixed else ""))
-                print(f"  {p:5s} = {e.value:.4g}{ci}")
-            pk = f.peak_clients
-            if pk is not None and math.isfinite(pk):
-                print(f"  peak at N = {pk:.3g}: {f.peak_throughput:.4g} {data.unit}")
-        g, a = f.amdahl
-        print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
-        t = f.test
-        print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
-        print(f"  verdict: {f.verdict}")
-        for note in f.notes:
-            print(f"  note: {note}")
-    if mva is not None:
-        print()
-        print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
-              f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
-        bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)
-        rows = [[str(n), f"{x:.4g}", f"{b:.4g}", f"{r:.4g}"]
-                for n, x, b, r in zip(mva.clients, mva.throughput, bound, mva.response_time)]
-        print(table(rows, ["N", "X [1/s]", "bound", "R [s]"], align="rrrr"))
-    if args.plot:
+    _print_predictions(wl, preds, fastest)
+    if getattr(args, "plot", None):
         print(f"plot: {args.plot}")
     return 0
+
+
+def _predictions(args: argparse.Namespace):
+    """The workload and its prediction on each ``--signature`` (with one profile for all, or one each)."""
+    from pinchpoint.api import predict
+    from pinchpoint.cli.output import warn
+    from pinchpoint.errors import InputError
+    from pinchpoint.inputs.host_match import mismatch_warnings
+
+    if not args.workload:
+        raise InputError("--signature needs --workload W (the workload to predict)", key="--workload")
+    if not args.signature:
+        raise InputError("--workload needs --signature S [S ...] (the machines to compare)", key="--signature")
+    wl = load_workload_arg(args.workload)
+    sigs = [load_signature_arg(s) for s in args.signature]
+    profiles = [load_profile_arg(p) for p in (args.profiles or [])]
+    if len(profiles) not in (0, 1, len(sigs)):
+        raise InputError(f"give one profile for all signatures or one per signature ({len(sigs)}), "
+                         f"not {len(profiles)}", key="PROFILE")
+    preds = []
+    for i, s in enumerate(sigs):
+        prof = profiles[i] if len(profiles) == len(sigs) else (profiles[0] if profiles else None)
+        for w in mismatch_warnings(prof, s) if prof is not None else ():
+            warn(w)
+        preds.append(predict(s, wl, profile=prof, stat=getattr(args, "stat", "median"),
+                             extrapolate=getattr(args, "extrapolate", False)))
+    return wl, preds
+
+
+def _print_predictions(wl, preds, fastest: float) -> None:
+    from pinchpoint.cli.output import table
+
+    print(f"{wl.name}: {wl.description}")
+    print()
+    rows = []
+    for p in preds:
+        mark = "*" if p.low_s <= fastest * (1 + 1e-9) and len(preds) > 1 else ""
+        rows.append([f"{mark}{p.signature}", seconds(p.low_s), seconds(p.high_s), p.binding or "-",
+                     "  ".join(f"{r.name} {r.share:.0%}" for r in p.resources if r.seconds > 0),
+                     "yes" if p.extrapolated else ""])
+    print(table(rows, ["signature", "overlapped", "serial", "binding", "shares", "extrapolated"],
+                align="lrrlll"))
+    print()
+    print("*: the fastest (overlapped) prediction.")

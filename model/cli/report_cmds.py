@@ -14,8 +14,11 @@ inputs are gathered by :func:`pinchpoint.cli.diagnose_cmds.gather`).
 from __future__ import annotations
 
 import argparse
+import sys
 
+from pinchpoint.cli.common import SIGNATURE_HELP, add_profile, load_profile_arg, load_signature_arg
 from pinchpoint.cli.diagnose_cmds import add_measurement_arguments
+from pinchpoint.cli import output
 from pinchpoint.cli.output import output_path
 
 #: Flags that only make sense with a measured figure.
@@ -30,16 +33,14 @@ def add_parser(sub) -> None:
                     "profile: the link graph with the binding link, every flow's ceiling with its formula, "
                     "a ceiling ladder and, with --measured (flags as for 'pinchpoint diagnose'), the verdict "
                     "and the advice; with --signature, the measured figures beside the theoretical ones.")
-    p.add_argument("profile", metavar="PROFILE", help="bundled profile name or path to a .toml (or .json) file")
+    add_profile(p)
     output_path(p, "-o", "--output", suffixes=(".html", ".htm"), required=True, metavar="FILE.html", help="the page to write (atomically)")
-    p.add_argument("--signature", metavar="S", help="signature JSON, or a bundled name such as p690")
+    p.add_argument("--signature", metavar="S", help=SIGNATURE_HELP)
     p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
     p.add_argument("--title", help="page title (default: the profile name)")
     add_measurement_arguments(p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)"),
                               ("measured", "iperf3") + _MEASUREMENT_ONLY)
-    # diagnose flags the report does not expose, at diagnose's defaults
-    p.set_defaults(run=run_report, medium="ethernet", ipv6=False, no_timestamps=False, vlan=False,
-                   adv_win_scale=None, mathis_c=None, loss_model=None)
+    p.set_defaults(run=run_report)  # diagnose flags the report lacks keep DiagnoseInputs' defaults
 
 
 def _verdict(args, profile):
@@ -56,8 +57,7 @@ def _verdict(args, profile):
     if args.flow is None:
         raise InputError(f"a measured figure needs the flow it took through profile {profile.name!r} "
                          f"(--flow; flows: {', '.join(profile.flows) or 'none'})", key="--flow")
-    fields = gather(args)
-    fields["profile"] = profile
+    fields = gather(args, profile)
     flag_fields = {k for k, flag in FLAGS.items() if getattr(args, flag[2:].replace("-", "_"), None) is not None}
     try:
         return diagnose(DiagnoseInputs(**fields))
@@ -67,33 +67,19 @@ def _verdict(args, profile):
         raise
 
 
-def _signature(name: str):
-    from pathlib import Path
-
-    from pinchpoint.paths import exists
-    from pinchpoint.inputs.signature import find_bundled, load_signature
-
-    path = Path(name)
-    if exists(path) or path.suffix == ".json" or "/" in name:
-        return load_signature(path)
-    return load_signature(find_bundled(name))
-
-
 def run_report(args: argparse.Namespace) -> int:
     from pinchpoint.errors import InputError
-    from pinchpoint.inputs.profile_io import load_profile
     from pinchpoint.report.page import build_report, write_report
 
     out = args.output
     if not out.lower().endswith((".html", ".htm")):
         raise InputError(f"the report is an HTML page: the file name must end in .html, got {out!r}", key="-o")
-    profile = load_profile(args.profile)
+    profile = load_profile_arg(args.profile)
     if args.flow is not None and args.flow not in profile.flows:
         raise InputError(f"no flow {args.flow!r} in profile {profile.name!r} "
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="--flow")
-    args.profile = None  # gather() would load it again; the loaded one is passed in
     verdict = _verdict(args, profile)
-    signature = _signature(args.signature) if args.signature else None
+    signature = load_signature_arg(args.signature) if args.signature else None
     if signature is not None:
         from pinchpoint.inputs.host_match import mismatch_warnings
         from pinchpoint.solve.measured_ceilings import measured_ceilings
@@ -102,8 +88,10 @@ def run_report(args: argparse.Namespace) -> int:
         for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
             warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
-                        signature_name=args.signature, title=args.title)
+                        signature_name=args.signature, title=args.title,
+                        progress=sys.stderr.isatty() and output.VERBOSITY >= 0)
     path = write_report(text, out)
-    what = f"verdict {verdict.verdict}" if verdict is not None else "theory only"
+    what = (f"verdict {verdict.verdict}" if verdict is not None
+            else f"theory and signature {args.signature}" if signature is not None else "theory only")
     print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
     return 0

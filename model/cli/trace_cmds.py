@@ -80,7 +80,7 @@ def run_trace(args: argparse.Namespace) -> int:
     from pinchpoint.prediction.trace.runner import trace_program
     from pinchpoint.prediction.trace.workload import build_traced_workload
     from pinchpoint.cli.output import print_json
-    from pinchpoint.cli.predict_cmds import load_signature_arg, print_prediction
+    from pinchpoint.cli.common import load_signature_arg, print_prediction
 
     program = list(args.program)
     if program[:1] == ["--"]:

@@ -9,9 +9,10 @@ it) and what is known about the path and the host, :func:`diagnose` runs the lim
   (:mod:`pinchpoint.physics.framing`);
 - ``window``: N x window / RTT, the window given directly or derived from a Linux socket buffer
   (:mod:`pinchpoint.physics.tcp`);
-- ``loss``: by the loss model named in the inputs (:mod:`.loss_models`; default Mathis et al.,
-  PFTK above 1 % loss, where timeouts dominate);
-- ``target``: a sender's rate limit (iperf3 -b);
+- ``loss``: by the loss model named in the inputs (:mod:`.loss_models`; default CUBIC, RFC 9438,
+  as Linux runs it; Reno (Mathis et al.), PFTK and BBR by name; PFTK above 1 % loss);
+- ``target``: a sender's rate limit (iperf3 -b, per stream);
+- ``shaper``: a token-bucket shaper's rate (tc tbf, as ``pinchpoint probe`` reads it);
 - ``host_path``: the host path of a profile flow, one ceiling per link at its EFFECTIVE capacity
   (kinds ``pci-x``, ``pcie``, ``hypertransport``, ``memory``, ``fsb`` ...), with the raw capacity
   beside it (:mod:`pinchpoint.solve.ceilings`);
@@ -25,10 +26,12 @@ more than 5 % above a bound it cannot exceed: an input is wrong, and the verdict
 how much).  A rule-of-thumb estimate (the CPU ceiling without measured costs) that the figure
 clearly exceeds is refuted by it and set aside, not taken as binding.  Advice carries concrete
 values; where inputs are missing, hypotheses list what would explain the figure (the window at
-plausible RTTs, the loss rate by Mathis) instead of guessing.
+plausible RTTs, the loss-event rate by the loss model) instead of guessing.  A receiver's figure
+of zero is the verdict ``nothing-arrived``; TCP_INFO limit times from a live run name what bound
+it (:mod:`.evidence`, :mod:`.live`).
 
 The approach follows the legacy NDT (web100) heuristics, one ceiling per cause with advice,
-and RFC 6349's framing and BDP reasoning (formulas.md section 6).
+and RFC 6349's framing and BDP reasoning (RFC 6349, Framework for TCP Throughput Testing, 2011).
 
 Modules: :mod:`.inputs` (the inputs and their validation), :mod:`.results` (Limit, Hypothesis,
 Verdict), :mod:`.resolve` (line rate, MTU, window, host profile), :mod:`.steps` with

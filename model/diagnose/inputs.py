@@ -13,9 +13,10 @@ from typing import Any
 from pinchpoint.physics import framing, tcp
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
+from pinchpoint.diagnose.loss_models import LOSS_MODELS
+from pinchpoint.diagnose.os_defaults import OPERATING_SYSTEMS
 
-#: Mathis' C used unless told otherwise: the library's sqrt(3/2) (formulas.md section 4 rounds it
-#: to 1.22).
+#: Mathis' C used unless told otherwise: sqrt(3/2) (Mathis et al. 1997, which rounds it to 1.22).
 DEFAULT_C = tcp.C_MATHIS
 #: Media whose framing we model.
 MEDIA = ("ethernet", "atm", "fddi", "appletalk")
@@ -31,6 +32,14 @@ class DiagnoseInputs:
     TCP window; ``buffer_bytes`` a socket buffer (``buffer_requested``: the value passed to
     setsockopt, which Linux doubles), turned into a window with ``adv_win_scale``.
     ``origin`` names where the inputs came from (an iperf3 file) for error messages.
+
+    ``loss`` is the loss-*event* rate (congestion episodes per segment), which the loss models
+    take; ``retransmit_rate`` is the share of segments retransmitted, which overstates it (one
+    episode can cost hundreds of segments): given alone it is used as an upper bound on p, so
+    its ceiling is a lower bound the figure may exceed.  ``os`` names an operating system whose
+    default buffers (:mod:`.os_defaults`) bound the window when no window is given;
+    ``buffer_defaults`` carries live values read on the host instead.  A receiver's figure of
+    zero is allowed: the verdict is "nothing-arrived".
     """
 
     measured_bytes_per_s: float
@@ -64,10 +73,30 @@ class DiagnoseInputs:
     duration_s: float | None = None
     target_bytes_per_s: float | None = None  # a sender rate limit (iperf3 -b)
     origin: str | None = None
-    loss_model: str = "mathis"  # a name in pinchpoint.diagnose.LOSS_MODELS
+    loss_model: str = "cubic"  # a name in pinchpoint.diagnose.LOSS_MODELS (Linux's default CC)
+    retransmit_rate: float | None = None  # retransmitted / sent segments (overstates loss events)
+    loss_events: int | None = None  # congestion episodes counted in the iperf3 intervals
+    segments_sent: float | None = None  # bytes sent / MSS
+    os: str | None = None  # default buffers of this OS bound the window (pinchpoint.diagnose.os_defaults)
+    buffer_defaults: Any = None  # live BufferDefaults read on the host
+    shaper_bytes_per_s: float | None = None  # a token-bucket shaper on the sending interface (tc tbf)
+    shaper_from: str | None = None  # where the shaper's rate was read
+    notes: tuple = ()  # what the importer noticed (a quirk of the tool's version, the other direction)
+    tcp_info: Any = None  # TCP_INFO limits sampled during the run (pinchpoint.measure.probe_tcpinfo)
 
     def _error(self, key: str, message: str) -> InputError:
         return InputError(message, file=self.origin, key=key)
+
+    def _validate_tcp_model(self, doc) -> None:
+        """The loss figures, the loss model and the OS whose buffers bound the window."""
+        for key in ("loss", "retransmit_rate"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or not 0 < value < 1):
+                raise self._error(key, f"a loss probability must be between 0 and 1 (exclusive), got {value!r}")
+        doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
+        if self.os is not None:
+            doc.choice(self.os, OPERATING_SYSTEMS, "os")
 
     def validate(self) -> None:
         """Raise :class:`InputError` naming the field (a parameter name, which the CLI maps to its
@@ -78,9 +107,10 @@ class DiagnoseInputs:
             if value is not None:
                 doc.number(value, name, what=what, positive=True)
 
-        positive("measured_bytes_per_s", self.measured_bytes_per_s, "measured rate")
         if self.measured_bytes_per_s is None:
             raise self._error("measured_bytes_per_s", "missing: the measured rate to judge")
+        if self.measured_bytes_per_s != 0 or self.side != "receiver":
+            positive("measured_bytes_per_s", self.measured_bytes_per_s, "measured rate")
         doc.choice(self.protocol, ("tcp", "udp"), "protocol")
         if self.side is not None:
             doc.choice(self.side, ("sender", "receiver"), "side")
@@ -93,23 +123,18 @@ class DiagnoseInputs:
         positive("mss_bytes", self.mss_bytes, "MSS")
         positive("clock_hz", self.clock_hz, "clock")
         positive("mathis_c", self.mathis_c, "Mathis constant C")
-        positive("sent_bytes_per_s", self.sent_bytes_per_s, "sender rate")
-        positive("received_bytes_per_s", self.received_bytes_per_s, "receiver rate")
+        for key in ("sent_bytes_per_s", "received_bytes_per_s"):  # zero: nothing sent or arrived
+            if getattr(self, key) is not None:
+                doc.number(getattr(self, key), key, what=key.split("_")[0] + " rate", minimum=0)
         positive("duration_s", self.duration_s, "duration")
         positive("target_bytes_per_s", self.target_bytes_per_s, "target rate")
+        positive("shaper_bytes_per_s", self.shaper_bytes_per_s, "shaper rate")
         positive("read_latency_s", self.read_latency_s, "read latency")
         if self.outstanding_reads is not None:
             doc.whole(self.outstanding_reads, "outstanding_reads", minimum=1)
         if self.window_bytes is not None and self.buffer_bytes is not None:
             raise self._error("window_bytes", "give a window or a buffer, not both")
-        if self.loss is not None:
-            if isinstance(self.loss, bool) or not isinstance(self.loss, (int, float)) \
-                    or not math.isfinite(self.loss) or not 0 < self.loss < 1:
-                raise self._error("loss", f"a loss probability must be between 0 and 1 (exclusive), "
-                                          f"got {self.loss!r}")
-        from pinchpoint.diagnose.loss_models import LOSS_MODELS
-
-        doc.choice(self.loss_model, LOSS_MODELS, "loss_model")
+        self._validate_tcp_model(doc)
         doc.whole(self.streams, "streams", minimum=1, what="a whole number of streams")
         if self.cores is not None:
             doc.whole(self.cores, "cores", minimum=1, what="a whole number of cores")

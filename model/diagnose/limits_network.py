@@ -2,10 +2,13 @@
 
 Each provider takes the :class:`~pinchpoint.diagnose.steps.Run` built so far and returns the
 limits it can put on the figure (none when its inputs are missing).  The approach follows RFC
-6349's framing and bandwidth-delay reasoning (formulas.md section 6).
+6349's framing and bandwidth-delay reasoning (RFC 6349, Framework for TCP Throughput Testing,
+2011, section 3).
 """
 
 from __future__ import annotations
+
+import math
 
 from pinchpoint.physics import framing, tcp
 from pinchpoint.errors import InputError
@@ -47,7 +50,7 @@ def window_limit(run) -> list[Limit]:
     window, wtext = _window(inputs)
     if window is None:
         return []
-    value = tcp.window_ceiling(window, rtt, n)
+    value = _finite(tcp.window_ceiling(window, rtt, n), run, "rtt_s", "the window ceiling")
     stream_text = f"{n} x " if n > 1 else ""
     formula = f"{stream_text}W / RTT = {stream_text}{wtext} x 8 / {_time(rtt)} = {_net(value)}"
     rough = rough_window_ceiling(window, rtt)
@@ -56,32 +59,109 @@ def window_limit(run) -> list[Limit]:
         rough_value = n * rough[0]
         note = (f"often worked out as {stream_text}{rough[1]} = {_net(rough_value)} "
                 f"(decimal prefix, rounded RTT); exact: {_net(value)}")
-    return [Limit(f"TCP window {_size(window)} at {_time(rtt)}", "window", value, formula, note,
-                  rough_ceiling_bytes_per_s=rough_value)]
+    defaults = inputs.window_bytes is None and inputs.buffer_bytes is None
+    suffix = (" (this host's buffers)" if inputs.buffer_defaults is not None else " (default buffers)") \
+        if defaults else ""
+    name = f"TCP window {_size(window)} at {_time(rtt)}{suffix}"
+    reason = ("the receiver's buffers allow a larger window than the defaults assumed (its tcp_rmem max is "
+              "raised, or its kernel advertises a larger share)") if defaults else ""
+    return [Limit(name, "window", value, formula, note, rough_ceiling_bytes_per_s=rough_value,
+                  estimate=defaults, set_aside_reason=reason)]
+
+
+def _finite(value, run, key, what) -> float:
+    """``value`` if finite; else one clear error naming the input (an RTT or loss at the edge of
+    double precision)."""
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{what} is {value:g} B/s with these inputs (RTT {run.inputs.rtt_s!r} s, loss "
+                         f"{run.inputs.loss!r}): beyond double precision, check them", file=run.inputs.origin,
+                         key=key)
+    return value
 
 
 def loss_limit(run) -> list[Limit]:
-    """The ceiling a loss rate puts on TCP, by the loss model the inputs name (:mod:`.loss_models`)."""
+    """The ceiling a loss rate puts on TCP, by the loss model the inputs name (:mod:`.loss_models`).
+
+    The model takes the loss-event rate.  Given only the retransmit rate (which overstates it),
+    the ceiling is a lower bound: marked an estimate, set aside with a note when the figure
+    exceeds it.
+    """
     inputs = run.inputs
-    if inputs.protocol != "tcp" or inputs.rtt_s is None or inputs.loss is None:
+    p = inputs.loss if inputs.loss is not None else inputs.retransmit_rate
+    if inputs.protocol != "tcp" or inputs.rtt_s is None or p is None:
         return []
     model = LOSS_MODELS[inputs.loss_model]
-    result = model({"mss_bytes": run.payload, "rtt_s": inputs.rtt_s, "loss": inputs.loss,
+    result = model({"mss_bytes": run.payload, "rtt_s": inputs.rtt_s, "loss": p,
                     "streams": inputs.streams, "mathis_c": inputs.mathis_c, "line_bytes_per_s": run.line})
+    if result is None:
+        run.notes.append(f"{model.description}: no ceiling from the loss rate; give the line rate (--link) "
+                         "for the bottleneck")
+        return []
     if result.warning:
         run.notes.append(result.warning)
-    return [Limit(f"TCP loss p = {inputs.loss:g} at {_time(inputs.rtt_s)}", "loss", float(result.bytes_per_s),
-                  result.formula, result.note)]
+    if not model.valid_for(p):
+        lo, hi = model.valid_loss
+        run.notes.append(f"p = {p:g} is outside the {model.name} model's range ({lo:g}, {hi:g}]")
+    value = _finite(result.bytes_per_s, run, "loss", "the loss ceiling")
+    from_retransmits = inputs.loss is None
+    what = "retransmits" if from_retransmits else "loss events"
+    name = (f"BBR bottleneck at p = {p:g}" if result.kind == "bottleneck"
+            else f"TCP loss ({model.name}) p = {p:g} ({what}) at {_time(inputs.rtt_s)}")
+    note = result.note
+    reason = ""
+    if from_retransmits and result.kind == "loss":
+        reason = _retransmit_reason(run, model, p)
+    elif result.kind == "loss" and inputs.loss_events is not None and inputs.loss_events < FEW_LOSS_EVENTS:
+        reason = (f"only {inputs.loss_events} loss events were counted (episodes within one reporting interval "
+                  "count once, and the end of slow start counts as one): the loss-event rate is uncertain")
+    return [Limit(name, result.kind, value, result.formula, note, estimate=bool(reason), set_aside_reason=reason)]
+
+
+#: Fewer loss events than this (counted from iperf3's intervals) make the loss ceiling an estimate:
+#: a count of k is uncertain by about sqrt(k) (Poisson), 30 % at 10.
+FEW_LOSS_EVENTS = 10
+
+
+def _retransmit_reason(run, model, p) -> str:
+    """Why a ceiling from the retransmit rate that the figure exceeds is set aside, with the
+    loss-event rate the figure implies."""
+    inputs = run.inputs
+    implied = (model.inverse(run.measured, run.payload, inputs.rtt_s, inputs.streams)
+               if model.inverse is not None else None)
+    text = (f"the retransmit rate {p:.3g} overstates the loss-event rate the {model.name} model needs: "
+            "a policer or a full queue drops many segments per congestion event")
+    if implied is not None and math.isfinite(implied):
+        text += f"; the figure implies at most {implied:.2g} loss events per segment ({p / implied:.0f}x fewer)"
+    return text + " (give --loss-events, or the iperf3 file with its intervals)"
 
 
 def target_limit(run) -> list[Limit]:
     """A sender's rate limit (iperf3 -b): the figure measures the limit, not the path."""
-    t = run.inputs.target_bytes_per_s
-    if t is None:
+    per_stream, n = run.inputs.target_bytes_per_s, run.inputs.streams
+    if per_stream is None:
         return []
-    return [Limit("sender's target rate", "target", t, f"iperf3 -b {_net(t)}",
-                  "the sender was told not to exceed this rate: the figure measures the limit, not "
-                  "the path (iperf3's UDP default is 1 Mbit/s)")]
+    t = per_stream * n
+    formula = f"{n} streams x iperf3 -b {_net(per_stream)} = {_net(t)}" if n > 1 else f"iperf3 -b {_net(t)}"
+    return [Limit("sender's target rate", "target", t, formula,
+                  "iperf3's -b is per stream; the sender was told not to exceed this rate: the figure measures "
+                  "the limit, not the path (iperf3's UDP default is 1 Mbit/s)")]
+
+
+def shaper_limit(run) -> list[Limit]:
+    """A traffic shaper's rate on the sending interface (tc tbf, as the probe reads it), after framing.
+
+    Linux's tbf counts each packet's length from the Ethernet header on (no preamble, FCS or
+    gap): the payload rate is rate x payload / (MTU + 14).
+    """
+    rate = run.inputs.shaper_bytes_per_s
+    if rate is None:
+        return []
+    payload = framing.payload_per_packet(run.mtu, run.inputs.protocol, run.inputs.ip_version, run.inputs.timestamps)
+    value = rate * payload / (run.mtu + 14)
+    return [Limit(f"shaper {_net(rate)} ({run.inputs.shaper_from or 'given'})", "shaper", value,
+                  f"rate x (MTU - headers) / (MTU + 14) = {_net(rate)} x {payload:g} / {run.mtu + 14:g} = {_net(value)}",
+                  "a token-bucket shaper counts the Ethernet header and the IP packet", raw_ceiling_bytes_per_s=rate)]
 
 
 def rough_window_ceiling(window_bytes: float, rtt_s: float) -> tuple[float, str] | None:
@@ -133,6 +213,6 @@ def _framing_limit(inputs, line, mtu) -> Limit:
         value = framing.ddp_goodput(line)
         data = framing.DDP_MAX_DATA - framing.ATP_HEADER
         formula = f"line x {data:g} / ({data:g} + ATP 8 + DDP 13 + SNAP 8 + 38) = {_net(value)}"
-        note = "AppleTalk DDP datagrams carry at most 586 B (seed 003: 617-byte datagrams); ATP's ack cycle costs more"
+        note = "AppleTalk DDP datagrams carry at most 586 B (617 with link headers, Open Transport FAQ); ATP's ack cycle costs more"
         name = "AppleTalk DDP framing"
     return Limit(name, "framing", float(value), formula, note)

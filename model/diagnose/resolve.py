@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pinchpoint.physics import framing, tcp
 from pinchpoint.errors import InputError
+from pinchpoint.diagnose import os_defaults
 from pinchpoint.diagnose.inputs import DEFAULT_MTU, DiagnoseInputs
 from pinchpoint.diagnose.wording import size as _size
 from pinchpoint.graph.resource_ids import link_of
@@ -67,8 +68,18 @@ def resolve_mtu(inputs: DiagnoseInputs, profile) -> tuple[float, str]:
     return DEFAULT_MTU[inputs.medium], "default"
 
 
+def buffer_defaults(inputs):
+    """The OS buffer settings that bound the window: live values, the named OS's defaults, or None."""
+    if inputs.buffer_defaults is not None:
+        return inputs.buffer_defaults
+    if inputs.os is not None:
+        return os_defaults.defaults_for(inputs.os)
+    return None
+
+
 def window(inputs) -> tuple[float | None, str]:
-    """The TCP window [B] and how it is written: given, or derived from a socket buffer."""
+    """The TCP window [B] and how it is written: given, derived from a socket buffer, or the
+    largest an OS's default buffers let autotuning reach."""
     if inputs.window_bytes is not None:
         return inputs.window_bytes, _size(inputs.window_bytes)
     if inputs.buffer_bytes is not None:
@@ -80,6 +91,11 @@ def window(inputs) -> tuple[float | None, str]:
         else:
             text = f"({_size(inputs.buffer_bytes)} buffer x {share:g} for tcp_adv_win_scale {inputs.adv_win_scale})"
         return w, text
+    defaults = buffer_defaults(inputs)
+    if defaults is not None:
+        return defaults.autotuned_window_bytes, (f"({_size(defaults.tcp_rmem[2])} tcp_rmem max x "
+                                                 f"{defaults.window_share:g}, {defaults.os} {defaults.kernels}, "
+                                                 f"{defaults.source})")
     return None, ""
 
 

@@ -17,9 +17,10 @@ class Limit:
     formula: str
     note: str = ""
     raw_ceiling_bytes_per_s: float | None = None  # host links: the raw capacity beside the effective one
-    rough_ceiling_bytes_per_s: float | None = None  # the same figure as commonly rounded (seed 002's 711 Mbit/s)
-    estimate: bool = False  # a rule of thumb, not a bound
+    rough_ceiling_bytes_per_s: float | None = None  # the same figure as commonly rounded (4 MiB x 8 / 0.045 s = 711 Mbit/s)
+    estimate: bool = False  # a rule of thumb or a figure from an upper bound of an input, not a bound
     link: str | None = None
+    set_aside_reason: str = ""  # what the note says when the figure refutes this estimate
 
     def __repr__(self) -> str:
         from pinchpoint.physics.readable import rate
@@ -64,13 +65,14 @@ class Verdict:
     ceilings: tuple[Limit, ...]
     binding: Limit
     efficiency: float
-    verdict: str  # "at-ceiling", "below-ceiling", "far-below-all", "above-ceiling"
+    verdict: str  # "at-ceiling", "below-ceiling", "far-below-all", "above-ceiling", "nothing-arrived"
     limited_by: str
     causes: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
     hypotheses: tuple[Hypothesis, ...] = ()
     notes: tuple[str, ...] = ()
     inputs: dict = field(default_factory=dict)
+    set_aside: tuple[Limit, ...] = ()  # estimates the figure refutes: not ceilings, kept for the record
 
     def __repr__(self) -> str:
         from pinchpoint.physics.readable import rate
@@ -94,5 +96,6 @@ class Verdict:
             "hypotheses": [h.to_dict() for h in self.hypotheses],
             "notes": list(self.notes),
             "inputs": dict(self.inputs),
+            "set_aside": [c.to_dict() for c in self.set_aside],
         }
 

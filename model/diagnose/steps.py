@@ -50,6 +50,7 @@ LIMIT_STEPS: list[LimitStep] = [
     LimitStep("window", limits_network.window_limit),
     LimitStep("loss", limits_network.loss_limit),
     LimitStep("target", limits_network.target_limit),
+    LimitStep("shaper", limits_network.shaper_limit),
     LimitStep("host_path", limits_host.host_path_limits),
     LimitStep("cpu", limits_host.cpu_limit),
 ]

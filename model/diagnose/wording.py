@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pinchpoint.physics.units import format_quantity, format_rate
+from pinchpoint.physics.units import format_quantity, format_rate, format_size
 
 
 def net(x: float) -> str:
@@ -18,7 +18,8 @@ def size(x: float) -> str:
     options = []
     for factor, unit in ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"),
                          (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if x >= factor and abs(x / factor - round(x / factor, 1)) < 1e-9:
+        # a whole (or one-decimal) count under 1024 of its unit: "23373 KiB" reads better as 22.83 MiB
+        if factor <= x < 1024 * factor and abs(x / factor - round(x / factor, 1)) < 1e-9:
             options.append(f"{x / factor:g} {unit}")
     if options:
         return min(options, key=len)
@@ -26,11 +27,14 @@ def size(x: float) -> str:
 
 
 def at_least(x: float, digits: int = 2) -> str:
-    """A size rounded up to ``digits`` significant figures, decimal prefix: 55.6 MB -> '56 MB'."""
+    """A buffer size rounded up to ``digits`` significant figures of its binary prefix (the unit
+    policy: buffers in KiB, MiB): 55.6e6 B = 53.0 MiB -> '54 MiB'."""
     if x <= 0:
         return "0 B"
-    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
-    return format_quantity(math.ceil(x / step - 1e-9) * step, "size", digits + 1)
+    factor = next((f for f in (2.0 ** 40, 2.0 ** 30, 2.0 ** 20, 2.0 ** 10) if x >= f), 1.0)
+    v = x / factor
+    step = 10.0 ** (math.floor(math.log10(v)) - digits + 1)
+    return format_size(math.ceil(v / step - 1e-9) * step * factor, digits + 1)
 
 
 def time(x: float) -> str:

@@ -31,6 +31,8 @@ from typing import Iterable
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
 from pinchpoint.inputs.input_text import finite_number, parse_bounded
+from pinchpoint.inputs.signature import KernelRun, Point, Signature
+from pinchpoint.physics import units
 
 BANDWIDTH_KERNEL = "iobench"
 LATENCY_KERNEL = "iobench_latency"
@@ -44,8 +46,6 @@ _RW = {  # fio rw= -> (pattern, directions it exercises)
 def parse_fio_size(text, *, file=None, key=None) -> int | None:
     """A fio size ("4k", "1M", "16m", "4096", "1MiB") [B] with fio's kb_base = 1024; None for
     ranges and lists ("4k-64k", "4k,8k") that have no single size."""
-    from pinchpoint.physics import units
-
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         number = finite_number(text)
         if number is None or number < 0:  # NaN, inf, a 400-digit integer
@@ -75,6 +75,60 @@ def _load(text: str, file) -> dict:
     return data
 
 
+def _job_params(opts: dict, key: str, file) -> dict:
+    """A job's options as signature parameters: block and file sizes, queue depth, clones, ..."""
+    params: dict = {"tool": "fio"}
+    bs = opts.get("bs", opts.get("blocksize", "4k"))
+    size = parse_fio_size(bs, file=file, key=f"{key}.job options.bs")
+    if size is not None:
+        params["buffer_bytes"] = size
+    else:
+        params["bs"] = str(bs)
+    fsize = parse_fio_size(opts.get("size"), file=file, key=f"{key}.job options.size") if "size" in opts else None
+    if fsize is not None:
+        params["file_bytes"] = fsize
+    for name_opt in ("iodepth", "numjobs"):
+        if name_opt in opts:
+            value = opts[name_opt]
+            try:  # fio writes strings; a 5,000-digit one is cut to fail as a whole number would
+                params[name_opt] = int(value[:24] if isinstance(value, str) else value)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"expected a whole number, found {str(opts[name_opt])[:40]!r}", file=file,
+                                 key=f"{key}.job options.{name_opt}") from None
+    if "direct" in opts:
+        params["direct"] = str(opts["direct"]).strip() in ("1", "true")
+    if "ioengine" in opts:
+        params["ioengine"] = str(opts["ioengine"])
+    return params
+
+
+def _direction_records(job: dict, key: str, name: str, params: dict, pattern: str, file) -> list[dict]:
+    """One record per direction (read, write, trim) that moved data."""
+    out = []
+    for direction in ("read", "write", "trim"):
+        d = job.get(direction)
+        if not isinstance(d, dict):
+            continue
+        try:
+            io_bytes = d.get("io_bytes", 0)
+            bw = float(d["bw_bytes"]) if "bw_bytes" in d else float(d["bw"]) * 1024  # old fio: KiB/s
+            if not math.isfinite(bw) or bw < 0:
+                raise ValueError(bw)
+        except (KeyError, TypeError, ValueError, OverflowError):
+            raise InputError("expected 'bw_bytes' (or 'bw' in KiB/s) as a finite number >= 0", file=file,
+                             key=f"{key}.{direction}.bw_bytes") from None
+        if not io_bytes:
+            continue
+        lat = d.get("lat_ns")
+        latency = None
+        if isinstance(lat, dict) and finite_number(lat.get("mean")) is not None and lat.get("N", 1):
+            latency = finite_number(lat["mean"]) * 1e-9
+        out.append({"params": {**params, "test": f"{pattern}_{direction}"},
+                    "bytes_per_s": bw, "latency_s": latency, "job": name,
+                    "clone_of": (name, job.get("groupid"), direction), "clones": params.get("numjobs", 1)})
+    return out
+
+
 def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
     """The measurements in one fio JSON output, as plain records.
 
@@ -99,56 +153,12 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
         name = job.get("jobname", key)
         if job.get("error", 0):
             raise InputError(f"fio job {name!r} failed with error {job['error']}", file=file, key=f"{key}.error")
-        job_opts = doc.table(job.get("job options") or {}, f"{key}.job options")
-        opts = {**glob, **job_opts}
+        opts = {**glob, **doc.table(job.get("job options") or {}, f"{key}.job options")}
         rw = str(opts.get("rw", opts.get("readwrite", "read")))
-        base_rw = rw.split(":")[0]
-        pattern = _RW.get(base_rw)
+        pattern = _RW.get(rw.split(":")[0])
         if pattern is None:
-            raise InputError(f"unknown fio rw={rw!r}", file=file, key=f"{key}.job options.rw")
-        params: dict = {"tool": "fio"}
-        bs = opts.get("bs", opts.get("blocksize", "4k"))
-        size = parse_fio_size(bs, file=file, key=f"{key}.job options.bs")
-        if size is not None:
-            params["buffer_bytes"] = size
-        else:
-            params["bs"] = str(bs)
-        fsize = parse_fio_size(opts.get("size"), file=file, key=f"{key}.job options.size") \
-            if "size" in opts else None
-        if fsize is not None:
-            params["file_bytes"] = fsize
-        for name_opt, conv in (("iodepth", int), ("numjobs", int)):
-            if name_opt in opts:
-                try:
-                    params[name_opt] = conv(opts[name_opt])
-                except (TypeError, ValueError):
-                    raise InputError(f"expected a whole number, found {opts[name_opt]!r}", file=file,
-                                     key=f"{key}.job options.{name_opt}") from None
-        if "direct" in opts:
-            params["direct"] = str(opts["direct"]).strip() in ("1", "true")
-        if "ioengine" in opts:
-            params["ioengine"] = str(opts["ioengine"])
-        for direction in ("read", "write", "trim"):
-            d = job.get(direction)
-            if not isinstance(d, dict):
-                continue
-            try:
-                io_bytes = d.get("io_bytes", 0)
-                bw = float(d["bw_bytes"]) if "bw_bytes" in d else float(d["bw"]) * 1024  # old fio: KiB/s
-                if not math.isfinite(bw) or bw < 0:
-                    raise ValueError(bw)
-            except (KeyError, TypeError, ValueError, OverflowError):
-                raise InputError("expected 'bw_bytes' (or 'bw' in KiB/s) as a finite number >= 0", file=file,
-                                 key=f"{key}.{direction}.bw_bytes") from None
-            if not io_bytes:
-                continue
-            lat = d.get("lat_ns")
-            latency = None
-            if isinstance(lat, dict) and finite_number(lat.get("mean")) is not None and lat.get("N", 1):
-                latency = finite_number(lat["mean"]) * 1e-9
-            out.append({"params": {**params, "test": f"{pattern}_{direction}"},
-                        "bytes_per_s": bw, "latency_s": latency, "job": name,
-                        "clone_of": (name, job.get("groupid"), direction), "clones": params.get("numjobs", 1)})
+            raise InputError(f"unknown fio rw={rw[:40]!r}", file=file, key=f"{key}.job options.rw")
+        out += _direction_records(job, key, name, _job_params(opts, key, file), pattern, file)
     out = _sum_clones(out, file)
     if not out:
         raise InputError("no job in this fio output moved any data", file=file, key="jobs")
@@ -203,8 +213,6 @@ def point_dicts(records: Iterable[dict]) -> dict[str, list[dict]]:
 
 def to_signature(texts: Iterable[tuple[str, str | None]]):
     """A :class:`~pinchpoint.inputs.signature.Signature` of one or more fio JSON outputs."""
-    from pinchpoint.inputs.signature import KernelRun, Point, Signature
-
     records, files, versions = [], [], set()
     for text, file in texts:
         records.extend(parse_fio_json(text, file=file))

@@ -23,9 +23,11 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+import subprocess
 from typing import Iterable
 
 from pinchpoint.errors import InputError, MeasurementError, shown
+from pinchpoint.inputs.signature import KernelRun, Point, Signature
 
 KERNEL = "likwid_bench"
 _KEYVAL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ()/._-]*?)\s*:\s*(.*?)\s*$")
@@ -39,6 +41,39 @@ def _number(text: str, file, line: int, key: str) -> float:
     if not math.isfinite(value):  # "1e400": int() of it would raise OverflowError
         raise InputError(f"{shown(m.group(1))} is not a finite number", file=file, key=key, line=line)
     return value
+
+
+def _finished(cur: dict, file, start_line: int) -> dict:
+    """A complete run record, or an error naming the line where the incomplete one starts."""
+    missing = [k for k in ("op", "working_set_bytes", "bytes_per_s") if k not in cur]
+    if missing:
+        names = {"op": "Test:", "working_set_bytes": "Size (Byte):", "bytes_per_s": "MByte/s:"}
+        raise InputError(f"the likwid-bench run starting here has no {', '.join(names[m] for m in missing)} "
+                         "line (is the output cut short?)", file=file, line=start_line)
+    cur.setdefault("threads", 1)
+    cur.setdefault("time_s", None)
+    cur.setdefault("iterations", None)
+    return cur
+
+
+def _field(cur: dict, key: str, value: str, file, i: int) -> None:
+    """One 'key: value' line of a run into its record."""
+    if key == "Test":
+        if not re.match(r"^[A-Za-z0-9_]+$", value):
+            raise InputError(f"expected a kernel name after 'Test:', found {value[:40]!r}", file=file,
+                             key="Test", line=i)
+        cur["op"] = value
+    elif key == "Size (Byte)":
+        cur["working_set_bytes"] = int(_number(value, file, i, key))
+    elif key == "MByte/s":
+        v = _number(value, file, i, key)
+        if v < 0:
+            raise InputError(f"a bandwidth cannot be negative ({value[:40]!r})", file=file, key=key, line=i)
+        cur["bytes_per_s"] = v * 1e6
+    elif key in ("Time", "Runtime"):
+        cur["time_s"] = _number(value, file, i, key)
+    elif key == "Iterations":
+        cur["iterations"] = int(_number(value, file, i, key))
 
 
 def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
@@ -58,23 +93,10 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
     runs: list[dict] = []
     cur: dict | None = None
     start_line = 0
-
-    def finish():
-        if cur is None:
-            return
-        missing = [k for k in ("op", "working_set_bytes", "bytes_per_s") if k not in cur]
-        if missing:
-            names = {"op": "Test:", "working_set_bytes": "Size (Byte):", "bytes_per_s": "MByte/s:"}
-            raise InputError(f"the likwid-bench run starting here has no {', '.join(names[m] for m in missing)} "
-                             "line (is the output cut short?)", file=file, line=start_line)
-        cur.setdefault("threads", 1)
-        cur.setdefault("time_s", None)
-        cur.setdefault("iterations", None)
-        runs.append(cur)
-
     for i, raw in enumerate(text.splitlines(), start=1):
         if "LIKWID MICRO BENCHMARK" in raw:
-            finish()
+            if cur is not None:
+                runs.append(_finished(cur, file, start_line))
             cur, start_line = {}, i
             continue
         if cur is None:
@@ -84,26 +106,10 @@ def parse_likwid_bench(text: str, *, file: str | None = None) -> list[dict]:
             cur["threads"] = int(m.group(1))
             continue
         m = _KEYVAL.match(raw)
-        if not m:
-            continue
-        key, value = m.group(1), m.group(2)
-        if key == "Test":
-            if not re.match(r"^[A-Za-z0-9_]+$", value):
-                raise InputError(f"expected a kernel name after 'Test:', found {value!r}", file=file,
-                                 key="Test", line=i)
-            cur["op"] = value
-        elif key == "Size (Byte)":
-            cur["working_set_bytes"] = int(_number(value, file, i, key))
-        elif key == "MByte/s":
-            v = _number(value, file, i, key)
-            if v < 0:
-                raise InputError(f"a bandwidth cannot be negative ({value!r})", file=file, key=key, line=i)
-            cur["bytes_per_s"] = v * 1e6
-        elif key in ("Time", "Runtime"):
-            cur["time_s"] = _number(value, file, i, key)
-        elif key == "Iterations":
-            cur["iterations"] = int(_number(value, file, i, key))
-    finish()
+        if m:
+            _field(cur, m.group(1), m.group(2), file, i)
+    if cur is not None:
+        runs.append(_finished(cur, file, start_line))
     if not runs:
         raise InputError("no likwid-bench run found (expected 'LIKWID MICRO BENCHMARK', 'Test:', "
                          "'Size (Byte):' and 'MByte/s:' lines)", file=file)
@@ -121,8 +127,6 @@ def run_likwid_bench(test: str, working_set_kb: int, iterations: int | None = No
     MeasurementError
         If likwid-bench fails, times out or prints no complete run.
     """
-    import subprocess
-
     cmd = ["likwid-bench", "-t", test, "-w", f"S0:{working_set_kb}kB:1"]
     cmd += ["-i", str(iterations)] if iterations else ["-s", "1"]
     try:
@@ -159,8 +163,6 @@ def to_signature(texts: Iterable[tuple[str, str | None]]):
     ``texts`` holds (text, file name) pairs.  The host is unknown to likwid-bench's output: the
     signature says so (``cpu_model = "unknown"``) and names the files.
     """
-    from pinchpoint.inputs.signature import KernelRun, Point, Signature
-
     runs, files = [], []
     for text, file in texts:
         runs.extend(parse_likwid_bench(text, file=file))

@@ -8,7 +8,7 @@ goes up to its parent; GPUs become accelerators, NICs nics with an Ethernet/Infi
 the speed is given, NVLinks to NVSwitches (``tclass`` 0x068000) one bonded link to an NVSwitch node.
 The link between sockets is not in the file: flows stay within a socket.
 
-NCCL's bandwidths (used only by :func:`nccl_path_bandwidths`, to compare): a PCI link carries
+NCCL's bandwidths (used only by :func:`nccl_link_bandwidths`, to compare): a PCI link carries
 width x code / 80 GB/s, code 15/30/60/120/240/480 (x100 Mbit/s per lane) for 2.5 .. 64 GT/s; an
 NVLink count x 18 (sm 60), 20 (sm 70, 80), 20.6 (sm 90), 40.1 GB/s (sm 100); a NIC speed / 8000
 GB/s; a path the minimum of its links.
@@ -17,6 +17,9 @@ References
 ----------
 .. [1] NVIDIA, NCCL ``src/graph/topo.h`` and ``topo.cc`` (kvDictPciGen, ncclTopoAddPci, SMxx_NVLINK_BW),
    and the environment variables NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE (NCCL user guide).
+.. [2] NVIDIA, *CUDA C++ Programming Guide*, "Compute Capabilities" (P100 6.0, V100 7.0, A100 8.0,
+   H100 9.0, B200 10.0), and the PCI ID Repository (pci-ids.ucw.cz), vendor 10de, for the device
+   ids of those parts.
 """
 
 from __future__ import annotations
@@ -24,18 +27,27 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from pinchpoint.inputs.document import Reader
+import networkx as nx
+
 from pinchpoint.errors import InputError
-from pinchpoint.measure.machine_facts import parse_link_speed, pcie_generation
+from pinchpoint.importers.nccl_walk import NVLINK_RATE_BY_SM, NcclTree, nvl_bucket
+from pinchpoint.inputs.doc_values import ident
+from pinchpoint.inputs.document import Reader
+from pinchpoint.inputs.profile import profile_from_document
+from pinchpoint.measure.detect_nvlink import topo_nvlinks
+from pinchpoint.measure.nvidia import parse_topo_matrix
+from pinchpoint.physics.linkkinds import PCIE_GENERATIONS
+from pinchpoint.solve.ceilings import all_ceilings
 
 #: NCCL's PCI lane codes [x100 Mbit/s per lane] by lane rate [GT/s] [1].
 NCCL_PCI_CODE = {2.5: 15, 5.0: 30, 8.0: 60, 16.0: 120, 32.0: 240, 64.0: 480}
 #: NCCL's NVLink bandwidth per link [GB/s] by compute capability (sm) [1].
 NCCL_NVLINK_GBPS = {60: 18.0, 70: 20.0, 80: 20.0, 86: 12.0, 90: 20.6, 100: 40.1}
-#: NVLink data rate per link and direction [B/s] by compute capability, from NVIDIA's architecture
-#: whitepapers (P100 20, V100/A100/H100 25, Blackwell 50 GB/s; see pinchpoint.measure.nvidia).
-NVLINK_RATE_BY_SM = {60: 20e9, 70: 25e9, 80: 25e9, 90: 25e9, 100: 50e9}
-_NVSWITCH_CLASS = "0x068000"
+#: Compute capability of NVIDIA data-centre GPUs by PCI device id, for files that give the PCI
+#: ids but no <gpu sm=...> (NCCL's static topology files) [2].
+SM_BY_DEVICE = {"0x15f8": 60, "0x15f9": 60, "0x1db1": 70, "0x1db4": 70, "0x1db5": 70, "0x1db8": 70,
+                "0x20b0": 80, "0x20b2": 80, "0x20b5": 80, "0x20f1": 80, "0x2330": 90, "0x2324": 90,
+                "0x2335": 90, "0x2901": 100}
 
 
 def _parse(text: str, doc: Reader):
@@ -50,192 +62,90 @@ def _parse(text: str, doc: Reader):
     return root
 
 
-def _ident(text: str) -> str:
-    clean = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
-    return clean if clean[:1].isalpha() else "x" + clean
-
-
-def _speed(pci, doc: Reader) -> tuple[float | None, int | None]:
-    """(lane rate [1/s], width) of a <pci> element's link."""
-    text, width = pci.get("link_speed"), pci.get("link_width")
-    try:
-        rate = parse_link_speed(text, file=doc.file) if text else None
-        lanes = int(width) if width else None
-    except (InputError, ValueError):
-        raise doc.error(f"pci[{pci.get('busid')}]", f"expected link_speed like '32.0 GT/s PCIe' and a "
-                        f"whole link_width, found {text!r}, {width!r}") from None
-    return rate, lanes
-
-
-def _sm(gpu, doc: Reader) -> int | None:
-    sm = gpu.get("sm")
-    if sm is None:
-        return None
-    if not sm.isdigit():
-        raise doc.error(f"gpu[{gpu.get('dev')}].sm", f"expected a compute capability such as 90, found {sm!r}")
-    return int(sm)
-
-
-def _nvl_bucket(sm: int | None, table: dict) -> float | None:
-    if sm is None:
-        return None
-    if sm in table:
-        return table[sm]
-    return table.get(sm // 10 * 10)
-
-
-def load_topology(text: str, *, file: str | None = None, name: str | None = None) -> dict:
-    """A profile document (schema 1) from NCCL topology XML; raises InputError naming file and key."""
+def _tree(text: str, file: str | None) -> NcclTree:
     doc = Reader(file, InputError)
     root = _parse(text, doc)
-    comps: dict = {}
-    links: dict = {}
-    flows: dict = {}
-    gpus: list[tuple[str, str]] = []  # (component, socket)
-    nics: list[tuple[str, str, str | None]] = []  # (component, socket, network component)
-    nvswitch_links: dict[str, int] = {}
-    gpu_by_bus: dict[str, str] = {}
-    pending_nvlinks: list[tuple[str, str, int, int | None]] = []
-    src = f"NCCL topology {file}" if file else "NCCL topology"
-
-    def pcie(cid: str, parent: str, pci) -> None:
-        rate, lanes = _speed(pci, doc)
-        gen = pcie_generation(rate) if rate else None
-        if rate and gen is None:
-            raise doc.error(f"pci[{pci.get('busid')}]", f"link_speed {pci.get('link_speed')!r} is no PCIe "
-                            "generation's lane rate (2.5, 5, 8, 16, 32, 64 GT/s)")
-        if gen and lanes:
-            links[f"pcie-{cid}"] = {"kind": "pcie", "between": [cid, parent], "generation": gen,
-                                    "lanes": {"value": lanes, "source": f"{src}: pci {pci.get('busid')} link_width"},
-                                    "source": f"{src}: pci {pci.get('busid')} link_speed"}
-
-    def walk(pci, parent: str, socket: str) -> None:
-        bus = pci.get("busid") or "?"
-        cls = (pci.get("class") or "").lower()
-        gpu, nic = pci.find("gpu"), pci.find("nic")
-        if cls.startswith("0x0604"):
-            cid = _ident(f"pcisw-{bus}")
-            comps[cid] = {"kind": "switch", "model": f"PCIe bridge {bus}"}
-            pcie(cid, parent, pci)
-            for child in pci.findall("pci"):
-                walk(child, cid, socket)
-        elif gpu is not None or cls.startswith("0x03"):
-            dev = gpu.get("dev") if gpu is not None else None
-            cid = f"gpu{dev}" if dev is not None and dev.isdigit() else _ident(f"gpu-{bus}")
-            comps[cid] = {"kind": "accelerator", "model": f"GPU {bus}" + (
-                f" (sm {gpu.get('sm')})" if gpu is not None and gpu.get("sm") else "")}
-            pcie(cid, parent, pci)
-            gpus.append((cid, socket))
-            gpu_by_bus[bus.lower()] = cid
-            sm = _sm(gpu, doc) if gpu is not None else None
-            for nv in gpu.findall("nvlink") if gpu is not None else ():
-                count = nv.get("count", "")
-                if not count.isdigit() or int(count) < 1:
-                    raise doc.error(f"gpu[{dev}].nvlink[{nv.get('target')}].count",
-                                    f"expected a link count >= 1, found {count!r}")
-                pending_nvlinks.append((cid, (nv.get("target") or "").lower(), int(count), sm)
-                                       if (nv.get("tclass") or "").lower() != _NVSWITCH_CLASS
-                                       else (cid, "nvswitch", int(count), sm))
-        elif nic is not None or cls.startswith("0x02"):
-            cid = _ident(f"nic-{bus}")
-            net = nic.find("net") if nic is not None else None
-            comp: dict = {"kind": "nic", "model": f"NIC {bus}" + (f" ({net.get('name')})" if net is not None else "")}
-            speed = net.get("speed") if net is not None else None
-            network = None
-            if speed and speed.isdigit() and int(speed) > 0:
-                rate = f"{int(speed)} Mbit/s"
-                comp["line_rate"] = {"value": rate, "source": f"{src}: net {net.get('name')} speed"}
-                network = _ident(f"net-{bus}")
-                comps[network] = {"kind": "network", "description": f"the fabric beyond {cid}"}
-                links[f"wire-{cid}"] = {"kind": "ethernet", "between": [network, cid],
-                                        "rate": {"value": rate, "source": f"{src}: net speed"}}
-            else:
-                comp["unknown"] = ["line_rate"]
-            comps[cid] = comp
-            pcie(cid, parent, pci)
-            nics.append((cid, socket, network))
-        else:
-            cid = _ident(f"pci-{bus}")
-            comps[cid] = {"kind": "device", "model": f"PCI {bus} class {cls}"}
-            pcie(cid, parent, pci)
-
+    tree = NcclTree(doc, f"NCCL topology {file}" if file else "NCCL topology")
     cpus = root.findall("cpu")
     if not cpus:
         raise doc.error(None, "expected at least one <cpu> in <system>")
     for i, cpu in enumerate(cpus):
-        numa = cpu.get("numaid", str(i))
-        sid = _ident(f"cpu{numa}")
-        comps[sid] = {"kind": "cpu", "model": " ".join(x for x in (cpu.get("vendor"), cpu.get("arch")) if x)
-                      or "CPU", "unknown": ["clock"]}
-        for pci in cpu.findall("pci"):
-            walk(pci, sid, sid)
-    for cid, target, count, sm in pending_nvlinks:
-        rate = _nvl_bucket(sm, NVLINK_RATE_BY_SM)
-        if rate is None:
-            raise doc.error(f"{cid}.sm", f"no NVLink rate known for compute capability {sm!r}")
-        lr = {"value": f"{rate / 1e9:g} GB/s", "source": "NVIDIA architecture whitepapers, per link and direction"}
-        if target == "nvswitch":
-            comps.setdefault("nvswitch", {"kind": "switch", "model": "NVSwitch fabric (nvlink tclass 0x068000)"})
-            nvswitch_links[cid] = nvswitch_links.get(cid, 0) + count
-            links[f"nvlink-{cid}"] = {"kind": "nvlink", "between": [cid, "nvswitch"],
-                                      "count": {"value": nvswitch_links[cid], "source": f"{src}: nvlink count"},
-                                      "link_rate": lr}
-        elif target in gpu_by_bus:
-            a, b = sorted((cid, gpu_by_bus[target]))
-            links.setdefault(f"nvlink-{a}-{b}", {"kind": "nvlink", "between": [a, b],
-                                                 "count": {"value": count, "source": f"{src}: nvlink count"},
-                                                 "link_rate": lr})
-    for g, socket in gpus:
-        if f"pcie-{g}" in links:
-            flows[f"host-to-{g}"] = {"source": socket, "sink": g, "description": f"host -> {g} over PCIe"}
-    for i, (a, sa) in enumerate(gpus):
-        for b, sb in gpus[i + 1:]:
-            flows[f"{a}-to-{b}"] = {"source": a, "sink": b, "description": f"GPU {a} -> GPU {b}"}
-    for n, socket, network in nics:
-        if network is None:
-            continue
-        flows[f"{n}-to-host"] = {"source": network, "sink": socket, "description": f"receive on {n} into host memory"}
-        for g, sg in gpus:
-            if sg == socket:
-                flows[f"{n}-to-{g}"] = {"source": network, "sink": g,
-                                        "description": f"GPUDirect RDMA: receive on {n} into {g}"}
-    _drop_unconnected(comps, links, flows)
-    doc = {"schema": 1, "name": name or _ident(f"nccl-{file or 'topology'}".rsplit("/", 1)[-1].split(".")[0]),
-           "description": f"imported from NCCL topology XML ({len(gpus)} GPUs, {len(nics)} NICs)",
-           "source": src, "components": comps, "links": links}
+        sid = ident(f"cpu{cpu.get('numaid', str(i))}")
+        tree.comps[sid] = {"kind": "cpu", "model": " ".join(x for x in (cpu.get("vendor"), cpu.get("arch")) if x)
+                           or "CPU", "unknown": ["clock"]}
+        tree.walk(cpu, sid)
+    for pci in root.iter("pci"):  # the GPU's PCI device id where the file has no <gpu sm>
+        cid = tree.gpu_by_bus.get((pci.get("busid") or "").lower())
+        if cid and tree.sm.get(cid) is None:
+            tree.sm[cid] = SM_BY_DEVICE.get((pci.get("device") or "").lower())
+    tree.add_nvlinks()
+    return tree
+
+
+def load_topology(text: str, *, file: str | None = None, name: str | None = None,
+                  nvidia_topo: str | None = None, nvidia_topo_file: str | None = None,
+                  notes: list[str] | None = None) -> dict:
+    """A profile document (schema 1) from NCCL topology XML, with NVLink from ``nvidia-smi topo
+    -m`` text merged in where given; raises InputError naming file and key.  Links the file does
+    not give (``link_width="0"``: not reported) are named in ``notes``."""
+    tree = _tree(text, file)
+    if tree.unlinked and notes is not None:
+        more = len(tree.unlinked) - 5
+        shown_ids = ", ".join(tree.unlinked[:5]) + (f" and {more} more" if more > 0 else "")
+        notes.append(f"{len(tree.unlinked)} <pci> elements give no link speed and width (absent, or link_width 0: the "
+                     f"kernel did not report it): {shown_ids}; their links are unknown, and devices below "
+                     "them get no host flow")
+    if nvidia_topo is not None:
+        merge_topo_matrix(tree, nvidia_topo, file=nvidia_topo_file)
+    flows = tree.flows()
+    doc = {"schema": 1, "name": name or ident(f"nccl-{file or 'topology'}".rsplit("/", 1)[-1].split(".")[0]),
+           "description": f"imported from NCCL topology XML ({len(tree.gpus)} GPUs, {len(tree.nics)} NICs)",
+           "source": tree.src, "components": tree.comps, "links": tree.links}
     if flows:
         doc["flows"] = flows
     return doc
 
 
-def _drop_unconnected(comps, links, flows) -> None:
-    """Flows whose ends no chain of links joins (cross-socket: the file has no socket link)."""
-    adj: dict[str, set[str]] = {c: set() for c in comps}
-    for l in links.values():
-        a, b = l["between"]
-        adj[a].add(b)
-        adj[b].add(a)
+def merge_topo_matrix(tree: NcclTree, text: str, *, file: str | None = None) -> None:
+    """NVLink from ``nvidia-smi topo -m``: its GPU i is the file's i-th GPU in PCI bus order (the
+    order nvidia-smi numbers them in); the rate per link from the GPU's compute capability."""
+    pairs = parse_topo_matrix(text, file=file)
+    order = sorted(tree.gpus, key=lambda g: g[2])
+    wanted = max((max(i, j) for i, j, _ in pairs), default=-1) + 1
+    if wanted > len(order):
+        raise InputError(f"the matrix names GPU{wanted - 1}, but the NCCL topology has {len(order)} GPUs",
+                         file=file, key=f"GPU{wanted - 1}")
+    gpu_ids = {i: cid for i, (cid, _, _) in enumerate(order)}
 
-    def reach(a):
-        seen, todo = {a}, [a]
-        while todo:
-            for n in adj[todo.pop()] - seen:
-                seen.add(n)
-                todo.append(n)
-        return seen
+    def rate_of(i):
+        cid = gpu_ids[i]
+        r = nvl_bucket(tree.sm.get(cid), NVLINK_RATE_BY_SM)
+        if r is None:
+            raise InputError(f"no NVLink rate known for {cid} (no <gpu sm=...> and an unknown PCI device id)",
+                             file=tree.doc.file, key=cid)
+        return {"value": f"{r / 1e9:g} GB/s",
+                "source": f"NVIDIA whitepaper for compute capability {tree.sm[cid]} (per link and direction)"}
 
-    cache: dict[str, set[str]] = {}
-    for name in list(flows):
-        f = flows[name]
-        if f["sink"] not in cache.setdefault(f["source"], reach(f["source"])):
-            del flows[name]
+    comps, links = topo_nvlinks(pairs, gpu_ids, rate_of, src=f"nvidia-smi topo -m{f' ({file})' if file else ''}")
+    tree.comps.update(comps)
+    tree.links.update(links)
+
+
+def missing_nvlink(doc: dict) -> str | None:
+    """A warning when the profile has GPUs but no NVLink: NCCL's static topology files (the
+    aws-ofi-nccl files for p4d and p5) name the PCIe tree only and NCCL adds NVLink at run time,
+    so GPU-to-GPU flows would come out over PCIe, an order of magnitude low."""
+    gpus = sum(1 for c in doc["components"].values() if c["kind"] == "accelerator")
+    if gpus < 2 or any(l["kind"] == "nvlink" for l in doc["links"].values()):
+        return None
+    return (f"the file has {gpus} GPUs and no <nvlink>: GPU-to-GPU flows go over PCIe only. NCCL's static "
+            "topology files leave NVLink out (NCCL adds it at run time); if the GPUs have NVLink, give "
+            "--nvidia-smi-topo FILE (the machine's `nvidia-smi topo -m`)")
 
 
 def _widest(edges: dict[tuple[str, str], float], a: str, b: str) -> float:
     """The bandwidth of the widest path from a to b: its narrowest link (the path lies in the
     maximum spanning tree, so one tree path answers)."""
-    import networkx as nx
-
     g = nx.Graph()
     for (u, v), bw in edges.items():
         if not g.has_edge(u, v) or g.edges[u, v]["bw"] < bw:
@@ -245,16 +155,12 @@ def _widest(edges: dict[tuple[str, str], float], a: str, b: str) -> float:
     return min(tree.edges[u, v]["bw"] for u, v in zip(path, path[1:]))
 
 
-def nccl_link_bandwidths(text: str, *, file: str | None = None) -> dict[tuple[str, str], float]:
+def nccl_link_bandwidths(text: str, *, file: str | None = None, **topo) -> dict[tuple[str, str], float]:
     """NCCL's bandwidth [B/s] of every link of the profile :func:`load_topology` makes, keyed by
     its two components: PCI width x code / 80 GB/s, NVLink count x SMxx_NVLINK_BW, a NIC's speed
     / 8000 GB/s [1]."""
-    from pinchpoint.physics.linkkinds import PCIE_GENERATIONS
-
-    doc = load_topology(text, file=file)
-    reader = Reader(file, InputError)
-    sm_of = {f"gpu{g.get('dev')}": _sm(g, reader) for g in _parse(text, reader).iter("gpu")
-             if g.get("dev", "").isdigit()}
+    doc = load_topology(text, file=file, **topo)
+    sms = _tree(text, file).sm
     out = {}
     for l in doc["links"].values():
         a, b = l["between"]
@@ -262,23 +168,20 @@ def nccl_link_bandwidths(text: str, *, file: str | None = None) -> dict[tuple[st
             code = NCCL_PCI_CODE[PCIE_GENERATIONS[l["generation"]].lane_rate / 1e9]
             bw = l["lanes"]["value"] * code / 80 * 1e9
         elif l["kind"] == "nvlink":
-            bw = l["count"]["value"] * _nvl_bucket(sm_of.get(a), NCCL_NVLINK_GBPS) * 1e9
+            bw = l["count"]["value"] * nvl_bucket(sms.get(a), NCCL_NVLINK_GBPS) * 1e9
         else:
             bw = float(l["rate"]["value"].split()[0]) / 8000 * 1e9
         out[(a, b)] = bw
     return out
 
 
-def compare_with_nccl(text: str, *, file: str | None = None) -> list[dict]:
+def compare_with_nccl(text: str, *, file: str | None = None, **topo) -> list[dict]:
     """Each flow of the imported profile: NCCL's path bandwidth beside pinchpoint's, both along
     the widest single path (raw and after protocol overhead) and as pinchpoint's max-flow ceiling,
     which may spread a flow over several paths (through NVLink and other switches' uplinks)."""
-    from pinchpoint.solve.ceilings import all_ceilings
-    from pinchpoint.inputs.profile import profile_from_document
-
-    doc = load_topology(text, file=file)
+    doc = load_topology(text, file=file, **topo)
     profile = profile_from_document(doc, file=file)
-    nccl = nccl_link_bandwidths(text, file=file)
+    nccl = nccl_link_bandwidths(text, file=file, **topo)
     raw = {tuple(l.between): l.capacity_bytes_per_s for l in profile.links.values()}
     eff = {tuple(l.between): l.effective_capacity_bytes_per_s for l in profile.links.values()}
     rows = []

@@ -14,12 +14,12 @@ References
 
 from __future__ import annotations
 
+from pinchpoint.physics.linkkinds import KINDS
+
 def valid_values(kind: str, param: str) -> tuple[float, ...] | None:
     """The values a parameter of a link kind can take (None: any value of its dimension).
 
     Each kind lists them in its registry entry (``LinkKind.valid_values``), with the sources
     above for the built-in ones."""
-    from pinchpoint.physics.linkkinds import KINDS
-
     definition = KINDS.get(kind)
     return None if definition is None else definition.valid_values.get(param)

@@ -17,7 +17,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pinchpoint.errors import ProfileError, shown
+from pinchpoint.errors import ProfileError, did_you_mean, shown
+from pinchpoint.gc_pause import gc_paused
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import atomic_write, data_root, is_file
 from pinchpoint.inputs.profile import Profile, profile_from_document
@@ -35,6 +36,24 @@ def bundled_profiles() -> dict[str, Path]:
     return {p.stem: p for p in sorted(machines_dir().glob("*.toml"))}
 
 
+def bundled_descriptions() -> dict[str, str]:
+    """Bundled profile name -> its description (or "(extends PARENT)" for a variant without
+    one), read from the files without building the profiles."""
+    out = {}
+    for name, path in bundled_profiles().items():
+        doc = _read_file(path)
+        out[name] = doc.get("description", "") or f"(extends {doc.get('extends', '?')})"
+    return out
+
+
+def is_dir(path: str | Path) -> bool:
+    """``Path(path).is_dir()``, False for a name the system cannot look up."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
     """A bundled name ("powermac-g5") or a path -> the file to read."""
     text = str(name_or_path)
@@ -50,9 +69,11 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
     bundled = bundled_profiles()
     if text in bundled:
         return bundled[text]
+    if is_dir(text):
+        raise ProfileError("is a folder: expected a profile file (.toml or .json) or a bundled name", file=text)
     if text.endswith(".toml") or "/" in text or Path(text).suffix:
         raise ProfileError("no such file", file=text)
-    raise ProfileError(f"no bundled profile or file named {text!r} "
+    raise ProfileError(f"no bundled profile or file named {text!r}{did_you_mean(text, bundled)} "
                        f"(`pinchpoint profiles` lists them)", file=text)
 
 
@@ -113,7 +134,7 @@ def _find_parent(parent_name: str, child: Path, allow_outside: bool) -> Path:
     child's own folder (``allow_outside`` lifts that limit).
 
     ``extends`` used to read any readable file, ``/etc/passwd`` or ``../../x`` included, and
-    echo its keys in error messages (issue 19).
+    echo its keys in error messages.
     """
     bundled = bundled_profiles()
     looks_like_path = ("/" in parent_name or "\\" in parent_name
@@ -193,8 +214,6 @@ def key_line(path: Path, key: str | None) -> int | None:
 
 def load_profile(name_or_path: str | Path) -> Profile:
     """Load, merge and validate a profile by bundled name or path."""
-    from pinchpoint.gc_pause import gc_paused
-
     path = resolve(name_or_path)
     with gc_paused():  # millions of containers for a data-centre fabric, none in a cycle
         doc = read_document(path)

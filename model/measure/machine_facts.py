@@ -38,7 +38,7 @@ SPEED_UNKNOWN = (65535, 4294967295)
 
 PCI_ADDR = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _GTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s(?:\s+PCIe)?\s*$")
-_GHZ = re.compile(r"@\s*([0-9]+(?:\.[0-9]+)?)\s*GHz", re.I)
+_GHZ = re.compile(r"@\s*([0-9]{1,4}(?:\.[0-9]{1,6})?)\s*GHz", re.I)
 
 
 # --- facts -----------------------------------------------------------------------------------
@@ -72,6 +72,8 @@ class PciDevice:
     link_bytes_per_s: float | None = None  # hwloc pci_link_speed (one direction, as negotiated)
     numa_node: int | None = None
     parent: str | None = None  # the PCI function above it (a root or switch port); None: the host bridge
+    package: int | None = None  # the CPU package (socket) it hangs off, counted from 0 (hwloc locality)
+    subtype: str | None = None  # hwloc's subtype ("NVSwitch")
 
     @property
     def is_bridge(self) -> bool:
@@ -121,6 +123,29 @@ class DiskFact:
 
 
 @dataclass(frozen=True)
+class MemoryFact:
+    """One NUMA node's memory: ``kind`` as hwloc's subtype names it ("DRAM", "HBM", "MCDRAM",
+    "NVM"; None: ordinary memory), ``size_bytes`` [B], and the memory-side cache in front of it
+    (KNL's MCDRAM in cache mode, Xeon Max HBM in cache mode) [B]."""
+
+    node: int
+    size_bytes: int | None = None
+    kind: str | None = None
+    package: int | None = None
+    side_cache_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class NvlinkFact:
+    """An NVLink connection from hwloc's NVLinkBandwidth matrix: ends "gpu:N" (NVML index),
+    "pci:ADDRESS" (an NVSwitch) or "package:N" (a POWER CPU), bandwidth per direction [B/s]."""
+
+    a: str
+    b: str
+    bytes_per_s: float
+
+
+@dataclass(frozen=True)
 class MachineFacts:
     """What detection found.  ``None`` (or an empty tuple) means unknown, never zero.
 
@@ -143,6 +168,8 @@ class MachineFacts:
     sources: tuple[tuple[str, str], ...] = ()
     gpus: tuple[GpuFact, ...] = ()
     nvlinks: tuple[tuple[int, int, int], ...] = ()  # (GPU index, GPU index, bonded NVLinks) from topo -m
+    memories: tuple[MemoryFact, ...] = ()  # per NUMA node, where hwloc tells them apart
+    nvlink_bandwidths: tuple[NvlinkFact, ...] = ()  # hwloc's NVLinkBandwidth matrix
 
     def source(self, name: str) -> str | None:
         return dict(self.sources).get(name)
@@ -209,6 +236,18 @@ def parse_link_speed(text: str, *, file=None) -> float | None:
     return speed if speed > 0 else None  # "0.0 GT/s": no link trained
 
 
+def pcie_links_of_rate(bytes_per_s: float) -> list[tuple[int, int]]:
+    """The (generation, lanes) whose data rate per direction is ``bytes_per_s`` (hwloc's
+    ``pci_link_speed``: lane rate x lanes x encoding / 8), slowest generation first.  Several
+    may fit (8 GT/s x16 = 16 GT/s x8 = 32 GT/s x4 = 15.75 GB/s); those share the line code [5]."""
+    out = []
+    for gen, g in PCIE_GENERATIONS.items():
+        for lanes in (1, 2, 4, 8, 12, 16, 32):
+            if abs(g.lane_rate * lanes * g.encoding / 8 - bytes_per_s) <= 1e-4 * bytes_per_s:
+                out.append((gen, lanes))
+    return out
+
+
 def pcie_generation(transfers_per_s: float) -> int | None:
     """The PCIe generation whose lane rate this is (2.5 GT/s -> 1, 16 GT/s -> 4) [5]."""
     for gen, g in PCIE_GENERATIONS.items():
@@ -246,7 +285,7 @@ def clock_from_model_name(model: str | None) -> float | None:
     if not model:
         return None
     m = _GHZ.search(model)
-    return float(m.group(1)) * 1e9 if m else None
+    return positive_or_none(float(m.group(1)) * 1e9) if m else None  # "@ 0.00GHz" says nothing
 
 
 def positive_or_none(x):

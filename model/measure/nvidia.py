@@ -24,11 +24,28 @@ from pinchpoint.measure.machine_facts import GpuFact
 #: NVLink data rate per link and direction by GPU architecture [B/s] [2].
 NVLINK_RATE = {"Pascal": 20e9, "Volta": 25e9, "Ampere": 25e9, "Hopper": 25e9, "Blackwell": 50e9}
 
+#: GPU product names -> architecture, for names that state no architecture (hwloc's GPUModel):
+#: the data-centre parts of each generation (NVIDIA's product pages and whitepapers [2]).
+_ARCH_OF_NAME = ((re.compile(r"\bG?B[12]00\b|Blackwell"), "Blackwell"),
+                 (re.compile(r"\bG?H[12]00\b|\bH800\b|Hopper"), "Hopper"),
+                 (re.compile(r"\bA(100|800|30)\b"), "Ampere"),
+                 (re.compile(r"\bV100\b"), "Volta"),
+                 (re.compile(r"\bP100\b"), "Pascal"))
+
 _GPU_HEAD = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _FIELD = re.compile(r"^(\s*)([^:]+?)\s*:\s*(.*?)\s*$")
 _MIB = re.compile(r"^([0-9]+)\s*MiB$")
 _MHZ = re.compile(r"^([0-9]+)\s*MHz$")
 _PATH_TYPES = {"X", "SYS", "NODE", "PHB", "PXB", "PIX", "PXN", "SOC", "N/A"}
+
+
+def architecture_of(name: str | None) -> str | None:
+    """The architecture of an NVIDIA data-centre GPU from its product name ("Tesla V100-SXM3-32GB"
+    -> "Volta"), None where the name does not say."""
+    for pattern, arch in _ARCH_OF_NAME:
+        if name and pattern.search(name):
+            return arch
+    return None
 
 
 def _address(bus_id: str) -> str:

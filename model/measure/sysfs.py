@@ -203,6 +203,71 @@ def _disks(sys: Path) -> list[DiskFact]:
     return out
 
 
+def _topology(cpu_dir: Path):
+    """(online CPU folders, packages, (package, core) pairs, CPU number -> (package, core))."""
+    cpus = sorted((p for p in cpu_dir.glob("cpu[0-9]*") if p.name[3:].isdigit()),
+                  key=lambda p: int(p.name[3:])) if cpu_dir.is_dir() else []
+    online = _read(cpu_dir / "online")
+    online_set = set(parse_cpu_list(online, file=cpu_dir / "online")) if online else None
+    packages, cores, core_of, online_cpus = set(), set(), {}, []
+    for c in cpus:
+        if online_set is not None and int(c.name[3:]) not in online_set:
+            continue
+        online_cpus.append(c)
+        pkg = _read_int(c / "topology" / "physical_package_id", "a package number")
+        core = _read_int(c / "topology" / "core_id", "a core number")
+        if pkg is not None and core is not None:
+            packages.add(pkg)
+            cores.add((pkg, core))
+            core_of[int(c.name[3:])] = (pkg, core)
+    return online_cpus, packages, cores, core_of
+
+
+def _nominal_clock(freq: Path, model: str | None, sources: list) -> float | None:
+    """intel_pstate's base frequency, else the model name's "@ N GHz", else cpufreq's maximum [1]."""
+    base = positive_or_none(_read_int(freq / "base_frequency", "a frequency in kHz"))
+    if base:
+        sources.append(("nominal_clock", "sysfs cpufreq/base_frequency"))
+        return base * 1e3
+    if clock_from_model_name(model):
+        sources.append(("nominal_clock", "/proc/cpuinfo model name"))
+        return clock_from_model_name(model)
+    cmax = positive_or_none(_read_int(freq / "cpuinfo_max_freq", "a frequency in kHz"))
+    if cmax:
+        sources.append(("nominal_clock", "sysfs cpufreq/cpuinfo_max_freq"))
+        return cmax * 1e3
+    return None
+
+
+def _current_clock(freq: Path, proc: Path, info: dict, sources: list) -> float | None:
+    current = positive_or_none(_read_int(freq / "scaling_cur_freq", "a frequency in kHz"))
+    if current:
+        sources.append(("current_clock", "sysfs cpufreq/scaling_cur_freq"))
+        return current * 1e3
+    mhz = info.get("cpu MHz")
+    if mhz is None:
+        return None
+    try:
+        hz = positive_or_none(float(mhz[:32]) * 1e6)
+    except ValueError:
+        raise bad_value(proc / "cpuinfo", "'cpu MHz' to be a number", mhz) from None
+    if hz:
+        sources.append(("current_clock", "/proc/cpuinfo cpu MHz"))
+    return hz
+
+
+def _memtotal(proc: Path, sources: list) -> int | None:
+    for line in (_read(proc / "meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            m = re.match(r"^MemTotal:\s*([0-9]{1,20})\s*kB\s*$", line)
+            if not m:
+                raise bad_value(proc / "meminfo", "'MemTotal: N kB'", line)
+            sources.append(("memory_bytes", "/proc/meminfo MemTotal (less than installed: the kernel's own "
+                                            "share is not counted)"))
+            return positive_or_none(int(m.group(1)) * 1024)
+    return None
+
+
 def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
     """Read the machine from ``ROOT/sys`` and ``ROOT/proc`` [1]_ [2]_ [3]_.
 
@@ -221,29 +286,10 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
     sys, proc = root / "sys", root / "proc"
     cpu_dir = sys / "devices" / "system" / "cpu"
     sources: list[tuple[str, str]] = []
-    cpus = sorted((p for p in cpu_dir.glob("cpu[0-9]*") if p.name[3:].isdigit()),
-                  key=lambda p: int(p.name[3:])) if cpu_dir.is_dir() else []
-    packages, cores = set(), set()
-    online = _read(cpu_dir / "online")
-    online_set = set(parse_cpu_list(online, file=cpu_dir / "online")) if online else None
-    n_threads = 0
-    core_of: dict[int, tuple[int, int]] = {}
-    online_cpus = []
-    for c in cpus:
-        if online_set is not None and int(c.name[3:]) not in online_set:
-            continue
-        n_threads += 1
-        online_cpus.append(c)
-        pkg = _read_int(c / "topology" / "physical_package_id", "a package number")
-        core = _read_int(c / "topology" / "core_id", "a core number")
-        if pkg is not None and core is not None:
-            packages.add(pkg)
-            cores.add((pkg, core))
-            core_of[int(c.name[3:])] = (pkg, core)
+    online_cpus, packages, cores, core_of = _topology(cpu_dir)
     info = _cpuinfo(proc)
-    if n_threads == 0:
-        n_threads = sum(1 for line in (_read(proc / "cpuinfo") or "").splitlines()
-                        if line.startswith("processor"))
+    n_threads = len(online_cpus) or sum(1 for line in (_read(proc / "cpuinfo") or "").splitlines()
+                                        if line.startswith("processor"))
     threads = n_threads or None
     n_cores = len(cores) or None
     if n_cores:
@@ -253,53 +299,19 @@ def read_sysfs(root: Path | str = Path("/")) -> MachineFacts:
     model = " ".join(model.split()) if model else None
     if model:
         sources.append(("cpu_model", "/proc/cpuinfo"))
-
     freq = cpu_dir / "cpu0" / "cpufreq"
-    nominal = None
-    base = positive_or_none(_read_int(freq / "base_frequency", "a frequency in kHz"))
-    if base:
-        nominal = base * 1e3
-        sources.append(("nominal_clock", "sysfs cpufreq/base_frequency"))
-    elif clock_from_model_name(model):
-        nominal = clock_from_model_name(model)
-        sources.append(("nominal_clock", "/proc/cpuinfo model name"))
-    else:
-        cmax = positive_or_none(_read_int(freq / "cpuinfo_max_freq", "a frequency in kHz"))
-        if cmax:
-            nominal = cmax * 1e3
-            sources.append(("nominal_clock", "sysfs cpufreq/cpuinfo_max_freq"))
-    current = positive_or_none(_read_int(freq / "scaling_cur_freq", "a frequency in kHz"))
-    current_hz = current * 1e3 if current else None
-    if current_hz:
-        sources.append(("current_clock", "sysfs cpufreq/scaling_cur_freq"))
-    else:
-        mhz = info.get("cpu MHz")
-        if mhz is not None:
-            try:
-                current_hz = positive_or_none(float(mhz) * 1e6)
-                if current_hz:
-                    sources.append(("current_clock", "/proc/cpuinfo cpu MHz"))
-            except ValueError:
-                raise bad_value(proc / "cpuinfo", "'cpu MHz' to be a number", mhz) from None
-    governor = _read(freq / "scaling_governor") or None
-
-    memory = None
-    for line in (_read(proc / "meminfo") or "").splitlines():
-        if line.startswith("MemTotal:"):
-            m = re.match(r"^MemTotal:\s*([0-9]+)\s*kB\s*$", line)
-            if not m:
-                raise bad_value(proc / "meminfo", "'MemTotal: N kB'", line)
-            memory = positive_or_none(int(m.group(1)) * 1024)
-            sources.append(("memory_bytes", "/proc/meminfo MemTotal (less than installed: the kernel's own share is not counted)"))
+    nominal = _nominal_clock(freq, model, sources)
+    current_hz = _current_clock(freq, proc, info, sources)
+    memory = _memtotal(proc, sources)
     caches = _cpu_caches(online_cpus, core_of, tpc, _cpu_kinds(sys)) if online_cpus else []
     if caches:
         sources.append(("caches", "sysfs cpu*/cache/index*"))
-    hostname = _read(proc / "sys" / "kernel" / "hostname")
     return MachineFacts(
         cpu_model=model, sockets=len(packages) or None, cores=n_cores, threads=threads,
-        nominal_clock=nominal, current_clock=current_hz, governor=governor,
+        nominal_clock=nominal, current_clock=current_hz, governor=_read(freq / "scaling_governor") or None,
         caches=tuple(caches), memory_bytes=memory, pci=tuple(_pci_devices(sys)),
-        nics=tuple(_nics(sys)), disks=tuple(_disks(sys)), hostname=hostname, sources=tuple(sources))
+        nics=tuple(_nics(sys)), disks=tuple(_disks(sys)), hostname=_read(proc / "sys" / "kernel" / "hostname"),
+        sources=tuple(sources))
 
 
 def combine(primary: MachineFacts, secondary: MachineFacts) -> MachineFacts:
@@ -313,6 +325,8 @@ def combine(primary: MachineFacts, secondary: MachineFacts) -> MachineFacts:
     if secondary.memory_bytes is not None:
         out["memory_bytes"] = secondary.memory_bytes
     out["caches"] = primary.caches or secondary.caches
+    for name in ("gpus", "nvlinks", "memories", "nvlink_bandwidths"):  # hwloc's GPUs, NUMA memories, NVLink
+        out[name] = getattr(primary, name) or getattr(secondary, name)
     # PCI: union by address, fields filled from either side.
     # sysfs knows more of a PCI function (full class, both link speeds): it fills first.
     pci: dict[str, PciDevice] = {d.address.lower(): d for d in primary.pci}

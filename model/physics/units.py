@@ -28,8 +28,11 @@ import importlib.util
 import math
 import re
 import tokenize
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from pinchpoint.errors import UnitError, shown
 from pinchpoint.paths import atomic_write, cache_dir
@@ -73,11 +76,12 @@ _TRANSFERS = re.compile(r"(?<![A-Za-z])([kMG]?)T/s\b")
 #: What a quantity string may look like before pint sees it: one decimal number (at most 40
 #: digits each side of the point, a 4-digit exponent) and unit names joined by "/" or "*".
 #: pint evaluates what it is given: "9**9**9 Hz" spins a CPU for minutes and "1/0 MHz" divides
-#: by zero (issue 19), so operators, exponents, brackets and second numbers stop here.
+#: by zero, so operators, exponents, brackets and second numbers stop here.
 _NUMBER = r"[+-]?(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
 _UNIT = r"[^\W\d]\w*"
 _GRAMMAR = re.compile(rf"\s*{_NUMBER}\s*(?:{_UNIT}(?:\s*[/*]\s*{_UNIT})*)?\s*")
 _MAX_TEXT = 200
+_PLAIN_NUMBER_FOR_SIZES = r"(?:\d{1,40}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][+-]?\d{1,4})?"
 
 
 def _patched_definitions(stock: Path) -> str:
@@ -116,8 +120,7 @@ def registry():
     import pint
 
     # No cache_folder: pint caches its parsed definitions with pickle, and a pickle runs code
-    # when loaded, so whoever could write the cache folder could run code as the user (issue
-    # 19).  Parsing the definitions costs about 0.4 s a process instead.
+    # when loaded, so whoever could write the cache folder could run code as the user.  Parsing the definitions costs about 0.4 s a process instead.
     ureg = pint.UnitRegistry(str(_definitions_file()), cache_folder=None)
     ureg.formatter.default_format = "~P"
     return ureg
@@ -187,10 +190,35 @@ def _parse(text, dimension: str, *, file=None, key=None) -> float:
     """
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
+    if dimension == "size" and isinstance(text, str):
+        typed = _iperf3_size(text)
+        if typed is not None:
+            return typed
     known = _from_table(text, dimension)
     if known is not None:
         return known
     return _parse_with_pint(text, dimension, file=file, key=key)
+
+
+#: A size as iperf3's -w, -l and -M take it: a number and K, M, G or T in either case, for KiB,
+#: MiB, GiB, TiB, optionally followed by "B" (iperf3's parser, ``unit_atof`` in src/iperf_util.c,
+#: ESnet iperf3 3.x, multiplies by 1024 for 'K'/'k' and ignores what follows the letter).
+_IPERF3_SIZE = re.compile(rf"\s*({_PLAIN_NUMBER_FOR_SIZES})\s*([kKmMgGtT])(B?)\s*")
+_IPERF3_FACTORS = {"k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40}
+
+
+def _iperf3_size(text: str) -> float | None:
+    """Bytes of a size written as iperf3 reads it ("64K", "64k", "64KB", "4M", "4MB": binary),
+    else None.  "K" is no SI prefix, so "64 KB" is binary too; an SI size written as SI writes
+    it, with a space ("100 MB"), keeps its decimal meaning, and so do "64 kB" and "64 KiB"."""
+    match = _IPERF3_SIZE.fullmatch(text) if len(text) <= _MAX_TEXT else None
+    if match is None:
+        return None
+    number, letter, byte = match.groups()
+    if byte and letter != "K" and (letter == "k" or " " in text.strip()):
+        return None  # "64 kB", "64kB", "100 MB": SI, for pint
+    value = float(number) * _IPERF3_FACTORS[letter.lower()]
+    return value if math.isfinite(value) else None
 
 
 def _parse_with_pint(text, dimension: str, *, file=None, key=None) -> float:
@@ -302,8 +330,36 @@ def table_entry(unit: str) -> tuple[str, float] | None:
 
 
 # --- formatting -------------------------------------------------------------------------------
+#
+# The policy (README, "Units"): network rates in bit/s; memory, bus and host-path rates in B/s,
+# both with decimal prefixes (1 GB/s = 1e9 B/s); sizes of caches, working sets, windows and
+# buffers with binary prefixes (32 KiB = 32768 B); flop rates in Gflop/s or Tflop/s.  A reader
+# may ask for every rate in bits or in bytes (``pinchpoint --units``): :func:`rate_units`.
 
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+_BINARY = ((2.0 ** 40, "Ti"), (2.0 ** 30, "Gi"), (2.0 ** 20, "Mi"), (2.0 ** 10, "Ki"))
+
+#: Every rate in "bits" or "bytes" whatever its convention; None: by the convention.
+_RATE_UNITS: ContextVar[str | None] = ContextVar("pinchpoint_rate_units", default=None)
+RATE_UNIT_CHOICES = ("bits", "bytes")
+
+
+@contextmanager
+def rate_units(choice: str | None) -> Iterator[None]:
+    """Within the block every rate is formatted in bit/s (``"bits"``) or B/s (``"bytes"``);
+    None keeps the convention (network in bit/s, the rest in B/s)."""
+    if choice not in (None, *RATE_UNIT_CHOICES):
+        raise ValueError(f"rate units must be one of {RATE_UNIT_CHOICES}, got {choice!r}")
+    token = _RATE_UNITS.set(choice)
+    try:
+        yield
+    finally:
+        _RATE_UNITS.reset(token)
+
+
+def chosen_rate_units() -> str | None:
+    """"bits", "bytes", or None (each rate by its convention)."""
+    return _RATE_UNITS.get()
 
 
 def _scaled(value: float) -> tuple[float, str]:
@@ -316,18 +372,45 @@ def _scaled(value: float) -> tuple[float, str]:
 
 
 def format_rate(bytes_per_s: float, convention: str = "network", digits: int = 4) -> str:
-    """Format a rate: network figures in bit/s ("8.533 Gbit/s"), memory figures in B/s ("6.4 GB/s")."""
-    if convention == "network":
+    """Format a rate: network figures in bit/s ("8.533 Gbit/s"), memory, bus and host-path figures
+    in B/s ("6.4 GB/s"), unless :func:`rate_units` chose one for all."""
+    choice = _RATE_UNITS.get()
+    bits = choice == "bits" if choice is not None else convention == "network"
+    if bits:
         v, p = _scaled(bytes_per_s * 8.0)
         return f"{v:.{digits}g} {p}bit/s"
     v, p = _scaled(bytes_per_s)
     return f"{v:.{digits}g} {p}B/s"
 
 
+def format_size(size_bytes: float, digits: int = 4) -> str:
+    """A size with a binary prefix: "32 KiB" (32768 B), "22.83 MiB", "4 KiB".  Under 1 MiB a
+    size that is no whole number of half-KiB (an MTU of 1500 B, a window of 87380 B) is shown in
+    bytes, as it was written."""
+    if abs(size_bytes) < 2.0 ** 20 and size_bytes % 512:
+        return f"{size_bytes:.{max(digits, 7)}g} B"
+    for factor, prefix in _BINARY:
+        if abs(size_bytes) >= factor:
+            return f"{size_bytes / factor:.{digits}g} {prefix}B"
+    return f"{size_bytes:.{digits}g} B"
+
+
+def format_flop_rate(flop_per_s: float, digits: int = 4) -> str:
+    """A flop rate in Tflop/s from 1e12 up, else Gflop/s ("19.51 Gflop/s", "0.2897 Gflop/s")."""
+    if abs(flop_per_s) >= 1e12:
+        return f"{flop_per_s / 1e12:.{digits}g} Tflop/s"
+    return f"{flop_per_s / 1e9:.{digits}g} Gflop/s"
+
+
 def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
-    """Format an SI float of a known dimension with a decimal prefix ("133.3 MHz", "4.194 MB")."""
-    unit = {"frequency": "Hz", "size": "B", "bandwidth": "B/s", "time": "s",
-            "flop_rate": "flop/s", "dimensionless": ""}[dimension]
+    """Format an SI float of a known dimension by the policy above: "133.3 MHz", "4 KiB",
+    "6.4 GB/s", "19.51 Gflop/s", "44.5 ms"."""
+    if dimension == "size":
+        return format_size(value, digits)
+    if dimension == "flop_rate":
+        return format_flop_rate(value, digits)
+    if dimension == "bandwidth":
+        return format_rate(value, "memory", digits)
     if dimension == "time":
         for factor, prefix in ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
             if abs(value) >= factor:
@@ -335,5 +418,41 @@ def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
         return f"{value:.{digits}g} s"
     if dimension == "dimensionless":
         return f"{value:.{digits}g}"
+    unit = {"frequency": "Hz"}[dimension]
     v, p = _scaled(value)
     return f"{v:.{digits}g} {p}{unit}"
+
+
+# --- what people type for a fraction or an iperf3-style size ------------------------------------
+
+_FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*")
+
+def parse_fraction(text, *, file=None, key=None) -> float:
+    """A fraction as people write it: "1%" -> 0.01, "0.5 %" -> 0.005, "1e-3" -> 0.001.
+
+    Returns a finite float; anything else is a :class:`UnitError` naming ``key``.
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    elif isinstance(text, str) and len(text) <= _MAX_TEXT and _FRACTION.fullmatch(text):
+        m = _FRACTION.fullmatch(text)
+        value = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+    else:
+        raise UnitError(f"{shown(text)} is not a fraction: write '1%', '0.01' or '1e-3'", file=file, key=key)
+    if not math.isfinite(value):
+        raise UnitError(f"{shown(text)} is not a finite fraction", file=file, key=key)
+    return value
+
+
+def parse_iperf3_size(text, *, file=None, key=None) -> float:
+    """A size as iperf3 takes it (``-w 64K``, ``-l 128KB``) or as pint does ("64 KiB", "100 MB") [B]:
+    :func:`parse` of a size (see :func:`_iperf3_size` for iperf3's suffixes), and a plain number
+    is a byte count."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return parse(text, "dimensionless", file=file, key=key)
+    if isinstance(text, str) and len(text) <= _MAX_TEXT and re.fullmatch(rf"\s*{_NUMBER}\s*", text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise UnitError(f"{shown(text)} is not a finite size", file=file, key=key)
+        return value
+    return parse(text, "size", file=file, key=key)

@@ -2,10 +2,12 @@
 the verdict and the advice, and (with a signature) the measured figures beside the theory.
 
 An edge module (layer 4): :func:`build_report` only formats objects the models computed --
-:func:`pinchpoint.solve.ceilings.all_ceilings`, :func:`pinchpoint.solve.symbolic.explain`, a
-:class:`pinchpoint.diagnose.Verdict` -- and draws them with :mod:`pinchpoint.report.plots_report`.
-The plots are embedded as inline SVG, the style sheet is inline, and nothing is loaded from
-the network, so the page works offline and can be mailed as one file.  Every piece of text
+:func:`pinchpoint.solve.ceilings.all_ceilings` (solved once: every table, plot and the what-if
+panel reads the same ceilings), a :class:`pinchpoint.diagnose.Verdict` -- and draws them with
+:mod:`pinchpoint.report.plots_report`.  The plots are inline SVG, the style sheet and the script
+of the link graph's hover and zoom and of the what-if panel (:mod:`pinchpoint.report.interactive`)
+are inline, and nothing is loaded from the network, so the page works offline and can be mailed
+as one file.  Every piece of text
 from a profile, a signature or a verdict goes through :func:`html.escape`.
 :func:`write_report` writes the page atomically (:func:`pinchpoint.paths.atomic_write`).
 """
@@ -15,9 +17,14 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from tqdm import tqdm
+
 from pinchpoint import __version__
 from pinchpoint.errors import InputError
+from pinchpoint.graph import graph
 from pinchpoint.paths import atomic_write
+from pinchpoint.report import interactive
+from pinchpoint.solve.ceilings import all_ceilings, is_forest
 
 #: Rows of a signature kernel shown in the report before the table is cut short.
 MAX_SIGNATURE_ROWS = 60
@@ -83,13 +90,13 @@ def _figure(fig_id: str, svg_text: str, caption: str) -> str:
 def _ceiling_section(profile, ceilings, flow) -> str:
     from pinchpoint.report.tables import link_rows
     from pinchpoint.graph.resource_ids import uses_network
-    from pinchpoint.solve.symbolic import explain
+    from pinchpoint.solve.symbolic import flow_substituted, link_substituted
 
     rows = []
     for c in ceilings:
         net = uses_network(profile, c.usage)
         nxt = f"x{c.growth:.3g} -> {', '.join(c.next_binding)}" if c.growth else "-"
-        substituted = explain(profile, c.name).substituted if c.name in profile.flows else ""
+        substituted = flow_substituted(profile, c) if c.name in profile.flows else ""
         rows.append(([c.name, _rate(c.ceiling_bytes_per_s, net), _rate(c.effective_ceiling_bytes_per_s, net),
                       ", ".join(c.binding), nxt, c.formula, substituted, " -> ".join(c.path)],
                      c.name == flow))
@@ -101,19 +108,23 @@ def _ceiling_section(profile, ceilings, flow) -> str:
     for r, link in zip(link_rows(profile, binding), profile.links.values()):
         eff = link.definition.efficiency_formula or ""
         lrows.append(([link.id, r[1], r[2], r[3], r[4], r[5], r[6] + (f"; effective: {eff}" if eff else ""),
-                       _link_substituted(profile, link.id)], link.id in binding))
+                       link_substituted(profile, link.id)], link.id in binding))
     links = _table("link-table", ["link", "kind", "between", "duplex", "capacity", "effective", "formula",
                                   "with the values"], lrows, numeric=(4, 5), wrap=(6, 7))
     return ("<h2>Ceilings</h2>\n<p>Every flow's theoretical ceiling with the formula behind it; the highlighted "
             "row is the flow in focus.  'effective' is after protocol overhead (PCI-X bursts, "
             "HyperTransport packets, PCIe TLPs).</p>\n" + flows
-            + "\n<h3>Links</h3>\n<p>Highlighted: links that bind at least one flow.</p>\n" + links)
+            + "\n<h3>Links</h3>\n" + _maybe_folded(f"<p>Highlighted: links that bind at least one flow.</p>\n{links}",
+                                                    f"{len(lrows)} links (show)", len(lrows) > FOLD_ROWS))
 
 
-def _link_substituted(profile, link_id: str) -> str:
-    from pinchpoint.solve.symbolic import explain
+#: Tables longer than this are folded (a <details> element) so the ladder and the what-if panel
+#: stay near the top: an eight-GPU board has 71 links.
+FOLD_ROWS = 30
 
-    return explain(profile, link_id).substituted
+
+def _maybe_folded(html_text: str, summary: str, fold: bool) -> str:
+    return f"<details><summary>{_e(summary)}</summary>\n{html_text}\n</details>" if fold else html_text
 
 
 def _verdict_section(verdict) -> str:
@@ -153,7 +164,7 @@ def _verdict_section(verdict) -> str:
     return "\n".join(parts)
 
 
-def _no_verdict_section(profile, ceilings, flow) -> str:
+def _no_verdict_section(profile, ceilings, flow, signature_name: str | None = None) -> str:
     from pinchpoint.graph.resource_ids import uses_network
 
     by_name = {c.name: c for c in ceilings}
@@ -166,9 +177,11 @@ def _no_verdict_section(profile, ceilings, flow) -> str:
         if focus.growth:
             items.append(f"raising {', '.join(focus.binding)} helps up to x{focus.growth:.3g}; then "
                          f"{', '.join(focus.next_binding)} binds")
-    items.append("no measured figure was given: add --measured RATE --flow FLOW (as for pinchpoint diagnose) "
-                 "for a verdict on a measurement and advice")
-    return ('<h2>Verdict</h2>\n<div id="verdict" class="verdict"><p class="big">theory only</p><ul>'
+    items.append("no measured rate of a flow was given: add --measured RATE --flow FLOW (as for pinchpoint "
+                 "diagnose) for a verdict on a measurement and advice")
+    headline = (f"theory and the measurements of signature {signature_name} (below)" if signature_name
+                else "theory only")
+    return (f'<h2>Verdict</h2>\n<div id="verdict" class="verdict"><p class="big">{_e(headline)}</p><ul>'
             + "".join(f"<li>{_e(i)}</li>" for i in items) + '</ul></div>\n<h2>Advice</h2>\n<div id="advice"><p>'
             + _e("Measure the flow (iperf3 for the network, pinchpoint measure for memory) and compare it with "
                  "the ceiling above.") + "</p></div>")
@@ -236,8 +249,69 @@ def _signature_section(profile, signature, name, ceilings) -> str:
 
 # --- the page --------------------------------------------------------------------------------
 
+def _graph_section(profile, focus, flow) -> str:
+    from pinchpoint.report import plots_report
+
+    svg = plots_report.svg(plots_report.link_graph(profile, focus, flow=flow, effective=True))
+    caption = ("Components and links laid out by topology (capacities per link; full-duplex links per "
+               "direction).  " + (f"Red: the binding link of flow {flow}; blue: the rest of its path.  "
+                                  if flow else "")
+               + "Hover over a link for its formula and values; wheel or buttons to zoom, drag to move.")
+    return ('<h2>Link graph</h2>\n<div class="zoombar"><button type="button" id="zoom-in">zoom in</button>'
+            '<button type="button" id="zoom-out">zoom out</button><button type="button" id="zoom-reset">'
+            'whole graph</button></div>\n<figure id="graph"><div id="graph-view">\n' + svg
+            + f"\n</div><figcaption>{_e(caption)}</figcaption>\n</figure>")
+
+
+def _ladder_section(profile, ceilings, focus, flow, verdict) -> str:
+    from pinchpoint.graph.resource_ids import uses_network
+    from pinchpoint.report import plots_report
+
+    if verdict is not None:
+        ax = plots_report.ceiling_ladder(verdict.ceilings, verdict.measured_bytes_per_s,
+                                         binding=verdict.binding.name, network=True,
+                                         title=f"ceilings on the measured figure ({verdict.verdict})")
+        caption = ("One bar per ceiling on the measured figure (payload rate); red: the binding one; "
+                   "black diamond and dashed line: the measured figure.")
+    elif ceilings:
+        network = {c.name: uses_network(profile, c.usage) for c in ceilings}
+        ax = plots_report.flow_ladder(ceilings, network, focus.name if focus else None)
+        caption = (f"One bar per flow's ceiling (network flows in bit/s, memory, bus and host flows in "
+                   f"B/s); red: the flow in focus ({flow}).")
+    else:
+        return ""
+    return "<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ax), caption)
+
+
+def _body(profile, flow, verdict, signature, signature_name, title, bar) -> tuple[list[str], str]:
+    """The page's sections and its closing scripts; ``bar`` advances one step per part."""
+    def step(name, value):
+        bar.set_postfix_str(name)
+        bar.update(1)
+        return value
+
+    ceilings = step("ceilings", all_ceilings(profile))
+    focus = next((c for c in ceilings if c.name == flow), None)
+    body = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>", f'<p class="sub">{_e(profile.description)}</p>']
+    if getattr(profile, "source", None):
+        body.append(f'<p class="sub">source: {_e(profile.source)}</p>')
+    body += [step("graph", _graph_section(profile, focus, flow)),
+             step("tables", _ceiling_section(profile, ceilings, flow)),
+             step("ladder", _ladder_section(profile, ceilings, focus, flow, verdict))]
+    script = ""
+    if ceilings:  # the what-if panel right below the ceilings it recomputes
+        body.append(interactive.panel_html())
+        script = step("what-if", interactive.embedded(profile, ceilings, flow, not is_forest(graph.build(profile))))
+    body.append(_verdict_section(verdict) if verdict is not None else _no_verdict_section(
+        profile, ceilings, flow, (signature_name or signature.name) if signature is not None else None))
+    if signature is not None:
+        body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
+                                                         ceilings)))
+    return body, script
+
+
 def build_report(profile, *, verdict=None, flow: str | None = None, signature=None,
-                 signature_name: str | None = None, title: str | None = None) -> str:
+                 signature_name: str | None = None, title: str | None = None, progress: bool = False) -> str:
     """The HTML page (text) for a profile, optionally with a verdict and a signature.
 
     Parameters
@@ -252,16 +326,17 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
     signature : Signature, optional
         Measured figures shown beside the theoretical memory ceilings (a MAPS staircase when the
         signature has MAPS points).
+    progress : bool
+        A tqdm bar on stderr, one step per part of the page.
+
+    The ceilings are solved once (:func:`pinchpoint.solve.ceilings.all_ceilings`); every table,
+    plot and the what-if panel (:mod:`pinchpoint.report.interactive`) reads them.
 
     Raises
     ------
     InputError
         ``flow`` is not a flow of the profile.
     """
-    from pinchpoint.report import plots_report
-    from pinchpoint.solve.ceilings import all_ceilings
-    from pinchpoint.graph.resource_ids import uses_network
-
     if flow is None and verdict is not None:
         flow = verdict.inputs.get("flow")
     if flow is not None and flow not in profile.flows:
@@ -269,46 +344,15 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
-    ceilings = all_ceilings(profile)
-    focus = next((c for c in ceilings if c.name == flow), None)
-
-    head = [f"<h1>pinchpoint report: {_e(title or profile.name)}</h1>",
-            f'<p class="sub">{_e(profile.description)}</p>']
-    if getattr(profile, "source", None):
-        head.append(f'<p class="sub">source: {_e(profile.source)}</p>')
-
-    graph_ax = plots_report.link_graph(profile, focus, flow=flow, effective=True)
-    graph = ("<h2>Link graph</h2>\n" + _figure(
-        "graph", plots_report.svg(graph_ax),
-        "Components and links (capacities per link; full-duplex links per direction).  Red: the binding "
-        f"link of flow {flow}; blue: the rest of its path." if flow else "Components and links."))
-
-    if verdict is not None:
-        ladder_ax = plots_report.ceiling_ladder(verdict.ceilings, verdict.measured_bytes_per_s,
-                                                binding=verdict.binding.name, network=True,
-                                                title=f"ceilings on the measured figure ({verdict.verdict})")
-        ladder_caption = ("One bar per ceiling on the measured figure (payload rate); red: the binding one; "
-                          "black diamond and dashed line: the measured figure.")
-    elif ceilings:
-        net = any(uses_network(profile, c.usage) for c in ceilings)
-        labels = {c.name: _rate(c.ceiling_bytes_per_s, uses_network(profile, c.usage)) for c in ceilings}
-        ladder_ax = plots_report.ceiling_ladder(ceilings, binding=focus.name if focus else None, network=net,
-                                                title="theoretical ceiling of every flow", value_labels=labels)
-        ladder_caption = f"One bar per flow's ceiling; red: the flow in focus ({flow})."
-    else:
-        ladder_ax = None
-    ladder = ("<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ladder_ax), ladder_caption)
-              if ladder_ax is not None else "")
-
-    body = head + [graph, _ceiling_section(profile, ceilings, flow), ladder,
-                   _verdict_section(verdict) if verdict is not None else _no_verdict_section(profile, ceilings, flow)]
-    if signature is not None:
-        body.append(_signature_section(profile, signature, signature_name or signature.name, ceilings))
+    steps = ["ceilings", "graph", "tables", "ladder", "what-if"] + (["signature"] if signature is not None else [])
+    with tqdm(total=len(steps), desc="report", unit="part", disable=not progress, leave=False) as bar:
+        body, script = _body(profile, flow, verdict, signature, signature_name, title, bar)
     body.append(f"<footer>pinchpoint {_e(__version__)}: theoretical ceilings from the profile's declared values; "
                 "measured figures from signatures and the given measurement.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>pinchpoint report: {_e(title or profile.name)}</title>\n"
-            f"<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+            f"<style>{_CSS}{interactive.CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n" + script
+            + "</body>\n</html>\n")
 
 
 def write_report(text: str, path) -> Path:

@@ -13,7 +13,7 @@ import numpy as np
 
 from pinchpoint.errors import InputError
 from pinchpoint.paths import atomic_write
-from pinchpoint.report.plots_signature import pyplot
+from pinchpoint.report.plots_signature import plain_log_ticks, pyplot, rate_axis
 
 
 def _pyplot():
@@ -30,10 +30,6 @@ def _save(fig, path) -> Path:
         fig.savefig(fh, format=fmt, bbox_inches="tight", dpi=120)
     plt.close(fig)
     return path
-
-
-def _rate_scale(network: bool) -> tuple[float, str]:
-    return (8e-9, "Gbit/s") if network else (1e-9, "GB/s")
 
 
 #: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
@@ -76,68 +72,134 @@ def _time_scale(seconds) -> tuple[float, str]:
 
 
 def plot_sweep(result, path) -> Path:
-    """1 axis: the ceiling vs the parameter, coloured by binding link.  2 axes: a map of the
-    ceiling with the regions of each binding link outlined.  More axes: the first two, at the
-    first value of the others.  Parameters in human units (MHz, GB/s, KiB)."""
+    """1 axis: the effective ceiling (after protocol overhead) vs the parameter, coloured by
+    binding link, the raw ceiling as a thin line.  2 axes: a map of the effective ceiling with
+    the regions of each binding link outlined, and beside it what each axis changes alone (the
+    effective and raw ceilings along it, the other axis at its middle value).  More axes: the
+    first two, at the first value of the others.  Parameters in human units (MHz, KiB)."""
     return _save(draw_sweep(result), path)
+
+
+def _param_axis(axis, a, ka: float) -> None:
+    """Log scale for a log sweep, ticks that never overlap: the swept values themselves when
+    there are few (discrete MMRBC, lanes), else at most six plain numbers."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter, NullLocator
+
+    values = a.values * ka
+    if values.size <= 8:
+        axis.set_ticks(values, [f"{v:g}" for v in values])
+    else:
+        axis.set_major_locator(MaxNLocator(6) if a.spacing != "log" else _log_locator())
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _log_locator():
+    from matplotlib.ticker import LogLocator
+
+    return LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6)
+
+
+def _binding_ids(result, links):
+    if not result.size:
+        return result.effective_binding
+    return np.vectorize(links.index)(result.binding_links(effective=True))
 
 
 def draw_sweep(result):
     """The figure of :func:`plot_sweep` (not saved)."""
     plt = _pyplot()
-    k, unit = _rate_scale(result.network)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    k, unit = rate_axis(np.concatenate([result.effective.ravel(), result.ceiling.ravel()]), result.network)
     links = list(dict.fromkeys(result.links))
-    binding_link = np.vectorize(links.index)(result.binding_links()) if result.size else result.binding
+    ids = _binding_ids(result, links)
     if len(result.axes) == 1:
-        a = result.axes[0]
-        ka, ua = human_unit(a.values, a.dimension)
-        xs = a.values * ka
-        y = result.ceiling * k
-        ax.plot(xs, y, color="0.6", lw=1)
-        for i, name in enumerate(links):
-            mask = binding_link == i
-            if mask.any():
-                ax.scatter(xs[mask], y[mask], s=10, label=f"{name} binds")
-        ax.set_xlabel(f"{a.name} [{ua}]")
-        ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
-        if a.spacing == "log":
-            ax.set_xscale("log")
-        if wants_log_axis(y.ravel()):
-            ax.set_yscale("log")
-        ax.legend()
-    else:
-        a, b = result.axes[:2]
-        (ka, ua), (kb, ub) = human_unit(a.values, a.dimension), human_unit(b.values, b.dimension)
-        av, bv = a.values * ka, b.values * kb
-        index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
-        z = result.ceiling[index] * k
-        mesh = ax.pcolormesh(bv, av, z, shading="auto")
-        fig.colorbar(mesh, ax=ax, label=f"{result.flow} ceiling [{unit}]")
-        ids = binding_link[index]
-        if len(links) > 1:
-            ax.contour(bv, av, ids, levels=np.arange(len(links)) + 0.5, colors="white",
-                       linewidths=1)
-        for i, name in enumerate(links):
-            mask = ids == i
-            if mask.any():
-                r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
-                ax.annotate(name, (bv[c], av[r]), color="white", ha="center")
-        ax.set_xlabel(f"{b.name} [{ub}]")
-        ax.set_ylabel(f"{a.name} [{ua}]")
-        if a.spacing == "log":
-            ax.set_yscale("log")
-        if b.spacing == "log":
-            ax.set_xscale("log")
-    ax.set_title(f"{result.profile}: {result.flow}")
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        _sweep_line(ax, result, result.axes[0], result.effective * k, result.ceiling * k, ids, links, unit)
+        ax.set_title(f"{result.profile}: {result.flow}")
+        return fig
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6), gridspec_kw={"width_ratios": [1.6, 1, 1]})
+    a, b = result.axes[:2]
+    index = (slice(None), slice(None)) + (0,) * (len(result.axes) - 2)
+    _sweep_map(fig, axes[0], result, a, b, result.effective[index] * k, ids[index], links, unit)
+    mid_a, mid_b = a.values.size // 2, b.values.size // 2
+    for ax, axis, cut in ((axes[1], a, (slice(None), mid_b)), (axes[2], b, (mid_a, slice(None)))):
+        cut = cut + (0,) * (len(result.axes) - 2)
+        other = b if axis is a else a
+        where = other.values[mid_b if axis is a else mid_a]
+        ka, ua = human_unit(other.values, other.dimension)
+        _sweep_line(ax, result, axis, result.effective[cut] * k, result.ceiling[cut] * k, ids[cut], links, unit)
+        ax.set_title(f"{axis.name} alone ({other.name} = {where * ka:.4g} {ua})", fontsize=9)
+    axes[0].set_title(f"{result.profile}: {result.flow}, effective ceiling")
+    fig.tight_layout()
     return fig
 
 
+def _sweep_line(ax, result, a, eff, raw, ids, links, unit) -> None:
+    ka, ua = human_unit(a.values, a.dimension)
+    xs = a.values * ka
+    ax.plot(xs, raw, color="0.55", lw=1, ls="--", label="raw ceiling")
+    ax.plot(xs, eff, color="0.3", lw=1)
+    for i, name in enumerate(links):
+        mask = ids == i
+        if mask.any():
+            ax.scatter(xs[mask], eff[mask], s=12, zorder=3, label=f"effective, {name} binds")
+    ax.set_xlabel(f"{a.name} [{ua}]")
+    ax.set_ylabel(f"{result.flow} ceiling [{unit}]")
+    if a.spacing == "log":
+        ax.set_xscale("log")
+    _param_axis(ax.xaxis, a, ka)
+    if wants_log_axis(np.concatenate([eff.ravel(), raw.ravel()])):
+        ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
+
+
+def _sweep_map(fig, ax, result, a, b, z, ids, links, unit) -> None:
+    (ka, ua), (kb, ub) = human_unit(a.values, a.dimension), human_unit(b.values, b.dimension)
+    av, bv = a.values * ka, b.values * kb
+    mesh = ax.pcolormesh(bv, av, z, shading="auto")
+    fig.colorbar(mesh, ax=ax, label=f"effective ceiling [{unit}]")
+    if len(links) > 1 and min(z.shape) > 1:
+        ax.contour(bv, av, ids, levels=np.arange(len(links)) + 0.5, colors="white", linewidths=1)
+    for i, name in enumerate(links):
+        mask = ids == i
+        if mask.any():
+            r, c = np.argwhere(mask)[len(np.argwhere(mask)) // 2]
+            ax.annotate(name, (bv[c], av[r]), color="white", ha="center")
+    ax.set_xlabel(f"{b.name} [{ub}]")
+    ax.set_ylabel(f"{a.name} [{ua}]")
+    if a.spacing == "log":
+        ax.set_yscale("log")
+    if b.spacing == "log":
+        ax.set_xscale("log")
+    _param_axis(ax.yaxis, a, ka)
+    _param_axis(ax.xaxis, b, kb)
+
+
 def plot_compare(comparison, path) -> Path:
-    """Grouped bars: one group per flow, one bar per machine, labelled with the binding link."""
+    """Grouped bars of the effective ceilings: one group per flow, one bar per machine, labelled
+    with the binding link; network flows on a panel in bit/s, memory, bus and host flows on one
+    in B/s (a rate in the unit of its quantity); the legend outside the bars."""
     plt = _pyplot()
     flows, machines = comparison.flows, comparison.machines
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(flows) * max(1, len(machines)) / 2), 4.5))
+    network = {f: any(c.network for c in comparison.cells if c.flow == f) for f in flows}
+    panels = [p for p in ([f for f in flows if network[f]], [f for f in flows if not network[f]]) if p]
+    width = max(6, 1.6 * max(len(p) for p in panels) * max(1, len(machines)) / 2)
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, figsize=(width, 4.2 * len(panels)))
+    for ax, group in zip(axes[:, 0], panels):
+        _compare_panel(ax, comparison, group, network[group[0]])
+    axes[0, 0].set_title("effective ceilings side by side (label: binding link)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 0.95))
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _compare_panel(ax, comparison, flows, network: bool) -> None:
+    machines = comparison.machines
+    cells = [c for c in comparison.cells if c.flow in flows]
+    k, unit = rate_axis([c.effective for c in cells], network)
     width = 0.8 / max(len(machines), 1)
     for j, m in enumerate(machines):
         xs, ys, labels = [], [], []
@@ -146,20 +208,19 @@ def plot_compare(comparison, path) -> Path:
             if c is None:
                 continue
             xs.append(i + (j - (len(machines) - 1) / 2) * width)
-            ys.append(c.ceiling.ceiling_bytes_per_s * 8e-9)
+            ys.append(c.effective * k)
             labels.append(",".join(c.ceiling.binding))
-        bars = ax.bar(xs, ys, width, label=m)
+        bars = ax.bar(xs, ys, width, label=m, color=f"C{j}")
         for bar, text in zip(bars, labels):
             ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                         va="bottom", fontsize=7, rotation=90)
-    ax.set_xticks(range(len(flows)), flows)
-    if wants_log_axis([c.ceiling.ceiling_bytes_per_s for f in flows for m in machines
-                       if (c := comparison.cell(f, m)) is not None]):
+    ax.set_xticks(range(len(flows)), flows, rotation=30 if len(flows) > 6 else 0, ha="right" if len(flows) > 6 else "center")
+    if wants_log_axis([c.effective for c in cells]):
         ax.set_yscale("log")
-    ax.set_ylabel("ceiling [Gbit/s]")
-    ax.set_title("ceilings side by side (label: binding link)")
-    ax.legend(fontsize=8)
-    return _save(fig, path)
+        plain_log_ticks(ax.yaxis)
+    else:
+        ax.set_ylim(0, max(c.effective for c in cells) * k * 1.3)  # room for the labels above the bars
+    ax.set_ylabel(f"{'network' if network else 'memory, bus and host'} flows [{unit}]")
 
 
 def plot_predictions(predictions, path) -> Path:
@@ -179,9 +240,13 @@ def plot_predictions(predictions, path) -> Path:
     ax.set_xticks(xs, [p.signature for p in predictions])
     if wants_log_axis([p.low_s for p in predictions] + [p.high_s for p in predictions]):
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
+    else:
+        ax.set_ylim(0, max(p.high_s for p in predictions) * k * 1.15)  # room for the labels
     ax.set_ylabel(f"predicted time [{unit}]")
     ax.set_title(f"{predictions[0].workload} (label: binding resource)")
-    ax.legend(fontsize=8)
+    # the legend below the axes: inside, it covered the label of a bar
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     return _save(fig, path)
 
 

@@ -10,8 +10,9 @@ nothing.
   horizontal lines;
 - :func:`ceiling_ladder` -- one bar per ceiling, the measured figure as a marker, the binding
   ceiling highlighted;
-- :func:`link_graph` -- the profile's link graph at networkx positions, capacities as edge
-  labels, the binding link(s) highlighted;
+- :func:`link_graph` -- the profile's link graph laid out by topology
+  (:mod:`pinchpoint.report.graph_layout`), capacities as edge labels, the binding link(s)
+  highlighted;
 - :func:`sweep_svg`, :func:`scale_svg` -- the sweep heat map and the USL fit of
   :mod:`pinchpoint.report.plots_planning`, as SVG text;
 - :func:`svg` -- a figure as inline SVG text for an HTML page.
@@ -26,7 +27,9 @@ import tempfile
 from pathlib import Path
 
 from pinchpoint.errors import InputError
-from pinchpoint.report.plots_signature import pyplot
+from pinchpoint.physics.units import format_rate
+from pinchpoint.report import graph_layout
+from pinchpoint.report.plots_signature import pyplot, rate_axis
 from pinchpoint.graph.resource_ids import convention, link_of
 
 #: Colours: the binding element, other elements, the measured figure.
@@ -47,11 +50,6 @@ def _axes(ax, figsize):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=figsize)
     return ax
-
-
-def _rate_scale(network: bool) -> tuple[float, str]:
-    """Factor from B/s and the axis unit: network figures in Gbit/s, memory in GB/s."""
-    return (8e-9, "Gbit/s") if network else (1e-9, "GB/s (1 GB = 1e9 B)")
 
 
 def _label(x) -> str:
@@ -173,7 +171,8 @@ def staircase(signature, ceilings=(), ax=None, caches=None, *, threads: int = 1)
 
 def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, binding=None,
                    network: bool = True, ax=None, title: str | None = None,
-                   measured_label: str = "measured", value_labels: dict | None = None):
+                   measured_label: str = "measured", value_labels: dict | None = None,
+                   highlight: bool = True):
     """One horizontal bar per ceiling, lowest at the top, the binding one highlighted.
 
     Parameters
@@ -186,10 +185,12 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
     binding : str, optional
         Name of the ceiling to highlight (default: the lowest).
     network : bool
-        Axis in Gbit/s (True) or GB/s (False).
+        Axis in bit/s (True: network rates) or B/s (False: memory, bus and host paths), the
+        prefix after the largest value (:func:`pinchpoint.report.plots_signature.rate_axis`).
+    highlight : bool
+        False: no bar in red (a panel of a ladder whose binding ceiling is on another panel).
     value_labels : dict of str to str, optional
-        Text written at the end of a bar instead of its number (e.g. a memory flow's "3.2 GB/s"
-        on a Gbit/s axis).
+        Text written at the end of a bar instead of its number.
 
     Returns
     -------
@@ -209,26 +210,20 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
     elif binding not in {n for n, _ in items}:
         raise InputError(f"binding ceiling {binding!r} is not among the ceilings "
                          f"({', '.join(n for n, _ in items)})", key="binding")
-    k, unit = _rate_scale(network)
+    k, unit = rate_axis([v for _, v in items] + [measured_bytes_per_s or 0.0], network)
     ax = _axes(ax, (8, 0.45 * len(items) + 1.8))
     ys = list(range(len(items)))[::-1]  # lowest ceiling on top
     values = [v * k for _, v in items]
+    if not highlight:
+        binding = None
     colours = [BINDING if n == binding else OTHER for n, _ in items]
     bars = ax.barh(ys, values, color=colours, edgecolor="#555555", height=0.6)
     for bar, (name, _), v in zip(bars, items, values):
         ax.annotate(f" {(value_labels or {}).get(name, f'{v:.4g}')}", (v, bar.get_y() + bar.get_height() / 2), va="center", ha="left", fontsize=8)
-    ax.set_yticks(ys, [n + (" (binding)" if n == binding else "") for n, _ in items], fontsize=8)
-    for tick, (name, _) in zip(ax.get_yticklabels(), items):
-        if name == binding:
-            tick.set_color(BINDING)
-            tick.set_fontweight("bold")
+    _ladder_ticks(ax, ys, [n for n, _ in items], binding)
     if measured_bytes_per_s is not None:
-        m = measured_bytes_per_s * k
-        ax.axvline(m, color=MEASURED, lw=1.5, ls="--")
-        bind_y = ys[[n for n, _ in items].index(binding)]
-        ax.plot([m], [bind_y], marker="D", color=MEASURED, ms=8, ls="none",
-                label=f"{measured_label}: {m:.4g} {unit.split()[0]}")
-        ax.legend(fontsize=8, loc="best")
+        bind_y = ys[[n for n, _ in items].index(binding)] if binding is not None else ys[0]
+        _mark_measured(ax, measured_bytes_per_s * k, bind_y, f"{measured_label}: {measured_bytes_per_s * k:.4g} {unit}")
     ax.set_xlim(0, max(values + ([measured_bytes_per_s * k] if measured_bytes_per_s else [])) * 1.18)
     ax.set_xlabel(f"ceiling [{unit}]")
     ax.grid(True, axis="x", alpha=0.3)
@@ -237,34 +232,63 @@ def ceiling_ladder(ceilings, measured_bytes_per_s: float | None = None, *, bindi
     return ax
 
 
+def flow_ladder(ceilings, network: dict, focus: str | None = None):
+    """The ceiling of every flow: one panel in bit/s for the flows through a network, one in B/s
+    for memory, bus and host paths (a rate is drawn in the unit of its quantity).  ``network``:
+    flow name -> bool.  Returns the Axes of the first panel."""
+    groups = [[c for c in ceilings if network[c.name]], [c for c in ceilings if not network[c.name]]]
+    groups = [(g, net) for g, net in zip(groups, (True, False)) if g]
+    if not groups:
+        raise InputError("no ceilings to draw", key="ceilings")
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(groups), 1, squeeze=False, figsize=(8, sum(0.45 * len(g) + 1.6 for g, _ in groups)),
+                             gridspec_kw={"height_ratios": [len(g) + 2 for g, _ in groups]})
+    for ax, (group, net) in zip(axes[:, 0], groups):
+        names = {c.name for c in group}
+        ceiling_ladder(group, binding=focus if focus in names else None, network=net, ax=ax,
+                       highlight=focus in names,
+                       title=(f"theoretical ceiling of every {'network' if net else 'memory, bus and host'} flow"
+                              if len(groups) > 1 else "theoretical ceiling of every flow"))
+    fig.tight_layout()
+    return axes[0, 0]
+
+
+def _ladder_ticks(ax, ys, names, binding) -> None:
+    """One tick label per bar, the binding one red and bold."""
+    ax.set_yticks(ys, [n + (" (binding)" if n == binding else "") for n in names], fontsize=8)
+    for tick, name in zip(ax.get_yticklabels(), names):
+        if name == binding:
+            tick.set_color(BINDING)
+            tick.set_fontweight("bold")
+
+
+def _mark_measured(ax, m: float, y: float, label: str) -> None:
+    """The measured figure: a dashed vertical line, a diamond on the binding bar, a legend."""
+    ax.axvline(m, color=MEASURED, lw=1.5, ls="--")
+    ax.plot([m], [y], marker="D", color=MEASURED, ms=8, ls="none", label=label)
+    ax.legend(fontsize=8, loc="best")
+
+
 # --- the link graph --------------------------------------------------------------------------
 
 def graph_positions(profile, flow: str | None = None) -> dict:
-    """Node positions [axes units] for a profile's components: networkx's multipartite layout
-    over breadth-first layers from the flow's source (or the first flow's, or the first
-    component), so that a receive path reads left to right."""
-    import networkx as nx
+    """Node positions of :func:`pinchpoint.report.graph_layout.layout`: rows by topology (memory
+    and CPUs on top, then switches, devices, the network), the same every run.  ``flow`` is
+    accepted for callers of the older layout and does not move anything."""
+    return graph_layout.layout(profile).positions
 
-    g = nx.Graph()
-    g.add_nodes_from(profile.components)
-    for link in profile.links.values():  # a shared bus joins all its members: a star from the first
-        g.add_edges_from((link.between[0], other) for other in link.between[1:])
-    if flow is None and profile.flows:
-        flow = next(iter(profile.flows))
-    start = profile.flows[flow].source if flow is not None else next(iter(profile.components))
-    layer = {}
-    for comp in nx.connected_components(g):
-        root = start if start in comp else sorted(comp)[0]
-        for depth, nodes in enumerate(nx.bfs_layers(g, [root])):
-            for n in nodes:
-                layer[n] = depth
-    for n in g.nodes:
-        g.nodes[n]["layer"] = layer.get(n, 0)
-    return nx.multipartite_layout(g, subset_key="layer", align="vertical")
+
+#: Links labelled on the canvas when a graph has more (the rest: on the path of the flow in
+#: focus; in the HTML report every link shows its figures on hover).
+LABEL_ALL_LINKS = 30
+
+#: Inches per column and per row of the layout.
+_COLUMN_IN, _ROW_IN = 1.2, 1.25
 
 
 def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effective: bool = False):
-    """The profile's components and links at networkx positions.
+    """The profile's components and links, laid out by topology
+    (:mod:`pinchpoint.report.graph_layout`).
 
     Parameters
     ----------
@@ -273,16 +297,18 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
         Its binding links are drawn thick and red, its path's links darker; default: the
         ceiling of ``flow`` (or of the profile's first flow) when the profile has flows.
     flow : str, optional
-        Flow whose source anchors the layout (default: ``ceiling.name`` or the first flow).
+        The flow in focus (default: ``ceiling.name`` or the first flow).
     effective : bool
         Label links with their effective capacity (after protocol overhead) where it differs.
+
+    Each link's line has the SVG id ``pp-link-<i>`` (its label ``pp-label-<i>``) and each
+    component's label ``pp-node-<i>``
+    (i: the position in ``profile.links`` / ``profile.components``), for the report's hover.
 
     Returns
     -------
     matplotlib Axes
     """
-    from pinchpoint.physics.units import format_rate
-
     if flow is not None and flow not in profile.flows:
         raise InputError(f"no flow {flow!r} in profile {profile.name!r} "
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
@@ -290,67 +316,90 @@ def link_graph(profile, ceiling=None, ax=None, *, flow: str | None = None, effec
         from pinchpoint.solve.ceilings import flow_ceiling
 
         ceiling = flow_ceiling(profile, flow or next(iter(profile.flows)))
-    if flow is None and ceiling is not None and ceiling.name in profile.flows:
-        flow = ceiling.name
-    pos = graph_positions(profile, flow)
+    lay = graph_layout.layout(profile)
+    pos = lay.positions
     binding = set(ceiling.binding) if ceiling is not None else set()
     used = {link_of(r) for r in ceiling.usage} if ceiling is not None else set()
-    n_layers = len({round(float(x), 6) for x, _ in pos.values()})
-    ax = _axes(ax, (max(8, 2.4 * n_layers), 5))
+    xs = [x for x, _ in pos.values()]
+    columns = max(xs) - min(xs) + 1 if xs else 1
+    ax = _axes(ax, (max(8.0, _COLUMN_IN * columns), max(3.5, _ROW_IN * len(lay.rows) + 0.8)))
+    label_all = len(profile.links) <= LABEL_ALL_LINKS
     seen: dict[frozenset, int] = {}
-    for link in profile.links.values():
-        members = list(link.between)
-        key = frozenset(members)
+    for i, link in enumerate(profile.links.values()):
+        key = frozenset(link.between)
         k = seen.get(key, 0)
         seen[key] = k + 1
-        if link.id in binding:
-            style = dict(color=BINDING, lw=4.5, zorder=2)
-        elif link.id in used:
-            style = dict(color="#3b6ea5", lw=2.5, zorder=1)
-        else:
-            style = dict(color="#aaaaaa", lw=1.5, zorder=1)
-        if len(members) == 2:
-            (x0, y0), (x1, y1) = pos[members[0]], pos[members[1]]
-            ax.plot([x0, x1], [y0, y1], solid_capstyle="round", **style)
-        else:  # a shared bus: one polyline through a hub at the members' centroid
-            hx = sum(pos[m][0] for m in members) / len(members)
-            hy = sum(pos[m][1] for m in members) / len(members)
-            xs, ys = [], []
-            for m in members:
-                xs += [pos[m][0], hx]
-                ys += [pos[m][1], hy]
-            ax.plot(xs, ys, solid_capstyle="round", **style)
-            (x0, y0), (x1, y1) = (hx, hy), (hx, hy)
-        conv = convention(link.definition.network)
-        text = format_rate(link.capacity_bytes_per_s, conv)
-        if link.duplex == "full":
-            text += " each way"
-        raw, eff = link.capacity_bytes_per_s, link.effective_capacity_bytes_per_s
-        if effective and link.definition.efficiency and abs(eff - raw) > 1e-9 * raw:
-            text += f"\n(effective {format_rate(eff, conv)})"
-        label = f"{link.id}\n{text}"
-        ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 8 + 34 * k), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=8,
-                    color=BINDING if link.id in binding else "#222222",
-                    fontweight="bold" if link.id in binding else "normal",
-                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85), zorder=4)
-    for node, (x, y) in pos.items():
-        kind = profile.components[node].kind
-        ax.annotate(f"{node}\n({kind})", (x, y), ha="center", va="center", fontsize=8, zorder=5,
-                    bbox=dict(boxstyle="round,pad=0.35", fc="#f7f7f7", ec="#555555"))
-    xs = [x for x, _ in pos.values()]
-    ys = [y for _, y in pos.values()]
-    padx = max(0.15, (max(xs) - min(xs)) * 0.1)
-    pady = max(0.25, (max(ys) - min(ys)) * 0.15)
-    ax.set_xlim(min(xs) - padx, max(xs) + padx)
-    ax.set_ylim(min(ys) - pady, max(ys) + pady)
-    ax.set_axis_off()
+        (x0, y0), (x1, y1) = _draw_link(ax, link, pos, binding, used, i)
+        if y0 < y1:  # from the upper end
+            (x0, y0), (x1, y1) = (x1, y1), (x0, y0)
+        t = 0.6 if y0 != y1 else 0.5  # nearer the lower end, where sibling links are further apart
+        if label_all or link.id in used or link.id in binding:
+            _label_link(ax, link, (x0 + t * (x1 - x0), y0 + t * (y1 - y0)), k, link.id in binding,
+                        effective).set_gid(f"pp-label-{i}")
+    _draw_nodes(ax, profile, pos)
     title = profile.name
     if ceiling is not None:
         title += (f": flow {ceiling.name}, binding {', '.join(ceiling.binding)} "
-                  f"({format_rate(ceiling.ceiling_bytes_per_s)})")
+                  f"({format_rate(ceiling.ceiling_bytes_per_s, 'network' if ceiling_is_network(profile, ceiling) else 'memory')})")
     ax.set_title(title, fontsize=10)
     return ax
 
 
-__all__ = ["staircase", "ceiling_ladder", "link_graph", "graph_positions", "svg", "sweep_svg", "scale_svg"]
+def _draw_nodes(ax, profile, pos) -> None:
+    """Each component as a labelled box (SVG id ``pp-node-<i>``); the axes fitted around them."""
+    for i, (node, comp) in enumerate(profile.components.items()):
+        x, y = pos[node]
+        ax.annotate(f"{node}\n({comp.kind})", (x, y), ha="center", va="center", fontsize=8, zorder=5,
+                    bbox=dict(boxstyle="round,pad=0.35", fc="#f7f7f7", ec="#555555")).set_gid(f"pp-node-{i}")
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.5, max(ys) + 0.5)
+    ax.set_axis_off()
+
+
+def ceiling_is_network(profile, ceiling) -> bool:
+    from pinchpoint.graph.resource_ids import uses_network
+
+    return uses_network(profile, ceiling.usage)
+
+
+def _draw_link(ax, link, pos, binding, used, i):
+    """One link's line (a shared bus: a polyline through a hub at its members' centroid); its
+    label's end points."""
+    if link.id in binding:
+        style = dict(color=BINDING, lw=4.5, zorder=2)
+    elif link.id in used:
+        style = dict(color="#3b6ea5", lw=2.5, zorder=1)
+    else:
+        style = dict(color="#aaaaaa", lw=1.5, zorder=1)
+    members = list(link.between)
+    if len(members) == 2:
+        (x0, y0), (x1, y1) = pos[members[0]], pos[members[1]]
+        ax.plot([x0, x1], [y0, y1], solid_capstyle="round", **style)[0].set_gid(f"pp-link-{i}")
+        return (x0, y0), (x1, y1)
+    hx = sum(pos[m][0] for m in members) / len(members)
+    hy = sum(pos[m][1] for m in members) / len(members)
+    xs, ys = [], []
+    for m in members:
+        xs += [pos[m][0], hx]
+        ys += [pos[m][1], hy]
+    ax.plot(xs, ys, solid_capstyle="round", **style)[0].set_gid(f"pp-link-{i}")
+    return (hx, hy), (hx, hy)
+
+
+def _label_link(ax, link, at, k: int, binds: bool, effective: bool):
+    conv = convention(link.definition.network)
+    text = format_rate(link.capacity_bytes_per_s, conv)
+    if link.duplex == "full":
+        text += " each way"
+    raw, eff = link.capacity_bytes_per_s, link.effective_capacity_bytes_per_s
+    if effective and link.definition.efficiency and abs(eff - raw) > 1e-9 * raw:
+        text += f"\n(effective {format_rate(eff, conv)})"
+    return ax.annotate(f"{link.id}\n{text}", at, xytext=(0, 24 * k), textcoords="offset points",
+                ha="center", va="center", fontsize=7, color=BINDING if binds else "#222222",
+                fontweight="bold" if binds else "normal",
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85), zorder=4)
+
+
+__all__ = ["staircase", "ceiling_ladder", "link_graph", "graph_positions", "flow_ladder", "svg", "sweep_svg", "scale_svg"]

@@ -62,7 +62,7 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     series = {}
     kernel = next((k for k in STAIRCASE_KERNELS if k in signature.kernels), "maps")
     for p in signature.points(kernel, threads=threads):
-        if "working_set_bytes" not in p.params:
+        if "working_set_bytes" not in p.params or p.shaped:  # shape sweeps: not the staircase
             continue
         key = (p.get("op", "?"), p.get("pattern", "?"))
         series.setdefault(key, []).append((p["working_set_bytes"], p.result))
@@ -121,6 +121,39 @@ def plain_log_ticks(axis) -> None:
     axis.set_minor_formatter(FuncFormatter(minor))
 
 
+def rate_axis(values_bytes_per_s, network: bool) -> tuple[float, str]:
+    """The factor from B/s and the unit of a rate axis: the unit of the quantity (network rates
+    in bit/s, memory, bus and host paths in B/s; decimal prefixes) with the prefix that suits
+    the largest value.  The one place plots choose a rate unit, through
+    :func:`pinchpoint.physics.units.format_rate`."""
+    from pinchpoint.physics.units import format_rate
+
+    top = max((abs(float(v)) for v in values_bytes_per_s if v == v and abs(v) != float("inf")), default=0.0)
+    if not top > 0:
+        top = 1.0
+    text = format_rate(top, "network" if network else "memory", digits=17)
+    number, unit = text.split(" ", 1)
+    return float(number) / top, unit
+
+
+def point_label(kernel: str, params: dict) -> str:
+    """A readable label of a signature point: sizes in KiB/MiB, thread counts in words
+    ("maps 32 KiB, 2 threads, read"), instead of raw ``working_set_bytes=32768`` text."""
+    parts = []
+    for k, v in params.items():
+        if k in _LABEL_SKIP:
+            continue
+        if k.endswith("_bytes") and isinstance(v, (int, float)) and float(v).is_integer():
+            parts.append(_fmt_size(int(v)))
+        elif k == "threads":
+            parts.append(f"{v} thread{'s' if v != 1 else ''}")
+        elif isinstance(v, str):
+            parts.append(v.replace("_", " "))
+        else:
+            parts.append(f"{k.replace('_', ' ')} {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}")
+    return f"{kernel} " + ", ".join(parts) if parts else kernel
+
+
 def has_staircase(signature, threads: int = 1) -> bool:
     """True when some staircase kernel has points with ``working_set_bytes`` at ``threads``."""
     return any(k in signature.kernels and any("working_set_bytes" in p.params
@@ -147,8 +180,7 @@ def signature_bars(signature):
     by_unit: dict[str, list] = {}
     for kernel, run in signature.kernels.items():
         for p in run.points:
-            label = kernel + " " + " ".join(f"{k}={v}" for k, v in p.params.items() if k not in _LABEL_SKIP)
-            by_unit.setdefault(p.result.unit, []).append((label.strip(), p.result))
+            by_unit.setdefault(p.result.unit, []).append((point_label(kernel, p.params), p.result))
     if not by_unit:
         raise SignatureError("the signature has no points to plot", key="kernels")
     try:

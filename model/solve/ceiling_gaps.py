@@ -30,21 +30,7 @@ def ceiling_gaps(profile) -> tuple[str, ...]:
     """
     if profile.links and profile.flows:
         return ()
-    out = []
-    comps = ", ".join(f"{cid} ({c.kind})" for cid, c in profile.components.items()) or "none"
-    if not profile.links:
-        out.append(f"profile {profile.name!r} has no links, so no capacity and no ceiling: its "
-                   f"components are {comps}, but no capacity between any two of them is known")
-        for cid, c in profile.components.items():
-            for param in c.unknown:
-                how = _HOW.get((c.kind, param))
-                if how:
-                    out.append(f"{cid}.{param} is unknown: {how}")
-        if not any(c.kind == "memory" and "rate" in c.unknown for c in profile.components.values()) \
-                and any(c.kind == "memory" for c in profile.components.values()):
-            out.append(f"memory: {_HOW[('memory', 'rate')]}")
-        out.append("a link joins two components: [links.NAME] kind = ..., between = [\"a\", \"b\"] "
-                   "and its capacity (see README: the profile format)")
+    out = [] if profile.links else _no_links(profile)
     if not profile.flows:
         ends = [cid for cid, c in profile.components.items() if c.kind in ("memory", "network", "disk")]
         example = f"source = \"{ends[0]}\", sink = \"{ends[-1]}\"" if len(ends) > 1 else \
@@ -52,3 +38,22 @@ def ceiling_gaps(profile) -> tuple[str, ...]:
         out.append(f"profile {profile.name!r} has no flows: a ceiling is asked of a flow; add "
                    f"[flows.NAME] with {example} (or legs = [[...], ...]) over the links")
     return tuple(out)
+
+
+def _no_links(profile) -> list[str]:
+    """Why a profile without links answers nothing, and what each unknown value needs."""
+    out = []
+    comps = ", ".join(f"{cid} ({c.kind})" for cid, c in profile.components.items()) or "none"
+    out.append(f"profile {profile.name!r} has no links, so no capacity and no ceiling: its "
+               f"components are {comps}, but no capacity between any two of them is known")
+    for cid, c in profile.components.items():
+        for param in c.unknown:
+            how = _HOW.get((c.kind, param))
+            if how:
+                out.append(f"{cid}.{param} is unknown: {how}")
+    if not any(c.kind == "memory" and "rate" in c.unknown for c in profile.components.values()) \
+            and any(c.kind == "memory" for c in profile.components.values()):
+        out.append(f"memory: {_HOW[('memory', 'rate')]}")
+    out.append("a link joins two components: [links.NAME] kind = ..., between = [\"a\", \"b\"] "
+               "and its capacity (see README: the profile format)")
+    return out

@@ -2,7 +2,7 @@
 
 HiGHS works in floating point with absolute tolerances (1e-7): when one profile holds a 1 kB/s
 management port beside a 10 TB/s fabric, no scaling keeps every capacity resolvable, and the
-solver answers a wrong ceiling or none (issue 19).  Every capacity, weight and pass count is a
+solver answers a wrong ceiling or none.  Every capacity, weight and pass count is a
 binary float and so an exact rational; sympy's simplex (Bland's rule, rational pivots, no
 tolerances) then finds the true optimum.  It is dense and slow on big programs, so the ceilings
 use it only when the spread demands it and the program is small (:data:`MAX_CELLS`).

@@ -12,159 +12,33 @@ same floats, with memory bounded by the chunk; the CLI streams CSV and its summa
 
 The routing (how many times a payload byte crosses each resource, the ``usage``) is taken from
 the ceiling at the profile's own values and kept fixed over the grid.  That is exact when each
-leg of the flow has a single route (the graph is a forest: every bundled profile); on a mesh the
-router could move traffic to another path when a capacity changes, and the result notes it.
+leg of the flow has a single route (the graph is a forest: every bundled profile).  On a graph
+with several routes the router moves traffic to another path when a capacity changes (keeping
+the nominal routing was up to 10x pessimistic on random meshes), so there each point is solved
+again by :func:`pinchpoint.solve.ceilings.flow_ceiling` (:func:`resolved_points`): a sweep point
+is the ceiling at that point, at a few ms per point (at most :data:`MAX_RESOLVED_POINTS`).
 
 The same evaluator serves :mod:`pinchpoint.solve.uncertainty` (Monte Carlo samples instead of a
-grid).  Parsing the ``--vary`` text lives here too, as a pure function that raises
-:class:`~pinchpoint.errors.InputError` (the CLI turns it into exit code 2).
+grid).  The axes (parsing the ``--vary`` text) are :mod:`pinchpoint.solve.sweep_axes`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from pinchpoint.physics import units
-from pinchpoint.errors import InputError, UnitError
-from pinchpoint.inputs.profile import Profile
+from pinchpoint.errors import InputError
 from pinchpoint.graph.resource_ids import link_of
+from pinchpoint.inputs.profile import Profile
+from pinchpoint.solve.sweep_axes import MAX_POINTS, Axis, check_param, parse_vary  # noqa: F401 (the sweep's API)
 
-#: Most grid points a sweep evaluates: about 1 GB of arrays; 1e8 points took 37 s and most of
-#: the machine's memory (issue 18).
-MAX_POINTS = 10_000_000
+#: Most points a sweep solves one by one (graphs with several routes): a few ms each.
+MAX_RESOLVED_POINTS = 100_000
 
-#: ``LINK.PARAM=LO..HI:N`` with an optional ``:log`` (geometric spacing).
-_VARY = re.compile(r"^\s*(?P<link>[A-Za-z][\w-]*)\.(?P<param>\w+)\s*=\s*(?P<lo>[^:]*?)\s*\.\.\s*"
-                   r"(?P<hi>[^:]*?)\s*:\s*(?P<n>[^:]+?)\s*(?::\s*(?P<spacing>\w+))?\s*$")
-
-
-@dataclass(frozen=True, eq=False)
-class Axis:
-    """One swept parameter: ``values`` in SI units of ``dimension``."""
-
-    link: str
-    param: str
-    dimension: str
-    values: np.ndarray
-    spacing: str = "linear"  # or "log"
-
-    @property
-    def name(self) -> str:
-        return f"{self.link}.{self.param}"
-
-    @property
-    def unit(self) -> str:
-        return units.BASE_UNITS[self.dimension] or "1"
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "link": self.link, "param": self.param, "dimension": self.dimension,
-                "unit": self.unit, "spacing": self.spacing, "points": int(self.values.size),
-                "low": float(self.values[0]), "high": float(self.values[-1])}
-
-
-def check_param(profile: Profile, link_id: str, param: str, key: str):
-    """The :class:`~pinchpoint.physics.linkkinds.Param` spec of ``link.param``, or InputError naming ``key``."""
-    if link_id not in profile.links:
-        raise InputError(f"no link {link_id!r} in profile {profile.name!r} "
-                         f"(links: {', '.join(profile.links)})", key=key)
-    link = profile.links[link_id]
-    names = [p.name for p in link.definition.params]
-    if param not in names:
-        raise InputError(f"link {link_id!r} ({link.kind}) has no parameter {param!r} "
-                         f"(it has: {', '.join(names)})", key=key)
-    return link.definition.param(param)
-
-
-def parse_vary(text: str, profile: Profile, *, key: str = "vary") -> Axis:
-    """Parse ``LINK.PARAM=LO..HI:N[:log]`` into an :class:`Axis` (values in SI units).
-
-    ``LO`` and ``HI`` carry units ("66MHz", "32 bit"); a bare number only for dimensionless
-    parameters.  ``N`` points, evenly spaced (``:lin``, the default) or geometrically (``:log``).
-    Whole-number parameters (lanes, channels) are rounded to whole numbers.
-
-    Raises
-    ------
-    InputError
-        The text does not have that shape; the link or parameter does not exist; a bound is not
-        of the parameter's dimension; the range is empty (``N < 1``, or ``HI <= LO`` with ``N >= 2``,
-        or ``LO != HI`` with ``N = 1``); a log range does not start above zero; the parameter
-        changes the link's duplex (the routing would change).
-    """
-    m = _VARY.match(text)
-    if not m:
-        raise InputError(f"expected LINK.PARAM=LO..HI:N[:log] (e.g. pcix.clock=66MHz..266MHz:41), got {text!r}",
-                         key=key)
-    link_id, param = m["link"], m["param"]
-    spec = check_param(profile, link_id, param, key)
-    where = f"{key} {link_id}.{param}"
-    bounds = []
-    for which in ("lo", "hi"):
-        raw = m[which]
-        if not raw:
-            raise InputError(f"the range {text!r} has no {'low' if which == 'lo' else 'high'} end", key=key)
-        value: str | float = raw
-        if spec.dimension == "dimensionless":
-            try:
-                value = float(raw)
-            except ValueError:
-                value = raw
-        try:
-            bounds.append(units.parse(value, spec.dimension, key=where))
-        except UnitError as exc:
-            raise exc.located(kind=InputError) from None
-    lo, hi = bounds
-    try:
-        n = int(m["n"])
-    except ValueError:
-        raise InputError(f"the number of points must be a whole number, got {m['n']!r}", key=where) from None
-    spacing = (m["spacing"] or "linear").lower()
-    if spacing in ("lin", "linear"):
-        spacing = "linear"
-    elif spacing in ("log", "geom", "geometric"):
-        spacing = "log"
-    else:
-        raise InputError(f"spacing must be 'lin' or 'log', got {m['spacing']!r}", key=where)
-    if n < 1:
-        raise InputError(f"the range is empty: {n} points (need at least 1)", key=where)
-    if n == 1 and lo != hi:
-        raise InputError(f"one point needs LO == HI, got {m['lo']}..{m['hi']}", key=where)
-    if n >= 2 and not hi > lo:
-        raise InputError(f"the range {m['lo']}..{m['hi']} is empty: HI must be greater than LO", key=where)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise InputError("the range must be finite", key=where)
-    if spec.positive and lo <= 0:
-        raise InputError(f"{param} must be greater than zero, the range starts at {m['lo']}", key=where)
-    if lo < 0:
-        raise InputError(f"{param} must not be negative, the range starts at {m['lo']}", key=where)
-    if n > MAX_POINTS:
-        raise InputError(f"{n:,} points on one axis: at most {MAX_POINTS:,}", key=where)
-    if spec.maximum is not None:
-        why = spec.problem(float(hi)) if not spec.integer else spec.problem(float(round(hi)))
-        if why:  # a fraction past its maximum: a dllp_overhead of 2 made capacities negative
-            raise InputError(f"{param} {why}, the range ends at {m['hi']}", key=where)
-    if spacing == "log":
-        if lo <= 0:
-            raise InputError("a log range must start above zero", key=where)
-        values = np.geomspace(lo, hi, n)
-    else:
-        values = np.linspace(lo, hi, n)
-    if spec.integer:
-        values = np.unique(np.round(values))
-        if values[0] <= 0 and spec.positive:
-            raise InputError(f"{param} is a whole number greater than zero", key=where)
-    link = profile.links[link_id]
-    nominal = link.duplex
-    for v in (values[0], values[-1]):
-        trial = {**link.values(), param: float(v)}
-        if link.definition.duplex(trial) != nominal:
-            raise InputError(f"at {param} = {v:g} link {link_id!r} would change from {nominal} duplex: the "
-                             "sweep keeps the routing of the profile; edit the profile instead", key=where)
-    return Axis(link_id, param, spec.dimension, values, spacing)
-
+#: Points per chunk when each point is solved again (so a progress bar moves).
+RESOLVE_CHUNK_POINTS = 256
 
 # --- the vectorised evaluator ----------------------------------------------------------------
 
@@ -379,6 +253,8 @@ class SweepPlan:
     terms: _Terms
     network: bool
     notes: tuple[str, ...]
+    #: the profile, when the graph has several routes: each point is solved again (:func:`resolved_points`)
+    source: Profile | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -389,15 +265,31 @@ class SweepPlan:
         return math.prod(self.shape)
 
     @property
+    def resolves(self) -> bool:
+        """True when every point is solved again (routing may change over the grid)."""
+        return self.source is not None
+
+    @property
     def links(self) -> tuple[str, ...]:
-        return self.terms.links
+        return tuple(self.source.links) if self.source is not None else self.terms.links
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        return tuple(self.source.links) if self.source is not None else self.terms.resources
 
     @property
     def nominal_bytes_per_s(self) -> float:
         return self.terms.nominal
 
-    def result(self) -> SweepResult:
-        """Every grid point at once (broadcast axes, no meshgrid copies)."""
+    def result(self, each=None) -> SweepResult:
+        """Every grid point at once (broadcast axes, no meshgrid copies); ``each(n)`` is called
+        as points are done (a progress bar) where points are solved one by one."""
+        if self.source is not None:
+            parts = list(self.chunks(RESOLVE_CHUNK_POINTS, each))
+            raw, raw_idx, eff, eff_idx = (np.concatenate([getattr(c, k) for c in parts]).reshape(self.shape)
+                                          for k in ("ceiling", "binding", "effective", "effective_binding"))
+            return SweepResult(self.profile, self.flow, self.axes, raw, raw_idx, eff, eff_idx, self.resources,
+                               self.links, self.nominal_bytes_per_s, self.network, self.notes)
         args = []
         for i, a in enumerate(self.axes):
             view = [1] * len(self.axes)
@@ -408,8 +300,12 @@ class SweepPlan:
         return SweepResult(self.profile, self.flow, self.axes, raw, raw_idx, eff, eff_idx, self.terms.resources,
                            self.terms.links, self.nominal_bytes_per_s, self.network, self.notes)
 
-    def chunks(self, points: int = CHUNK_POINTS):
+    def chunks(self, points: int = CHUNK_POINTS, each=None):
         """:class:`SweepChunk` after :class:`SweepChunk`, at most ``points`` each, evaluated lazily."""
+        if self.source is not None:
+            return _flat_chunks(self.shape, min(points, RESOLVE_CHUNK_POINTS),
+                                lambda flat, index: resolved_points(self.source, self.flow, self.axes, index, each))
+
         def evaluate(flat, index):
             args = [a.values[i] for a, i in zip(self.axes, index)]
             raw, raw_idx = evaluate_terms(self.terms, args, flat.shape)
@@ -420,8 +316,8 @@ class SweepPlan:
 
 
 class SweepSummary:
-    """What the CLI prints about a sweep, accumulated chunk by chunk: the range of the raw
-    ceiling, the binding shares (raw and effective) and, for one axis, where the effective
+    """What the CLI prints about a sweep, accumulated chunk by chunk: the ranges of the raw and
+    effective ceilings, the binding shares (raw and effective) and, for one axis, where the effective
     binding link changes.  The figures equal :class:`SweepResult`'s for the same grid."""
 
     def __init__(self, links: tuple[str, ...], *, changes: bool = False):
@@ -430,6 +326,8 @@ class SweepSummary:
         self.points = 0
         self.low = math.inf
         self.high = -math.inf
+        self.effective_low = math.inf
+        self.effective_high = -math.inf
         self._counts = np.zeros(len(links), dtype=np.int64)
         self._effective_counts = np.zeros(len(links), dtype=np.int64)
         #: (i, link at i, link at i + 1) where the effective binding link changes (with ``changes``:
@@ -443,6 +341,8 @@ class SweepSummary:
         self.points += chunk.size
         self.low = min(self.low, float(chunk.ceiling.min()))
         self.high = max(self.high, float(chunk.ceiling.max()))
+        self.effective_low = min(self.effective_low, float(chunk.effective.min()))
+        self.effective_high = max(self.effective_high, float(chunk.effective.max()))
         self._counts += np.bincount(chunk.binding, minlength=len(self.links))
         self._effective_counts += np.bincount(chunk.effective_binding, minlength=len(self.links))
         if not self._track:
@@ -473,12 +373,40 @@ def plan_sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...])
         raise InputError(f"the grid has {math.prod(shape):,} points ({' x '.join(map(str, shape))}): at most "
                          f"{MAX_POINTS:,}; use fewer points per --vary", key="vary")
     terms = build_terms(profile, flow, names)
-    notes = []
-    if not terms.forest:
-        notes.append("the graph has more than one route between some components: the routing of the "
-                     "profile's own values is kept over the grid, so points far from it may be pessimistic")
+    notes, source = [], None
+    if not terms.forest:  # the router may move traffic when a capacity changes: solve each point
+        if math.prod(shape) > MAX_RESOLVED_POINTS:
+            raise InputError(f"the graph has more than one route between some components, so each point is "
+                             f"solved again: at most {MAX_RESOLVED_POINTS:,} points, the grid has "
+                             f"{math.prod(shape):,}; use fewer points per --vary", key="vary")
+        notes.append("the graph has more than one route between some components: every point was solved "
+                     "again (the routing may change over the grid)")
+        source = profile
     network = any(profile.links[l].definition.network for l in terms.links)
-    return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes))
+    return SweepPlan(profile.name, flow, axes, terms, network, tuple(notes), source)
+
+
+def resolved_points(profile: Profile, flow: str, axes, index, each=None):
+    """(ceiling, binding, effective, effective_binding) arrays of the points ``index``, each
+    solved by :func:`pinchpoint.solve.ceilings.flow_ceiling` at its values (bindings: index of
+    the first binding link in ``profile.links``)."""
+    from pinchpoint.solve.ceilings import flow_ceiling
+
+    position = {l: i for i, l in enumerate(profile.links)}
+    n = index[0].size if index else 0
+    out = (np.empty(n), np.empty(n, dtype=np.intp), np.empty(n), np.empty(n, dtype=np.intp))
+    for k in range(n):
+        p = profile
+        for a, i in zip(axes, index):
+            p = p.with_link_param(a.link, a.param, float(a.values[i[k]]))
+        c = flow_ceiling(p, flow)
+        eff = c.effective_ceiling_bytes_per_s
+        out[0][k], out[2][k] = c.ceiling_bytes_per_s, c.ceiling_bytes_per_s if eff is None else eff
+        out[1][k] = position[(c.raw_binding or c.binding)[0]]
+        out[3][k] = position[(c.effective_binding or c.binding)[0]]
+    if each is not None:
+        each(n)
+    return out
 
 
 def sweep(profile: Profile, flow: str, axes: list[Axis] | tuple[Axis, ...]) -> SweepResult:

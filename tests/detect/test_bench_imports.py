@@ -80,7 +80,7 @@ def test_fio_sizes():
         4096, 2 ** 20, 4096, 2 ** 20, 16 * 2 ** 20, None]
 
 
-# --- issue 12 item 9: numjobs > 1 without group_reporting -------------------------------------
+# --- numjobs > 1 without group_reporting -------------------------------------
 #: recorded here with fio 3.33 on the 2-core VM: fio --name=seqwrite --rw=write --bs=64k --size=8M
 #: --numjobs=4 --ioengine=psync --output-format=json (and the same with --group_reporting)
 FIO_NJ4 = FIO / "seqwrite-64k-numjobs4-fio3.33-vm.json"

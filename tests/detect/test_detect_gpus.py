@@ -1,6 +1,6 @@
 """detect on GPU hosts: every PCIe device becomes a pcie link from its root port or switch, GPUs
 become accelerators, nvidia-smi adds memory and NVLink, and the profile has flows that
-`ceilings` answers (issue 14, item 4)."""
+`ceilings` answers."""
 
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def test_nonsense_numbers_are_unknown(old, new):
     profile_from_document(facts_to_profile_document(parse_hwloc_xml(text)))
 
 
-# --- issue 12 item 6: XML format 3.0 (hwloc's own test topologies, tests/fixtures/hwloc/README.md)
+# --- XML format 3.0 (hwloc's own test topologies, tests/fixtures/hwloc/README.md)
 
 from detect_paths import FIXTURES  # noqa: E402
 
@@ -157,7 +157,7 @@ def test_detect_from_a_file_refuses_to_measure_this_machine(capsys):
     assert "--measure" in capsys.readouterr().err
 
 
-# --- issue 12 item 7: hybrid CPUs keep every cache, shared_by counts cores ----------------------
+# --- hybrid CPUs keep every cache, shared_by counts cores ----------------------
 
 def _by_kind(path):
     f = _parse(FIXTURES / "hwloc" / path)

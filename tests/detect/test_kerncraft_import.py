@@ -88,7 +88,7 @@ def test_wrong_measurement_length(machine):
         kerncraft.point_dicts(bad, file="m.yml")
 
 
-# --- issue 12 item 8: kerncraft's own machine files (tests/fixtures/kerncraft/README.md) ---------
+# --- kerncraft's own machine files (tests/fixtures/kerncraft/README.md) ---------
 
 from detect_paths import FIXTURES  # noqa: E402
 

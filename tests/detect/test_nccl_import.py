@@ -1,4 +1,4 @@
-"""NCCL topology XML -> profile, and NCCL's own path bandwidths beside pinchpoint's (issue 14, item 5).
+"""NCCL topology XML -> profile, and NCCL's own path bandwidths beside pinchpoint's.
 NCCL's figures are recomputed here from its published rules (src/graph/topo.h, topo.cc)."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def facts():
 def test_cpu(facts):
     assert facts.cpu_model == "Intel(R) Xeon(R) CPU X5460 @ 3.16GHz"  # whitespace runs collapsed
     assert (facts.sockets, facts.cores, facts.threads) == (1, 4, 4)
-    # seed 002, "New Faster Servers": 3.16 GHz X5460s "reported only running @ 2.0 GHz".
+    # AARNet, "New 10G offerings" talk (2008), "New Faster Servers": 3.16 GHz X5460s "reported only running @ 2.0 GHz".
     assert facts.nominal_clock == pytest.approx(3.16e9)  # the model name wins over cpuinfo_max_freq (3.166 GHz)
     assert facts.current_clock == pytest.approx(2.0e9)  # scaling_cur_freq 2000000 kHz
     assert facts.governor == "powersave"

@@ -29,7 +29,7 @@ def test_human_output(capsys):
     assert "4 MB x 8 / 0.045 s = 711.1 Mbit/s" in out
     assert "verdict: at-ceiling" in out
     assert "efficiency: 93.5%" in out
-    assert "at least 56 MB for 10 Gbit/s at 44.5 ms" in out
+    assert "at least 54 MiB for 10 Gbit/s at 44.5 ms" in out
 
 
 def test_json_output(capsys):

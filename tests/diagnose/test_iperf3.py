@@ -76,8 +76,7 @@ def test_unreadable_file():
 @pytest.mark.parametrize("edit, key", [
     (lambda d: d.pop("end"), "end"),
     (lambda d: d["end"]["sum_received"].__setitem__("bits_per_second", "fast"), "end.sum_received.bits_per_second"),
-    (lambda d: d["end"].update(sum_sent={"bits_per_second": 0}, sum_received={"bits_per_second": 0}),
-     "end.sum_received.bits_per_second"),
+    (lambda d: d["end"].update(sum_sent=None, sum_received=None), "end.sum_received.bits_per_second"),
     (lambda d: d["end"]["streams"][0]["sender"].__setitem__("mean_rtt", -5), "end.streams[0].sender.mean_rtt"),
     (lambda d: d["start"]["test_start"].__setitem__("num_streams", 0), "start.test_start.num_streams"),
     (lambda d: d.__setitem__("error", "unable to connect to server"), "error"),
@@ -91,7 +90,9 @@ def test_invalid_reports_name_the_key(edit, key):
 
 
 def test_not_json():
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="no summary"):
         parse_iperf3("Connecting to host 127.0.0.1, port 5201\n", file="plain.txt")
+    with pytest.raises(InputError, match="not JSON"):
+        parse_iperf3("{oops", file="broken.json")
     with pytest.raises(InputError, match="JSON object"):
         parse_iperf3("[1, 2]", file="list.json")

@@ -40,7 +40,7 @@ def test_measure_bad_compiler_exit_2(tmp_path):
 def test_signature_show_bundled_and_json():
     proc = cli("signature", "show", "p690")
     assert proc.returncode == 0, proc.stderr
-    assert "Chen and M. Ebbers" in proc.stdout and "288.6 Mflop/s" in proc.stdout
+    assert "Chen and M. Ebbers" in proc.stdout and "0.2886 Gflop/s" in proc.stdout
     proc = cli("signature", "show", "p690", "--json")
     assert json.loads(proc.stdout)["host"]["name"] == "p690"
 

@@ -103,3 +103,48 @@ def test_compare_command(capsys, tmp_path):
 def test_whole_process_exit_code(cli):
     r = cli("sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=66MHz..266MHz:0")
     assert r.returncode == 2 and "is empty" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sweep_keeps_discrete_parameters_discrete(cli):
+    r = cli("sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.burst=512B..4096B:1000", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["points"] == 4 and doc["axes"][0]["discrete"]
+    assert sorted({p["pcix.burst_B"] for p in doc["grid"]}) == [512.0, 1024.0, 2048.0, 4096.0]
+
+
+def test_solve_over_pcie_generation_and_steps(cli):
+    r = cli("solve", "h100-pcie-host-1mib", "--flow", "h2d", "--target", "60 GB/s", "--vary", "pcie.generation")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("pcie.generation = 6 gives h2d")
+    for param in ("mps", "transfer_size"):
+        r = cli("solve", "h100-pcie-host-1mib", "--flow", "h2d", "--target", "60 GB/s", "--vary", f"pcie.{param}")
+        assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    r = cli("solve", "powermac-g5", "--flow", "nic-rx", "--target", "1e300 Gbit/s", "--vary", "pcix.clock")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "--target" in r.stderr and "powermac-g5.toml" not in r.stderr
+
+
+def test_explain_flags_a_description_the_child_left_behind(cli, tmp_path):
+    child = tmp_path / "gen3.toml"
+    child.write_text('schema = 1\nextends = "h100-pcie-host"\nname = "gen3"\n\n[links.pcie]\ngeneration = 3\n'
+                     "lanes = 8\n", encoding="utf-8")
+    r = cli("explain", str(child), "pcie")
+    assert r.returncode == 0, r.stderr
+    assert "warning: the description of link 'pcie' no longer fits it" in r.stdout
+    assert "generation 5, the link is generation 3" in r.stdout and "x16, the link has 8 lanes" in r.stdout
+    r = cli("explain", "h100-pcie-host", "pcie")
+    assert "warning" not in r.stdout  # the parent's own description fits
+
+
+def test_large_sweep_shows_progress_on_a_terminal_only():
+    from terminal import on_a_terminal
+
+    argv = ["sweep", "powermac-g5", "--flow", "nic-rx", "--vary", "pcix.clock=66MHz..266MHz:1000",
+            "--vary", "ethernet.rate=1Gbit/s..40Gbit/s:1000"]
+    code, shown = on_a_terminal(argv)
+    assert code == 0 and "sweep:" in shown and "/1.00M" in shown and "point/s" in shown  # tqdm, in points
+    code, shown = on_a_terminal(["-q", *argv])
+    assert code == 0 and shown == ""
+    code, shown = on_a_terminal(argv[:5] + ["pcix.clock=66MHz..266MHz:10"])  # small: no bar
+    assert code == 0 and shown == ""

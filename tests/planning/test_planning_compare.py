@@ -11,7 +11,8 @@ from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 GBIT = 1e9 / 8
 
-# seed 002 (AARNet 2008) server choices and seed 004 (IBM Redpaper, PMaC on POWER4) machines
+# AARNet's 2008 talk on reaching 10 Gbit/s (its server choices) and the IBM Redpaper on the PMaC
+# benchmarks on POWER4 (p690, p650, p655)
 SEED002 = ["acer-r520-5110", "acer-r520-e5405", "acer-r520-x5460", "desktop-e8500"]
 SEED004 = ["ibm-p690", "ibm-p650", "ibm-p655-1.1", "ibm-p655-1.3"]
 
@@ -32,7 +33,7 @@ def test_variant_side_by_side(g5_and_slow_variant):
     g5, slow = g5_and_slow_variant
     c = compare([g5, slow], ["nic-rx", "mem-copy"])
     assert c.machines == ("powermac-g5", "g5-pcix66")
-    # seed 000, 2.1.1: 133 MHz x 64 bit = 8.512 Gbit/s; at 66 MHz: 4.224 Gbit/s, both bound by PCI-X
+    # Visser & Hilster, G5 Performance Report, UvA 2004, 2.1.1: 133 MHz x 64 bit = 8.512 Gbit/s; at 66 MHz: 4.224 Gbit/s, both bound by PCI-X
     assert c.cell("nic-rx", "powermac-g5").ceiling.ceiling_bytes_per_s == pytest.approx(8.512 * GBIT)
     assert c.cell("nic-rx", "g5-pcix66").ceiling.ceiling_bytes_per_s == pytest.approx(4.224 * GBIT)
     assert c.cell("nic-rx", "g5-pcix66").ceiling.binding == ("pcix",)
@@ -67,3 +68,29 @@ def test_seed_machines_match_their_own_ceilings(group):
         for f in p.flows:
             assert c.cell(f, p.name).ceiling.ceiling_bytes_per_s == pytest.approx(
                 flow_ceiling(p, f).ceiling_bytes_per_s, rel=1e-12)
+
+
+def test_flows_line_up_by_role_and_compare_effective_ceilings():
+    """A one-GPU host's h2d and an HGX board's h2d-gpu0 are one row, 'host to GPU'; the
+    comparison ranks the ceilings after protocol overhead (PCIe TLPs), the raw one kept."""
+    host, hgx = load_profile("h100-pcie-host"), load_profile("hgx-h100-8gpu")
+    c = compare([host, hgx])
+    assert "h2d" in c.flows and "h2d-gpu0" not in c.flows
+    on_host, on_hgx = c.cell("h2d", "h100-pcie-host"), c.cell("h2d", "hgx-h100-8gpu")
+    assert on_hgx.name == "h2d-gpu0" and on_host.name == "h2d"
+    for cell, p in ((on_host, host), (on_hgx, hgx)):
+        own = flow_ceiling(p, cell.name)
+        assert cell.effective == pytest.approx(own.effective_ceiling_bytes_per_s, rel=1e-12)
+        assert cell.effective < cell.ceiling.ceiling_bytes_per_s  # PCIe overhead: effective below raw
+    assert c.best("h2d") == (max(("h100-pcie-host", on_host), ("hgx-h100-8gpu", on_hgx),
+                                 key=lambda t: t[1].effective)[0],)
+    # the board's eight rx-nicN keep their own rows (the same names on every machine that has them)
+    assert {f"rx-nic{i}" for i in range(8)} <= set(c.flows)
+    assert compare([host, hgx], ["h2d-gpu0"]).flows == ("h2d",)  # a machine's own name finds its row
+
+
+def test_role():
+    from pinchpoint.solve.compare import role
+
+    assert role("h2d-gpu0") == "h2d" and role("gdr-nic0-gpu0") == "gdr" and role("nic-rx") == "nic-rx"
+    assert role("gpu0") == "gpu0"

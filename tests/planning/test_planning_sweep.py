@@ -15,7 +15,7 @@ from pinchpoint.solve.sweep import parse_vary, sweep
 
 GBIT = 1e9 / 8  # B/s in one Gbit/s
 
-# seed 000 (Visser & Hilster, G5 Performance Report, UvA 2004), 2.1.1: PCI-X ceiling = clock x 64 bit;
+# Visser & Hilster, G5 Performance Report, UvA 2004, 2.1.1: PCI-X ceiling = clock x 64 bit;
 # the 10 GbE port (3.4) caps nic-rx at 10 Gbit/s, so PCI-X stops binding at 10e9 / 64 = 156.25 MHz.
 G5_PCIX_WIDTH_BITS = 64
 G5_CROSSOVER_HZ = 10e9 / G5_PCIX_WIDTH_BITS
@@ -38,9 +38,20 @@ def test_parse_linear_range_in_units(g5):
 
 
 def test_parse_log_range_and_bits(g5):
-    a = parse_vary("pcix.width=16 bit..128 bit:4:log", g5)
-    np.testing.assert_allclose(a.values, [2, 4, 8, 16])  # bytes, doubling
-    assert a.spacing == "log"
+    a = parse_vary("pcix.clock=33 MHz..264 MHz:4:log", g5)
+    np.testing.assert_allclose(a.values, [33e6, 66e6, 132e6, 264e6])  # doubling
+    assert a.spacing == "log" and not a.discrete
+
+
+def test_discrete_parameters_take_only_the_values_that_exist(g5):
+    # PCI-X MMRBC is 512, 1024, 2048 or 4096 B and the bus 32 or 64 bit wide (PCI-X Addendum 1.0b)
+    a = parse_vary("pcix.burst=512B..4096B:1000", g5)
+    assert a.discrete and a.values.tolist() == [512.0, 1024.0, 2048.0, 4096.0]
+    assert parse_vary("pcix.burst=512B..4096B:2", g5).values.tolist() == [512.0, 4096.0]
+    assert parse_vary("pcix.burst=600B..3000B:9:log", g5).values.tolist() == [1024.0, 2048.0]
+    np.testing.assert_allclose(parse_vary("pcix.width=16 bit..128 bit:4:log", g5).values, [4, 8])  # bytes
+    with pytest.raises(InputError, match="512 B, 1 KiB.*none lies in the range"):
+        parse_vary("pcix.burst=600B..1000B:5", g5)
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -147,3 +158,33 @@ def test_terms_are_the_symbolic_flow_expression(g5):
         values = [float(f(133e6)) for f in terms.raw]
         assert min(values) == pytest.approx(evaluate(flow_expression(g5, c.usage), g5), rel=1e-12)
         assert len(values) == len(c.usage)
+
+
+def test_solve_answers_discrete_and_stepped_parameters():
+    """PCIe generation, MPS and transfer size: capacities with steps (TLPs per transfer) have no
+    useful derivative; the answers must still be the values that reach the target."""
+    from pinchpoint.solve.ceilings import flow_ceiling
+    from pinchpoint.solve.generations import with_generation
+    from pinchpoint.solve.symbolic import solve
+
+    p = load_profile("h100-pcie-host-1mib")
+    s = solve(p, "h2d", 30e9, "pcie.generation")
+    assert s.reachable and s.value_si == 5.0  # gen4 halves the lane rate: below 30 GB/s on this host
+    assert flow_ceiling(with_generation(p, "pcie", 4), "h2d").effective_ceiling_bytes_per_s < 30e9
+    s = solve(p, "h2d", 40e9, "pcie.mps")
+    assert s.reachable and s.value_si in (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0)
+    below = [v for v in (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0) if v < s.value_si]
+    for v in below:  # the smallest valid MPS that reaches it
+        assert flow_ceiling(p.with_link_param("pcie", "mps", v), "h2d").effective_ceiling_bytes_per_s < 40e9
+    s = solve(p, "h2d", 45e9, "pcie.transfer_size")
+    assert s.reachable
+    assert flow_ceiling(p.with_link_param("pcie", "transfer_size", s.value_si), "h2d") \
+        .effective_ceiling_bytes_per_s >= 45e9 * (1 - 1e-9)
+
+
+def test_an_unreachable_target_names_the_target():
+    from pinchpoint.solve.symbolic import solve
+
+    with pytest.raises(InputError) as err:
+        solve(load_profile("powermac-g5"), "nic-rx", 1e300 / 8 * 1e9, "pcix.clock")
+    assert err.value.key == "target"

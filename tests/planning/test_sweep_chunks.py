@@ -13,9 +13,9 @@ from pinchpoint.inputs.profile_io import load_profile
 from pinchpoint.solve.sweep import SweepSummary, parse_vary, plan_sweep
 
 CASES = [
-    ("powermac-g5", "nic-rx", ["pcix.clock=66MHz..266MHz:37", "pcix.width=32bit..128bit:11"]),
+    ("powermac-g5", "nic-rx", ["pcix.clock=66MHz..266MHz:37", "ethernet.rate=1Gbit/s..40Gbit/s:11"]),
     ("powermac-g5", "tcp-rx-copy", ["mem.clock=25MHz..400MHz:23", "ht.clock=100MHz..1600MHz:7",
-                                    "pcix.burst=64B..4096B:5:log"]),
+                                    "pcix.burst=512B..4096B:5:log"]),
     ("powermac-g5", "nic-rx", ["pcix.clock=66MHz..266MHz:401"]),
 ]
 
@@ -72,7 +72,7 @@ def test_streamed_csv_is_byte_for_byte_the_old_csv(name, flow, vary, tmp_path, m
     from pinchpoint.solve import sweep as sweepmod
     from pinchpoint.cli.planning_cmds import write_sweep_csv
 
-    monkeypatch.setattr(sweepmod.SweepPlan.chunks, "__defaults__", (64,))  # many chunks, borders inside rows
+    monkeypatch.setattr(sweepmod.SweepPlan.chunks, "__defaults__", (64, None))  # many chunks, borders inside rows
     plan = _plan(name, flow, vary)
     seen = []
     write_sweep_csv(plan, tmp_path / "plan.csv", each=seen.append)

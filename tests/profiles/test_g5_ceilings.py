@@ -132,7 +132,7 @@ def test_explain_prints_formula_values_and_sources(cli):
     assert out.returncode == 0, out.stderr
     assert "width*clock" in out.stdout
     assert "(64 bit) × (133 MHz)" in out.stdout
-    assert "8.512 Gbit/s" in out.stdout
+    assert "= 1.064 GB/s" in out.stdout  # a bus: B/s (the unit policy); 8.512 Gbit/s
     assert "seed 000, 2.1.1" in out.stdout
 
 

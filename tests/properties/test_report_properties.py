@@ -62,10 +62,14 @@ def test_ladder_one_bar_each_lowest_on_top_and_red(values, measured):
     bars = ax.patches
     assert len(bars) == len(values)
     top = max(bars, key=lambda b: b.get_y())
-    assert top.get_width() == pytest.approx(min(values) * 8e-9)
+    # network rates in bit/s with the prefix the axis label names (kbit/s .. Tbit/s)
+    unit = ax.get_xlabel().split("[")[1].rstrip("]")
+    assert unit.endswith("bit/s")
+    per_unit = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[unit[:-len("bit/s")]] / 8  # B/s per unit
+    assert top.get_width() * per_unit == pytest.approx(min(values))
     assert _red(top.get_facecolor())
     assert sum(_red(b.get_facecolor()) for b in bars) == 1
-    assert ax.get_xlim()[1] >= max(values + [measured or 0]) * 8e-9
+    assert ax.get_xlim()[1] * per_unit >= max(values + [measured or 0]) * (1 - 1e-12)
     plt.close(ax.figure)
 
 

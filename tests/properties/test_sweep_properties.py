@@ -16,8 +16,8 @@ from pinchpoint.solve.sweep import parse_vary, sweep
 # (flow, LINK.PARAM, unit, low, high) on the powermac-g5 profile
 AXES = [
     ("pcix.clock", "MHz", 33.0, 533.0),
-    ("pcix.width", "bit", 16.0, 256.0),
-    ("pcix.burst", "B", 64.0, 4096.0),
+    ("pcix.width", "bit", (32.0, 64.0)),  # discrete: the values a PCI-X bus takes
+    ("pcix.burst", "B", (512.0, 1024.0, 2048.0, 4096.0)),
     ("ht.clock", "MHz", 100.0, 1600.0),
     ("mem.clock", "MHz", 50.0, 400.0),
     ("ethernet.rate", "Gbit/s", 1.0, 40.0),
@@ -37,9 +37,9 @@ def test_sweep_point_equals_numeric_ceiling(flow, picks, data):
     profile = g5()
     axes = []
     for i in picks:
-        name, unit, lo, hi = AXES[i]
-        a = data.draw(st.floats(lo, hi))
-        b = data.draw(st.floats(lo, hi))
+        name, unit, *bounds = AXES[i]
+        draw = st.sampled_from(bounds[0]) if len(bounds) == 1 else st.floats(*bounds)
+        a, b = data.draw(draw), data.draw(draw)
         lo_, hi_ = sorted((a, b))
         n = 3 if hi_ > lo_ * (1 + 1e-9) else 1
         if n == 1:

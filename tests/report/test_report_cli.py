@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.cli import main
+from terminal import on_a_terminal
 
 
 def test_report_whole_process(cli, tmp_path):
     out = tmp_path / "g5.html"
-    # seed 000, 4.4.1: UDP 7.8 Gbit/s from the sender, MMRBC 4096, MTU 9000
+    # Visser & Hilster, G5 Performance Report, UvA 2004, 4.4.1: UDP 7.8 Gbit/s from the sender, MMRBC 4096, MTU 9000
     r = cli("report", "powermac-g5", "--measured", "7.8 Gbit/s", "--protocol", "udp", "--side", "sender",
             "--flow", "nic-tx", "--mtu", "9000", "--mmrbc", "4096", "-o", str(out))
     assert r.returncode == 0, r.stderr
@@ -72,10 +73,32 @@ def test_iperf3_file(capsys, tmp_path):
 
 
 def test_report_does_not_paint_a_refuted_estimate_green(cli, tmp_path):
-    # issue 17: 3.5 Gbit/s TCP on nic-rx showed "efficiency 181 %, at-ceiling" with a green bar
+    # a regression: 3.5 Gbit/s TCP on nic-rx showed "efficiency 181 %, at-ceiling" with a green bar
     out = tmp_path / "g5.html"
     r = cli("report", "powermac-g5", "--measured", "3.5 Gbit/s", "--flow", "nic-rx", "-o", str(out))
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert 'class="verdict at-ceiling"' not in text and 'class="verdict far-below-all"' in text
     assert "181" not in r.stdout.split("verdict", 1)[1].splitlines()[0]
+
+
+def test_report_with_a_signature_is_not_theory_only(cli, tmp_path):
+    out = tmp_path / "g5-sig.html"
+    r = cli("report", "powermac-g5", "--signature", "powermac-g5-xbench", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "theory and signature powermac-g5-xbench" in r.stdout and "theory only" not in r.stdout
+    text = out.read_text()
+    assert '<p class="big">theory and the measurements of signature powermac-g5-xbench' in text
+    assert "theory only" not in text
+
+
+def test_report_is_quiet_off_a_terminal(cli, tmp_path):
+    r = cli("report", "hgx-h100-8gpu", "-o", str(tmp_path / "hgx.html"))
+    assert r.returncode == 0 and r.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_report_shows_progress_on_a_terminal_and_not_under_q(tmp_path):
+    code, shown = on_a_terminal(["report", "hgx-h100-8gpu", "-o", str(tmp_path / "a.html")])
+    assert code == 0 and "report" in shown and "part" in shown  # tqdm: "report: ... 5/5 [..., part/s]"
+    code, shown = on_a_terminal(["-q", "report", "hgx-h100-8gpu", "-o", str(tmp_path / "b.html")])
+    assert code == 0 and shown == ""

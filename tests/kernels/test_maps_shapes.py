@@ -1,0 +1,56 @@
+"""MAPS's access-shape sweeps (streams, strides, trips), gather update and the CPU list of
+--pin: each point names its shape, counts 8 B per access, and refuses what it cannot run."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pinchpoint.errors import MeasurementError
+from pinchpoint.measure.runner import run_kernel
+
+FAST = ["--reps", "2", "--min-time", "0.0005", "--max-seconds", "60"]
+
+
+def maps(binaries, *args):
+    return run_kernel(binaries["maps"], FAST + list(args), kernel="maps", timeout=120).points
+
+
+def test_stream_stride_and_trip_points_name_their_shape(binaries):
+    pts = maps(binaries, "--ops", "load,store", "--streams", "2,8", "--sizes", "64K")
+    assert sorted((p["params"]["op"], p["params"]["streams"]) for p in pts) == \
+        [("load", 2), ("load", 8), ("store", 2), ("store", 8)]
+    pts = maps(binaries, "--ops", "store", "--strides", "64,33088", "--sizes", "16K,1M")
+    # a 33088 B stride needs two rows of 4136 elements: not in 16 KiB (2048 elements)
+    assert sorted((p["params"]["stride_bytes"], p["params"]["working_set_bytes"]) for p in pts) == \
+        [(64, 16384), (64, 1048576), (33088, 1048576)]
+    pts = maps(binaries, "--ops", "load", "--trips", "4,64", "--sizes", "16K")
+    assert [p["params"]["trips"] for p in pts] == [4, 64]
+    assert all(r > 0 for p in pts for r in p["repetitions"])
+
+
+def test_strided_walks_are_slower_than_unit_stride_per_byte(binaries):
+    """At 64 MiB a 4160 B stride touches a new line and a new page per 8 B counted: far below
+    the unit-stride sweep of the same array (a miscounted stride would not be)."""
+    plain = maps(binaries, "--ops", "load", "--sizes", "64M")[0]["repetitions"]
+    wide = maps(binaries, "--ops", "load", "--strides", "4160", "--sizes", "64M")[0]["repetitions"]
+    assert max(wide) < max(plain) / 4
+
+
+def test_gather_update_runs_and_shapes_refuse_other_ops(binaries):
+    pts = maps(binaries, "--ops", "update", "--patterns", "gather", "--sizes", "64K")
+    assert pts[0]["params"]["op"] == "update" and pts[0]["params"]["pattern"] == "gather"
+    for bad in (["--ops", "copy", "--streams", "2"], ["--ops", "store", "--trips", "4"],
+                ["--ops", "load", "--patterns", "gather", "--strides", "64"],
+                ["--ops", "load", "--strides", "12"], ["--ops", "load", "--streams", "2", "--trips", "4"]):
+        with pytest.raises(MeasurementError):
+            maps(binaries, *bad, "--sizes", "64K")
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
+def test_pin_takes_a_cpu_list(binaries):
+    cpus = sorted(os.sched_getaffinity(0))
+    pts = maps(binaries, "--ops", "load", "--threads", str(len(cpus)), "--pin",
+               ",".join(map(str, cpus)), "--sizes", "64K")
+    assert pts and pts[0]["params"]["threads"] == len(cpus)

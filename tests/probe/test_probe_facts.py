@@ -1,0 +1,148 @@
+"""The probe's parts without a network: ss -ti parsing, facts from a fake /sys and /proc, missing
+tools and permissions as one warning each, exit codes, and the live verdict's pieces."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from pinchpoint.diagnose.live import live_buffer_defaults, mtu_mismatch
+from pinchpoint.measure import probe as probe_mod
+from pinchpoint.measure.probe_tcpinfo import limit_shares, parse_ss
+
+#: ss -tin on Debian 12 (iproute2 6.1) during an iperf3 run on loopback: the control and the data socket.
+SS = """State Recv-Q Send-Q  Local Address:Port  Peer Address:PortProcess
+ESTAB 0      0           127.0.0.1:43240    127.0.0.1:5298
+\t bbr wscale:10,10 rto:204 rtt:0.039/0.031 ato:40 mss:32768 pmtu:65535 rcvmss:536 advmss:65483 cwnd:13 bytes_sent:164 bytes_acked:165 segs_out:7 lastsnd:1216 minrtt:0.008 snd_wnd:65536
+ESTAB 0      3801194     127.0.0.1:43254    127.0.0.1:5298
+\t bbr wscale:10,10 rto:204 rtt:0.151/0.162 mss:65483 pmtu:65535 rcvmss:536 advmss:65483 cwnd:40 ssthresh:8 bytes_sent:1861154834 bytes_acked:1858600892 retrans:0/12 busy:568ms rwnd_limited:100ms(17.6%) sndbuf_limited:284ms(50.0%) unacked:40 snd_wnd:32900096
+"""
+
+
+def test_parse_ss_reads_tcp_info():
+    control, data = parse_ss(SS)
+    assert control["bytes_sent"] == 164 and control["congestion_control"] == "bbr"
+    assert data["rtt_s"] == pytest.approx(151e-6) and data["rttvar_s"] == pytest.approx(162e-6)
+    assert (data["cwnd"], data["mss"], data["advmss"], data["pmtu"]) == (40, 65483, 65483, 65535)
+    assert data["retrans_total"] == 12 and data["busy_s"] == pytest.approx(0.568)
+    assert data["rwnd_limited_s"] == pytest.approx(0.100) and data["sndbuf_limited_s"] == pytest.approx(0.284)
+    shares = limit_shares(data)
+    assert shares["rwnd_limited_share"] == pytest.approx(100 / 568)
+    assert shares["sndbuf_limited_share"] == pytest.approx(284 / 568)
+
+
+def _fake_roots(tmp_path, dev="eth7"):
+    sys_root, proc_root = tmp_path / "sys", tmp_path / "proc"
+    net = sys_root / "class" / "net" / dev
+    (net / "device").mkdir(parents=True)
+    (net / "mtu").write_text("9000\n")
+    for key, value in (("current_link_speed", "8.0 GT/s PCIe"), ("current_link_width", "4"),
+                       ("max_link_speed", "16.0 GT/s PCIe"), ("max_link_width", "16"), ("numa_node", "1")):
+        (net / "device" / key).write_text(value + "\n")
+    ipv4, core = proc_root / "sys" / "net" / "ipv4", proc_root / "sys" / "net" / "core"
+    ipv4.mkdir(parents=True)
+    core.mkdir(parents=True)
+    (ipv4 / "tcp_rmem").write_text("4096\t131072\t6291456\n")
+    (ipv4 / "tcp_wmem").write_text("4096\t16384\t4194304\n")
+    (ipv4 / "tcp_congestion_control").write_text("cubic\n")
+    (core / "rmem_max").write_text("212992\n")
+    (core / "default_qdisc").write_text("fq_codel\n")
+    cpufreq = sys_root / "devices" / "system" / "cpu" / "cpu0" / "cpufreq"
+    cpufreq.mkdir(parents=True)
+    (cpufreq / "scaling_governor").write_text("powersave\n")
+    (cpufreq / "scaling_cur_freq").write_text("1200000\n")
+    return sys_root, proc_root, net
+
+
+def test_facts_from_sysfs_and_proc_each_with_its_source(tmp_path, monkeypatch):
+    sys_root, proc_root, net = _fake_roots(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no ethtool, no tc, no ip
+    p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    assert p.get("mtu_bytes") == 9000 and p.facts["mtu_bytes"].source == f"{net}/mtu"
+    assert p.get("pcie_current_link_width") == "4" and p.get("pcie_max_link_width") == "16"
+    assert p.get("numa_node") == "1"
+    assert p.get("net.ipv4.tcp_rmem") == [4096, 131072, 6291456]
+    assert p.get("net.ipv4.tcp_congestion_control") == "cubic" and p.get("net.core.default_qdisc") == "fq_codel"
+    assert p.get("cpu_governor") == "powersave" and p.get("cpu_frequency_hz") == 1.2e9
+    # each missing tool: one warning, however often it would have been called
+    assert sum("ethtool is not installed" in w for w in p.warnings) == 1
+    assert sum("tc is not installed" in w for w in p.warnings) == 1
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_a_file_without_permission_is_one_warning(tmp_path, monkeypatch):
+    sys_root, proc_root, _ = _fake_roots(tmp_path)
+    f = proc_root / "sys" / "net" / "ipv4" / "tcp_rmem"
+    f.chmod(0)
+    p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    assert any("no permission" in w and "tcp_rmem" in w for w in p.warnings)
+    f.chmod(stat.S_IRUSR)
+
+
+def test_live_buffers_and_mtu_mismatch():
+    p = probe_mod.HostProbe()
+    p.add("net.ipv4.tcp_rmem", [4096, 131072, 33554432], "/proc")
+    p.add("net.ipv4.tcp_wmem", [4096, 16384, 4194304], "/proc")
+    p.add("kernel", "5.15.0-91-generic", "uname -r")
+    p.add("net.ipv4.tcp_adv_win_scale", 2, "/proc")
+    d = live_buffer_defaults(p)
+    assert d.tcp_rmem[2] == 33554432 and d.window_share == 0.75 and d.source == "read on this host"
+    assert d.autotuned_window_bytes == 33554432 * 0.75
+    p.add("mtu_bytes", 9000, "/sys")
+    assert mtu_mismatch(p, {"mss": 1448, "advmss": 8948}).startswith("MTU mismatch")
+    assert mtu_mismatch(p, {"mss": 8936, "advmss": 8948}) is None
+
+
+def test_nothing_measured_is_exit_2(monkeypatch, capsys):
+    from pinchpoint.cli import main
+
+    def empty(peer=None, interface=None):
+        h = probe_mod.HostProbe()
+        h.add("kernel", "6.1.0", "uname -r")
+        h.warnings.append("skipped the interface facts: no route found (give --interface)")
+        return h
+
+    monkeypatch.setattr(probe_mod, "gather", empty)
+    assert main(["probe"]) == 2
+    err = capsys.readouterr().err
+    assert "no route found" in err and "nothing could be measured" in err
+
+
+def test_probe_json_carries_facts_and_sources(monkeypatch, capsys, tmp_path):
+    from pinchpoint.cli import main
+
+    sys_root, proc_root, _ = _fake_roots(tmp_path)
+    real = probe_mod.gather
+    monkeypatch.setattr(probe_mod, "gather", lambda peer=None, interface=None: real(
+        peer, "eth7", sys_root=str(sys_root), proc_root=str(proc_root)))
+    assert main(["probe", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    facts = {f["name"]: f for f in out["host"]["facts"]}
+    assert facts["mtu_bytes"]["value"] == 9000 and facts["mtu_bytes"]["source"].endswith("/mtu")
+    assert out["verdict"] is None
+
+
+@pytest.mark.parametrize("argv", [["probe", "--time", "0"], ["probe", "--time", "nan"], ["probe", "--port", "70000"]])
+def test_bad_probe_flags_are_one_line(argv, capsys):
+    from pinchpoint.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+
+
+def test_findings_name_a_downgraded_pcie_link_and_a_powersave_governor(tmp_path, monkeypatch):
+    sys_root, proc_root, _ = _fake_roots(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    text = " ".join(p.findings)
+    assert "8.0 GT/s PCIe x4 of 16.0 GT/s PCIe x16" in text
+    assert "governor is powersave" in text
+    assert p.to_dict()["findings"] == p.findings
+    (sys_root / "class" / "net" / "eth7" / "device" / "current_link_width").write_text("16\n")
+    (sys_root / "class" / "net" / "eth7" / "device" / "current_link_speed").write_text("16.0 GT/s PCIe\n")
+    q = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    assert not any("PCIe link" in f for f in q.findings)
