@@ -1,12 +1,12 @@
 """The smallest change that makes a failing need pass: one parameter of the links that bind it.
 
-For a need of one flow alone this is ``pinchpoint solve``'s own answer
-(:func:`pinchpoint.solve.symbolic.solve`).  For flows at once the ceiling is a scenario's,
-which ``solve`` does not take, so the same question is asked here directly: the binding links
-are parallel (four switch uplinks), so the parameter changes on all of them together, and the
-smallest value that reaches the need is found on the need's own outcome, which never falls
-as a capacity grows: the valid values of a discrete parameter in order (PCIe lanes, a whole
-number of channels), or bisection on a clock or a rate.
+For each parameter of the binding links, the smallest value that makes the need pass is found
+on the need's own outcome, which never falls as a capacity grows: the valid values of a
+discrete parameter in order (PCIe lanes, a whole number of channels, the next PCIe
+generation), or bisection on a clock or a rate; for one flow alone that is the value
+``pinchpoint solve`` answers (:func:`pinchpoint.solve.symbolic.solve`), and flows at once, which
+``solve`` does not take, are answered alike.  Parallel binding links (four switch uplinks)
+change together.  Of the answers, the one that overshoots the need least is the smallest change.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from pinchpoint.inputs.profile import Profile
 from pinchpoint.inputs.requirements import Need
 from pinchpoint.physics import units
 from pinchpoint.planner.evaluate import Outcome, rate_outcome
+from pinchpoint.solve.generations import current_generation, generations, has_generation, with_generation
 
 #: Dimensions of parameters that a purchase can raise continuously (a faster clock or rate);
 #: other continuous parameters are properties of a protocol (overheads, encodings), not options.
 _CONTINUOUS = ("frequency", "bandwidth")
+#: Parameters a PCIe generation sets: the generation is the option, not these.
+_FOLLOW_GENERATION = ("lane_rate", "encoding", "flit_payload")
 #: How far a whole-number parameter is tried above its value (x 4: 8 -> 32 channels).
 _WHOLE_RANGE = 4.0
 
@@ -35,7 +38,7 @@ class Fix:
     before: str
     after: str
     reaches: str                          # the need's figure after the change
-    relative: float                       # after / before - 1
+    relative: float                       # how far it then overshoots the need (0: exactly)
 
     def text(self) -> str:
         return (f"{', '.join(self.links)}.{self.param}: {self.before} -> {self.after} "
@@ -43,7 +46,7 @@ class Fix:
 
     def to_dict(self) -> dict:
         return {"links": list(self.links), "param": self.param, "before": self.before, "after": self.after,
-                "reaches": self.reaches, "relative_change": self.relative}
+                "reaches": self.reaches, "overshoot": self.relative}
 
 
 def _with(profile: Profile, links, param: str, value: float) -> Profile:
@@ -93,19 +96,49 @@ def _grows(profile: Profile, links, param: str, now: float, need: Need, base: fl
     return up > base * (1 + 1e-9)
 
 
+def _with_generation(profile: Profile, links, gen: int) -> Profile:
+    for lid in links:
+        profile = with_generation(profile, lid, gen)
+    return profile
+
+
+def _generation_fix(profile: Profile, need: Need, links) -> Fix | None:
+    """The lowest PCIe generation above the links' own that makes the need pass."""
+    group = tuple(l for l in links if has_generation(profile.links[l]))
+    now = current_generation(profile.links[group[0]]) if group else None
+    if now is None:
+        return None
+    for gen in (g for g in generations() if g > now):
+        try:
+            after = rate_outcome(_with_generation(profile, group, gen), need)
+        except PinchpointError:
+            continue
+        if after.met:
+            return Fix(group, "generation", str(now), str(gen), units.format_rate(after.achieved, need.convention),
+                       after.achieved / need_figure(need) - 1)
+    return None
+
+
+def need_figure(need: Need) -> float:
+    return need.rate_bytes_per_s if need.rate_bytes_per_s is not None else need.total_bytes_per_s
+
+
 def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
-    """One parameter change on the binding links that makes ``need`` pass: among values that exist
-    (a discrete parameter's valid values, whole numbers) the smallest relative change, else the
-    smallest continuous one (a clock, a rate); None where no single parameter is enough."""
+    """One parameter change on the binding links that makes ``need`` pass, the one that
+    overshoots the need least (``Fix.relative``: the need's figure after the change, relative
+    to what it asks); None where no single parameter is enough.  A PCIe link's lane rate and
+    line code follow its generation, so the generation is tried instead of them."""
     if need.kind != "rate" or outcome.achieved is None or outcome.met or not outcome.binding:
         return None
     links = tuple(l for l in outcome.binding if l in profile.links)
-    best = None
+    candidates = [f for f in [_generation_fix(profile, need, links)] if f is not None]
     kinds = {profile.links[l].kind for l in links}
     for param in dict.fromkeys(p for l in links for p in profile.links[l].params):
         group = tuple(l for l in links if param in profile.links[l].params)
         if len(kinds) > 1 and len(group) < len(links):
             continue  # a parameter of some binding links only cannot lift a shared limit alone
+        if param in _FOLLOW_GENERATION and has_generation(profile.links[group[0]]):
+            continue
         now, spec, trials = _trials(profile, group[0], param)
 
         def ok(v, group=group, param=param):
@@ -124,9 +157,7 @@ def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
             continue
         after = rate_outcome(_with(profile, group, param, found), need)
         shown = _shown(profile.links[group[0]], spec)
-        fix = Fix(group, param, shown(now), shown(found), units.format_rate(after.achieved, need.convention),
-                  found / now - 1 if now else math.inf)
-        key = (trials is None, fix.relative)  # a value that exists (lanes, channels) before a faster clock
-        if best is None or key < best[0]:
-            best = (key, fix)
-    return None if best is None else best[1]
+        candidates.append(Fix(group, param, shown(now), shown(found),
+                              units.format_rate(after.achieved, need.convention),
+                              after.achieved / need_figure(need) - 1))
+    return min(candidates, key=lambda f: f.relative, default=None)
