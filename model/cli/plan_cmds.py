@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pinchpoint.cli.common import add_json, add_profile
 from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
 
 
@@ -14,9 +15,8 @@ def add_parser(sub) -> None:
                     "that makes it pass, the cheapest candidate that meets everything and the "
                     "cost-versus-headroom Pareto front.")
     p.add_argument("plan", help="the plan file (TOML: [[needs]], [[candidates]], [base] and [options])")
-    p.add_argument("profiles", nargs="*", metavar="PROFILE",
-                   help="more candidates: bundled profile names or files (no price)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    add_profile(p, many=True)  # more candidates, without a price
+    add_json(p)
     output_path(p, "--plot", suffixes=IMAGE_SUFFIXES, metavar="FILE",
                 help="draw cost versus headroom with the Pareto front to FILE (.png, .svg, .pdf)")
     output_path(p, "--html", suffixes=(".html", ".htm"), metavar="FILE",
