@@ -43,6 +43,16 @@ class CallgrindProfile:
     events: tuple[str, ...]
     costs: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
     desc: dict[str, str] = field(default_factory=dict)
+    #: per thread (Callgrind --separate-threads=yes): (object, function) -> instructions
+    thread_ir: tuple[dict[tuple[str, str], float], ...] = ()
+
+    def threads(self, select=None, *, share: float = 0.1) -> int:
+        """Threads that ran at least ``share`` of the busiest thread's instructions among
+        those ``select((obj, fn))`` accepts (all): the threads a phase ran on."""
+        per = [sum(v for k, v in t.items() if select is None or select(k))
+               for t in self.thread_ir]
+        top = max(per, default=0.0)
+        return max(1, sum(1 for v in per if top > 0 and v >= share * top))
 
     def index(self, event: str) -> int:
         return self.events.index(event)
@@ -77,8 +87,35 @@ def _position(token: str, last: int, where: str) -> int:
         raise MeasurementError(f"{where}: {token!r} is not a callgrind position") from None
 
 
-def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfile:
-    """Parse Callgrind output text (with ``positions: instr line``).
+def merge_threads(texts, files) -> CallgrindProfile:
+    """One profile from the per-thread profiles of a run (costs summed, each thread's
+    instructions per function kept in ``thread_ir``).  Name compression may span the files
+    of one run, so they share one table of names."""
+    names: dict = {}
+    merged: CallgrindProfile | None = None
+    per_thread = []
+    for text, file in zip(texts, files):
+        prof = parse_callgrind(text, file=file, names=names)
+        per_thread.append({k: v["Ir"] for k, v in prof.functions().items()})
+        if merged is None:
+            merged = prof
+            continue
+        if prof.events != merged.events:
+            raise MeasurementError(f"{file}: events {' '.join(prof.events)} differ from the "
+                                   f"other threads' profiles")
+        for key, c in prof.costs.items():
+            acc = merged.costs.setdefault(key, [0.0] * len(c))
+            for i, v in enumerate(c):
+                acc[i] += v
+    if merged is None:
+        raise MeasurementError("Callgrind wrote no profile")
+    merged.thread_ir = tuple(per_thread)
+    return merged
+
+
+def parse_callgrind(text: str, *, file: str = "callgrind.out", names=None) -> CallgrindProfile:
+    """Parse Callgrind output text (with ``positions: instr line``); ``names``: a name
+    compression table shared with other files of the same run.
 
     Raises
     ------
@@ -88,7 +125,7 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfi
     """
     events: tuple[str, ...] | None = None
     positions = ["line"]
-    names: dict[tuple[str, str], str] = {}
+    names = {} if names is None else names
     current = {"ob": "", "fn": ""}
     prof: CallgrindProfile | None = None
     desc: dict[str, str] = {}
@@ -164,4 +201,5 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfi
             acc[i] += v
     if prof is None:
         raise MeasurementError(f"{file}: no 'events:' line; not a callgrind profile")
+    prof.thread_ir = ({k: v["Ir"] for k, v in prof.functions().items()},)
     return prof

@@ -1,0 +1,203 @@
+"""One traced phase (the whole program, or some of its functions): its counts at L1, its
+access classes (:mod:`pinchpoint.prediction.trace.accesses`), its flops with the reductions and
+dependency depth the code shows (:mod:`pinchpoint.prediction.trace.loops`), the threads that ran
+it, and the trip count of its busiest innermost loop.
+
+The trip count of a loop is its back branch's executions over the executions of the
+instruction after it (the loop's fall-through exit, taken once per entry), times the elements
+one iteration handles (vector lanes); chains of a reduction that restarts on every entry
+(one accumulator per matrix row) are that many adds long.
+
+Pure: profiles and disassembly in, numbers out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
+from pinchpoint.prediction.trace.disasm import Instruction
+from pinchpoint.prediction.trace.loops import LoopFacts, Loops
+from pinchpoint.prediction.trace.operands import effects
+from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
+
+_DEFAULT = Instruction("?", 8, False, ())
+RANDOM_LOADS = ("auto", "dependent", "independent")
+#: Chains longer than this many adds are one chain each: a reorder buffer holds a few hundred
+#: instructions (AMD Zen 4: 320; Intel Golden Cove: 512), so no two such chains overlap.
+LONG_CHAIN = 1024
+
+
+@dataclass
+class PhaseFacts:
+    counts: PhaseCounts
+    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass
+    flops: dict = field(default_factory=dict)
+    instructions: float = 0.0
+    assumed: float = 0.0
+    threads: int = 1
+    loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
+
+
+class CodeFacts:
+    """Loop facts per object file, analysed once."""
+
+    def __init__(self, disasm: dict):
+        self.disasm = disasm
+        self._loops: dict[str, Loops] = {}
+
+    def instruction(self, obj: str, addr: int) -> Instruction:
+        return self.disasm.get(obj, {}).get(addr, _DEFAULT)
+
+    def loop(self, obj: str, addr: int) -> LoopFacts | None:
+        if obj not in self._loops:
+            self._loops[obj] = Loops(self.disasm.get(obj, {}))
+        return self._loops[obj].innermost(addr)
+
+
+def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
+    if facts is None or addr not in facts.indirect:
+        return "stride1"
+    if random_loads != "auto":
+        return "random" if random_loads == "dependent" else "gather"
+    return "random" if addr in facts.dependent else "gather"
+
+
+def _stride(facts, addr, ins, n, d1m, line) -> float | None:
+    """Bytes per access: from the code, else (a step held in a register) from the L1 misses of
+    an access that misses more than a contiguous walk would."""
+    if facts is None:
+        return None
+    s = facts.stride.get(addr, ins.mem_bytes)
+    if s is None and n > 0:
+        rate = d1m / n
+        s = rate * line if rate > 1.5 * ins.mem_bytes / line else ins.mem_bytes
+    return s
+
+
+def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
+                l1_line: int = 64) -> PhaseFacts:
+    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
+    first = runs[0][1]
+    idx = {e: first.index(e) for e in ("Ir", "Dr", "Dw") + _EVENTS}
+    pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
+    tot = dict(loads=0.0, stores=0.0, lb=0.0, sb=0.0)
+    flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
+    executed = []
+    for key, c in first.costs.items():
+        if select is not None and not select(key):
+            continue
+        obj, _, addr = key
+        ins = code.instruction(obj, addr)
+        ir = c[idx["Ir"]]
+        pf.instructions += ir
+        for kind, n in ins.flops:
+            flops[kind] += n * ir
+        executed.append((key, ir, ins))
+        dr, dw = c[idx["Dr"]], c[idx["Dw"]]
+        if not (dr or dw):
+            continue
+        if not ins.width_known:
+            pf.assumed += dr + dw
+        per_run = [_events(prof, key, idx) for _, prof in runs]
+        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
+    rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
+    pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
+    pf.flops = flops
+    pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
+    _loop_facts(pf, code, executed, first, idx)
+    return pf
+
+
+def _events(prof, key, idx) -> dict:
+    c = prof.costs.get(key)
+    return {e: (c[idx[e]] if c is not None else 0.0) for e in _EVENTS}
+
+
+def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None:
+    obj, _, addr = key
+    dr, dw = drw
+    facts = code.loop(obj, addr)
+    e = effects(ins) if ins.width_known or ins.mnemonic != "?" else None
+    pattern = _pattern(facts, addr, random_loads)
+    streams = facts.streams.get(addr) if facts else None
+    w = ins.mem_bytes
+    d1m = per_run[0]["D1mr"] + per_run[0]["D1mw"]
+    if e is not None and e.load and e.store:  # memory destination: loads and stores
+        n = max(dr, dw)
+        tot["loads"] += n
+        tot["stores"] += n
+        tot["lb"] += n * w
+        tot["sb"] += n * w
+        _class(pf, pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line),
+                                          streams)
+        return
+    tot["loads"] += dr
+    tot["stores"] += dw
+    tot["lb"] += dr * w
+    tot["sb"] += dw * w
+    if dr:
+        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line),
+                                        streams)
+    if dw:  # a store waits for no load: an indirect one is a scatter, never a chase
+        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line),
+                                         streams)
+
+
+def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
+    k = (pattern, op)
+    if k not in pf.classes:
+        pf.classes[k] = AccessClass(pattern, op)
+    return pf.classes[k]
+
+
+def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, prof, idx) -> None:
+    """Chained flops and partial sums, dependency depth, trip count, overlap of chains."""
+    adds = fmas = weighted = 0.0
+    by_loop: dict[tuple, list] = {}
+    for (obj, fn, addr), ir, ins in executed:
+        facts = code.loop(obj, addr)
+        if facts is None or ir <= 0:
+            continue
+        by_loop.setdefault((obj, facts.start), [facts, 0.0, 0.0, obj])
+        by_loop[(obj, facts.start)][1] += ir
+        for kind, n in ins.flops:
+            by_loop[(obj, facts.start)][2] += n * ir
+            c = facts.chained.get(addr)
+            if c and kind != "division":
+                f = n * ir
+                if kind == "fma":
+                    fmas += f
+                else:
+                    adds += f
+                weighted += f / c
+    if weighted > 0:
+        pf.flops.update(chained_adds=adds, chained_fma=fmas,
+                        chains=max(1, int(round((adds + fmas) / weighted))))
+    if not by_loop:
+        return
+    busiest = max(by_loop.values(), key=lambda v: v[1])
+    _trips(pf, busiest, prof, idx)
+    fp = max(by_loop.values(), key=lambda v: v[2])
+    if fp[2] > 0:
+        if fp[0].depth >= 2:
+            pf.loop["dependency_depth"] = fp[0].depth
+        if weighted > 0 and fp[0].fed_by_indirect:
+            pf.loop["chain_overlap"] = False
+
+
+def _trips(pf: PhaseFacts, busiest, prof, idx) -> None:
+    facts, _, _, obj = busiest
+    ir = idx["Ir"]
+    branch = sum(c[ir] for (o, _, a), c in prof.costs.items() if o == obj and a == facts.end)
+    after = [a for a in sorted(a for (o, _, a) in prof.costs if o == obj) if a > facts.end]
+    exits = sum(c[ir] for (o, _, a), c in prof.costs.items() if o == obj and after
+                and a == after[0])
+    if branch > 0 and exits > 0:
+        trips = branch / exits * facts.elements
+        pf.loop["inner_trips"] = max(1, round(trips))
+        chained = pf.flops.get("chained_adds", 0.0)
+        if chained and pf.flops.get("chains"):
+            length = max(1, round(chained / exits / pf.flops["chains"]))
+            if length <= LONG_CHAIN:
+                pf.loop["chain_length"] = length
