@@ -20,7 +20,7 @@ Usage::
                                          [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
                                          [--times EARLIER.json]
 
-Goal (issue 13): median |error| of the headline estimate <= 10 %, none over 35 %.
+Goal: median |error| of the headline estimate <= 10 %, none over 35 %.
 """
 
 from __future__ import annotations
@@ -86,40 +86,59 @@ def workload_text(op: str, p: dict) -> str:
     return text
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--signature", help="a signature file (default: measure one now)")
-    ap.add_argument("--mode", choices=("quick", "full"), default="quick")
-    ap.add_argument("--rounds", type=int, default=3, help="alternating kernel rounds")
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--min-time", type=float, default=0.005)
-    ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
-    ap.add_argument("--times", metavar="FILE",
-                    help="predict the kernel times kept in an earlier run's --json FILE instead of "
-                         "running the kernels (with --signature: the model changes, the data do not)")
-    args = ap.parse_args(argv)
+class RoundSignature:
+    """A signature measured in rounds alternating with the kernels it predicts: each round
+    runs ``pinchpoint measure``'s MAPS and PEAK jobs once, and every repetition of every
+    round is kept (so "best" is the fastest over all rounds: on a machine shared with other
+    tenants both the signature and the kernels see the same background load)."""
 
-    from predict_validation import compile_heldout, level_sizes
+    def __init__(self, reps: int = 3):
+        from pinchpoint.measure.hostinfo import host_info, last_level_cache_bytes
+        from pinchpoint.measure.runner import compile_kernel, find_compiler
+        from pinchpoint.measure.session import make_plan
 
-    from pinchpoint.prediction.convolve import convolve
-    from pinchpoint.measure.hostinfo import host_info
-    from pinchpoint.measure.runner import find_compiler, run_kernel
-    from pinchpoint.paths import atomic_write
-    from pinchpoint.inputs.signature import load_signature
-    from pinchpoint.inputs.workload import loads_workload
+        self.host = host_info()
+        self.compiler = find_compiler()
+        llc = last_level_cache_bytes(self.host.get("caches", [])) or 32 * MiB
+        self.plan = make_plan("quick", ("maps", "peak"), llc_bytes=llc, reps=reps, mpi=False)
+        self.binaries = {k: compile_kernel(k, self.compiler) for k in self.plan.kernels}
+        self.reps: dict[tuple, list[float]] = {}
+        self.meta: dict[tuple, tuple] = {}
 
-    compiler = find_compiler()
-    host = host_info()
+    def round(self) -> None:
+        from pinchpoint.measure.runner import run_kernel
+        from pinchpoint.measure.session import point_from_record
+
+        for job in self.plan.jobs:
+            out = run_kernel(self.binaries[job.kernel], list(job.args), kernel=job.kernel,
+                             timeout=job.timeout_s, memory_bytes=job.memory_bytes, cpus=job.cpus)
+            for rec in out.points:
+                p = point_from_record(rec)
+                key = (job.kernel,) + tuple(sorted(p.params.items()))
+                self.reps.setdefault(key, []).extend(p.result.repetitions)
+                self.meta[key] = (dict(p.params), p.result.unit)
+
+    def signature(self):
+        from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature
+        from pinchpoint.measure.runner import source_sha256
+
+        kernels: dict[str, list] = {}
+        for key, values in self.reps.items():
+            params, unit = self.meta[key]
+            kernels.setdefault(key[0], []).append(Point(params, Result.from_repetitions(unit, values)))
+        return Signature(dict(self.host, name="vm", run={"mode": "quick, in rounds beside the kernels"}),
+                         self.compiler.to_dict(), time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+                         {k: KernelRun(source_sha256(k), tuple(v)) for k, v in kernels.items()})
+
+
+def collect_times(binary, kernel: str, runs: list, args,
+                  beside: RoundSignature | None = None) -> tuple[dict, dict, float]:
+    """Kernel times: {(op, working set, threads): repetitions [s]} and their parameters, run
+    ``args.rounds`` times alternating (with ``beside``: its signature jobs in every round),
+    or read from ``args.times``."""
+    from pinchpoint.measure.runner import run_kernel
+
     t0 = time.perf_counter()
-    if args.signature:
-        sig = load_signature(args.signature)
-    else:
-        from pinchpoint.measure.session import measure
-        print(f"measuring a {args.mode} signature ...", file=sys.stderr)
-        sig = measure(args.mode)
-    sizes = level_sizes(sig.host.get("caches") or host.get("caches") or [])
-    cpus = os.cpu_count() or 1
-    binary = compile_heldout(compiler, "unseen")
     common = ["--reps", str(args.reps), "--min-time", str(args.min_time), "--max-seconds", "600"]
     times: dict[tuple, list[float]] = {}
     params: dict[tuple, dict] = {}
@@ -131,55 +150,59 @@ def main(argv=None) -> int:
                 times[key], params[key] = rec["repetitions"], p
     for r in range(0 if args.times else args.rounds):
         print(f"round {r + 1}/{args.rounds} ...", file=sys.stderr)
-        runs = [["--ops", ",".join(OPS), "--sizes", ",".join(map(str, sizes.values()))],
-                ["--ops", "triad", "--sizes", str(sizes["4xLLC"]),
-                 "--threads", ",".join(map(str, range(1, cpus + 1)))]]
+        if beside is not None:
+            beside.round()
         for extra in runs:
-            out = run_kernel(binary, common + extra, kernel="unseen", timeout=1800)
+            out = run_kernel(binary, common + extra, kernel=kernel, timeout=1800)
             for rec in out.points:
                 p = rec["params"]
                 key = (p["op"], p["working_set_bytes"], p["threads"])
                 times.setdefault(key, []).extend(rec["repetitions"])
                 params[key] = p
-    elapsed = time.perf_counter() - t0
+    return times, params, time.perf_counter() - t0
+
+
+def predict_rows(sig, workload_text, times: dict, params: dict, sizes: dict) -> list[dict]:
+    """One row per case and statistic: measured, estimate, error (or why it was refused)."""
+    from pinchpoint.inputs.workload import loads_workload
+    from pinchpoint.prediction.convolve import convolve
+
     level_of = {v: k for k, v in sizes.items()}
     rows = []
     for key, reps in times.items():
         op, ws, threads = key
-        p = params[key]
-        wl = loads_workload(workload_text(op, p), file=f"<{op}>")
+        wl = loads_workload(workload_text(op, params[key]), file=f"<{op}>")
         for stat in ("best", "median"):
             measured = min(reps) if stat == "best" else statistics.median(reps)
+            row = {"stat": stat, "kernel": op, "level": level_of.get(ws, "?"), "threads": threads,
+                   "working_set_bytes": ws, "measured_s": measured}
             try:
                 pred = convolve(sig, wl, stat=stat, extrapolate=True)
             except Exception as exc:  # report, do not hide: a row the model refuses
-                rows.append({"stat": stat, "kernel": op, "level": level_of.get(ws, "?"),
-                             "threads": threads, "working_set_bytes": ws, "measured_s": measured,
-                             "error": str(exc)})
+                rows.append(row | {"error": str(exc)})
                 continue
-            rows.append({"stat": stat, "kernel": op, "level": level_of.get(ws, "?"),
-                         "threads": threads, "working_set_bytes": ws, "measured_s": measured,
-                         "estimate_s": pred.estimate_s, "low_s": pred.low_s,
-                         "high_s": pred.high_s, "binding": pred.binding,
-                         "error_pct": 100 * (pred.estimate_s - measured) / measured,
-                         "extrapolated": pred.extrapolated,
-                         "spread": max(reps) / min(reps)})
-    print(f"host: {host.get('cpu_model')}; {cpus} CPUs; compiler {compiler.version} "
-          f"{' '.join(compiler.flags)}; signature {sig.name}; {args.rounds} rounds x "
-          f"{args.reps} reps; {elapsed:.0f} s")
-    print("sizes: " + ", ".join(f"{k} {v // KiB} KiB" for k, v in sizes.items()))
+            rows.append(row | {"estimate_s": pred.estimate_s, "low_s": pred.low_s,
+                               "high_s": pred.high_s, "binding": pred.binding,
+                               "error_pct": 100 * (pred.estimate_s - measured) / measured,
+                               "extrapolated": pred.extrapolated,
+                               "spread": max(reps) / min(reps)})
+    return rows
+
+
+def print_table(rows: list[dict]) -> dict:
+    """Print the rows per statistic with the summary; return the summary."""
     summary = {}
     for stat in ("best", "median"):
         sel = [r for r in rows if r["stat"] == stat]
         print(f"\nstatistic: {stat}")
-        print(f"{'kernel':8s} {'level':6s} {'thr':>3s} {'measured s':>11s} {'estimate s':>11s} "
+        print(f"{'kernel':10s} {'level':6s} {'thr':>3s} {'measured s':>11s} {'estimate s':>11s} "
               f"{'error %':>8s} {'max/min':>7s} binding (x: extrapolated)")
         for r in sorted(sel, key=lambda r: (r["kernel"], r["working_set_bytes"], r["threads"])):
             if "error" in r:
-                print(f"{r['kernel']:8s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
+                print(f"{r['kernel']:10s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
                       f"refused: {r['error']}")
                 continue
-            print(f"{r['kernel']:8s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
+            print(f"{r['kernel']:10s} {r['level']:6s} {r['threads']:3d} {r['measured_s']:11.4e} "
                   f"{r['estimate_s']:11.4e} {r['error_pct']:8.1f} {r['spread']:7.2f} {r['binding']}"
                   f"{' x' if r['extrapolated'] else ''}")
         errs = [abs(r["error_pct"]) for r in sel if "error_pct" in r]
@@ -191,6 +214,18 @@ def main(argv=None) -> int:
             print(f"median |error| {statistics.median(errs):.1f} %, max {max(errs):.1f} %, "
                   f"{summary[stat]['within_25_pct']} of {len(errs)} within 25 %, "
                   f"{summary[stat]['over_35_pct']} over 35 % (goal: median <= 10 %, none over 35 %)")
+    return summary
+
+
+def report(sig, workload_text, times, params, sizes, elapsed, args) -> int:
+    """Predict, print the tables and (``args.json``) write rows, summary and measured times."""
+    from pinchpoint.paths import atomic_write
+
+    rows = predict_rows(sig, workload_text, times, params, sizes)
+    print(f"signature {sig.name} ({sig.host.get('cpu_model')}); {args.rounds} rounds x "
+          f"{args.reps} reps; {elapsed:.0f} s")
+    print("sizes: " + ", ".join(f"{k} {v // KiB} KiB" for k, v in sizes.items()))
+    summary = print_table(rows)
     if args.json:
         with atomic_write(args.json) as fh:
             json.dump({"rows": rows, "summary": summary, "sizes": sizes,
@@ -198,6 +233,59 @@ def main(argv=None) -> int:
                       fh, indent=1)
         print(f"wrote {args.json}")
     return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--signature", help="a signature file (default: measure one now)")
+    ap.add_argument("--mode", choices=("quick", "full", "rounds"), default="quick",
+                    help="without --signature: measure one now (quick, full), or MAPS and PEAK "
+                         "in every round beside the kernels (rounds)")
+    ap.add_argument("--save-signature", metavar="FILE", help="write the signature measured in rounds")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating kernel rounds")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--min-time", type=float, default=0.005)
+    ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    ap.add_argument("--times", metavar="FILE",
+                    help="predict the kernel times kept in an earlier run's --json FILE instead of "
+                         "running the kernels (with --signature: the model changes, the data do not)")
+    ap.add_argument("--recorded", action="store_true",
+                    help="re-predict every recorded machine (benchmarks/results/<cpu>/ and the "
+                         "recorded 16-core Xeon) with today's model, a table per machine")
+    args = ap.parse_args(argv)
+    if args.recorded:
+        from recorded import predict_recorded
+        return predict_recorded()
+
+    from predict_validation import compile_heldout, level_sizes
+
+    from pinchpoint.inputs.signature import load_signature
+    from pinchpoint.measure.hostinfo import host_info
+
+    host = host_info()
+    beside = None
+    if args.signature:
+        sig = load_signature(args.signature)
+    elif args.mode == "rounds":
+        beside = RoundSignature()
+    else:
+        from pinchpoint.measure.session import measure
+        print(f"measuring a {args.mode} signature ...", file=sys.stderr)
+        sig = measure(args.mode)
+    caches = (sig.host if beside is None else host).get("caches") or host.get("caches") or []
+    sizes = level_sizes(caches)
+    cpus = os.cpu_count() or 1
+    runs = [["--ops", ",".join(OPS), "--sizes", ",".join(map(str, sizes.values()))],
+            ["--ops", "triad", "--sizes", str(sizes["4xLLC"]),
+             "--threads", ",".join(map(str, range(1, cpus + 1)))]]
+    binary = None if args.times else compile_heldout(None, "unseen")
+    times, params, elapsed = collect_times(binary, "unseen", runs, args, beside)
+    if beside is not None:
+        sig = beside.signature()
+        if args.save_signature:
+            from pinchpoint.inputs.signature import dump_signature
+            dump_signature(sig, args.save_signature)
+    return report(sig, workload_text, times, params, sizes, elapsed, args)
 
 
 if __name__ == "__main__":

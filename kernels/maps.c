@@ -25,13 +25,26 @@
  *            store).  Every address is known ahead of its load, so an out-of-order core keeps
  *            many misses in flight: the pattern of a gather y[i] = x[idx[i]], a sparse
  *            matrix-vector product or HPCC RandomAccess, not of a pointer chase.
+ *            Gather also takes the op update, x[idx[i]] += 1 (a histogram's read-modify-write of
+ *            its bins; 8 B per step counted, the bin updated).
+ * Access shapes (stride1 only, one shape option at a time):
+ *   --streams K   load / store: the array is cut into K equal parts walked side by side, K
+ *                 concurrent sequential streams (a dot product's two, a 4-array sum's four);
+ *   --strides S   load / store: every S-th byte, the array swept S / 8 times, each sweep starting
+ *                 one element further (a column walk of a row-major matrix: a transpose's
+ *                 stores); 8 B counted per access, each touching a new line for S >= 64 and a
+ *                 new page for S >= 4096 until the lines stay cached;
+ *   --trips T     load: rows of T elements, one inner loop per row (runtime T, as in user code):
+ *                 how much a short inner loop costs beyond its elements.
  * The working set is the total over all arrays and threads, split evenly between threads;
  * each thread allocates and first-touches its own arrays.  Result: aggregate bytes per
  * second, one value per repetition.
  *
- * Usage: maps [--ops load,store,copy,triad] [--patterns stride1,random,gather] [--sizes 4K,...]
- *             [--threads 1,2] [--pin CPU] [--reps N] [--trials T] [--min-time S]
+ * Usage: maps [--ops load,store,copy,triad,update] [--patterns stride1,random,gather]
+ *             [--sizes 4K,...] [--threads 1,2] [--pin CPU[,CPU...]] [--reps N] [--trials T]
+ *             [--streams 1,2,4,8 | --strides 64,4096 | --trips 4,8,16] [--min-time S]
  *             [--max-seconds S]
+ * --pin takes the CPUs thread t runs on, in order (thread t on the (t mod count)-th).
  *
  * --trials T: each repetition is the fastest of T timed calls of at least --min-time each
  * (STREAM's convention of reporting the best of its trials).  On a shared or virtual machine
@@ -83,6 +96,9 @@ struct shared {
     int op, pattern;
     long iters;
     int quit;
+    int streams;    /* stride1: concurrent streams (1: one) */
+    size_t stride;  /* stride1: elements between accesses (0: contiguous) */
+    size_t trips;   /* stride1 load: inner-loop trip count (0: one long loop) */
 };
 
 /* ---- the timed loops ---------------------------------------------------------------------- */
@@ -227,11 +243,135 @@ static uint64_t gather_store(const uint64_t *idx, double *x, size_t n, uint64_t 
     return j;
 }
 
+static double load_streams(const uint64_t *restrict a, size_t m, int k, long iters)
+{
+    uint64_t s[LANES];
+    size_t i;
+    long it;
+    int j, q;
+    for (j = 0; j < LANES; j++) s[j] = 0;
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < m; i += LANES)
+            for (q = 0; q < k; q++) {
+                const uint64_t *p = a + (size_t)q * m + i;
+                for (j = 0; j < LANES; j++) s[j] += p[j];
+            }
+        PP_CLOBBER();
+    }
+    for (j = 1; j < LANES; j++) s[0] += s[j];
+    return (double)s[0];
+}
+
+static double store_streams(double *restrict a, size_t m, int k, long iters)
+{
+    size_t i;
+    long it;
+    int j, q;
+    for (it = 0; it < iters; it++) {
+        double v = (double)it;
+        for (i = 0; i < m; i += LANES)
+            for (q = 0; q < k; q++) {
+                double *p = a + (size_t)q * m + i;
+                for (j = 0; j < LANES; j++) p[j] = v;
+            }
+        PP_CLOBBER();
+    }
+    return a[m / 2];
+}
+
+static double load_strided(const uint64_t *restrict a, size_t n, size_t se, long iters)
+{
+    uint64_t s0 = 0, s1 = 0;
+    size_t off, i;
+    long it;
+    for (it = 0; it < iters; it++) {
+        for (off = 0; off < se; off++) {
+            for (i = off; i + se < n; i += 2 * se) {
+                s0 += a[i];
+                s1 += a[i + se];
+            }
+            if (i < n) s0 += a[i];
+        }
+        PP_CLOBBER();
+    }
+    return (double)(s0 + s1);
+}
+
+static double store_strided(double *restrict a, size_t n, size_t se, long iters)
+{
+    size_t off, i;
+    long it;
+    for (it = 0; it < iters; it++) {
+        double v = (double)it;
+        for (off = 0; off < se; off++)
+            for (i = off; i < n; i += se)
+                a[i] = v;
+        PP_CLOBBER();
+    }
+    return a[n / 2];
+}
+
+static double load_trips(const uint64_t *restrict a, size_t n, size_t t, long iters)
+{
+    uint64_t s = 0;
+    size_t r, i, rows = n / t;
+    long it;
+    for (it = 0; it < iters; it++) {
+        for (r = 0; r < rows; r++) {
+            const uint64_t *p = a + r * t;
+            for (i = 0; i < t; i++) s += p[i];
+        }
+        PP_CLOBBER();
+    }
+    return (double)s;
+}
+
+static uint64_t gather_update(const uint64_t *idx, uint64_t *x, size_t n, uint64_t j,
+                              size_t steps)
+{
+    while (steps > 0) {
+        size_t end = j + steps < n ? j + steps : n, i;
+        for (i = j; i < end; i++) x[idx[i]] += 1;
+        steps -= end - j;
+        j = end == n ? 0 : end;
+    }
+    return j;
+}
+
+/* elements each stride-1 call touches (per thread) */
+static size_t touched(const shared_t *sh, size_t n)
+{
+    if (sh->streams > 1) return n / (size_t)sh->streams / LANES * LANES * (size_t)sh->streams;
+    if (sh->trips) return n / sh->trips * sh->trips;
+    return n;
+}
+
+static void run_shaped(worker_t *w)
+{
+    shared_t *sh = w->sh;
+    if (sh->streams > 1) {
+        size_t m = w->n / (size_t)sh->streams / LANES * LANES;
+        if (sh->op == OP_LOAD)
+            w->sink += load_streams((const uint64_t *)w->arr[0], m, sh->streams, sh->iters);
+        else
+            w->sink += store_streams(w->arr[0], m, sh->streams, sh->iters);
+    } else if (sh->stride) {
+        if (sh->op == OP_LOAD)
+            w->sink += load_strided((const uint64_t *)w->arr[0], w->n, sh->stride, sh->iters);
+        else
+            w->sink += store_strided(w->arr[0], w->n, sh->stride, sh->iters);
+    } else {
+        w->sink += load_trips((const uint64_t *)w->arr[0], w->n, sh->trips, sh->iters);
+    }
+}
+
 static void run_body(worker_t *w)
 {
     shared_t *sh = w->sh;
     long it;
-    if (sh->pattern == PAT_STRIDE1) {
+    if (sh->pattern == PAT_STRIDE1 && (sh->streams > 1 || sh->stride || sh->trips)) {
+        run_shaped(w);
+    } else if (sh->pattern == PAT_STRIDE1) {
         switch (sh->op) {
         case OP_LOAD: w->sink += load_stride1((const uint64_t *)w->arr[0], w->n, sh->iters); break;
         case OP_STORE: w->sink += store_stride1(w->arr[0], w->n, sh->iters); break;
@@ -245,6 +385,9 @@ static void run_body(worker_t *w)
             if (sh->op == OP_LOAD)
                 w->pos = gather_load(w->chain, (const uint64_t *)w->dst, w->n, w->pos,
                                      random_steps(w->n), &w->sink);
+            else if (sh->op == OP_UPDATE)
+                w->pos = gather_update(w->chain, (uint64_t *)w->dst, w->n, w->pos,
+                                       random_steps(w->n));
             else
                 w->pos = gather_store(w->chain, w->dst, w->n, w->pos, random_steps(w->n),
                                       (double)it);
@@ -315,7 +458,10 @@ static void *worker_main(void *arg)
         w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
         make_chain(w->chain, w->n, xorshift(&rng_state) + (uint64_t)w->id * 7919u);
         w->dst = (double *)pp_alloc(w->n * sizeof(double));
-        for (i = 0; i < w->n; i++) w->dst[i] = 1.0;
+        if (sh->op == OP_UPDATE)
+            memset(w->dst, 0, w->n * sizeof(double)); /* integer bins */
+        else
+            for (i = 0; i < w->n; i++) w->dst[i] = 1.0;
         w->pos = 0;
     } else {
         w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
@@ -364,8 +510,17 @@ static double timed_call(shared_t *sh, long iters)
     return last - first;
 }
 
-static int measure_point(int op, int pattern, long long ws, int threads, int pin, int trials,
-                         const pp_common_opts *o)
+/* the CPUs threads are pinned to (--pin), and the access shape of the stride-1 sweeps */
+typedef struct {
+    long long pins[PP_MAX_LIST];
+    int npins;
+    int streams;
+    long long stride_bytes;
+    long long trips;
+} point_opts;
+
+static int measure_point(int op, int pattern, long long ws, int threads, int trials,
+                         const point_opts *po, const pp_common_opts *o)
 {
     shared_t sh;
     worker_t *ws_arr;
@@ -377,8 +532,8 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
 
     if (pattern == PAT_RANDOM && (op == OP_TRIAD || op == OP_UPDATE))
         pp_die("--patterns random supports the ops load, store and copy");
-    if (pattern == PAT_GATHER && op != OP_LOAD && op != OP_STORE)
-        pp_die("--patterns gather supports the ops load and store");
+    if (pattern == PAT_GATHER && op != OP_LOAD && op != OP_STORE && op != OP_UPDATE)
+        pp_die("--patterns gather supports the ops load, store and update");
     narr = pattern == PAT_STRIDE1 ? OP_ARRAYS[op]
          : pattern == PAT_GATHER ? 2 /* idx + x */ : op + 1; /* chain (+ dst (+ src)) */
     quantum = pattern == PAT_STRIDE1 ? LANES : 2;
@@ -387,10 +542,22 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
         pp_die("working set %lld bytes is too small for %s with %d thread(s) (minimum %lld)",
                ws, OP_NAMES[op], threads, (long long)quantum * 8 * narr * threads);
     used = (long long)n * 8 * narr * threads;
+    /* a stride or trip count longer than the array: no such point (others in the list run) */
+    if (po->stride_bytes && (size_t)(po->stride_bytes / 8) * 2 > n)
+        return 0;
+    if (po->trips && (size_t)po->trips > n)
+        return 0;
+    if (po->streams > 1 && n / (size_t)po->streams < LANES)
+        pp_die("working set %lld B is too small for %d streams", ws, po->streams);
 
     memset(&sh, 0, sizeof sh);
     sh.op = op;
     sh.pattern = pattern;
+    if (pattern == PAT_STRIDE1) {
+        sh.streams = po->streams;
+        sh.stride = (size_t)(po->stride_bytes / 8);
+        sh.trips = (size_t)po->trips;
+    }
     pthread_barrier_init(&sh.start, NULL, (unsigned)threads + 1);
     pthread_barrier_init(&sh.stop, NULL, (unsigned)threads + 1);
     ws_arr = (worker_t *)calloc((size_t)threads, sizeof *ws_arr);
@@ -399,7 +566,7 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
     sh.nworkers = threads;
     for (t = 0; t < threads; t++) {
         ws_arr[t].id = t;
-        ws_arr[t].cpu = pin >= 0 ? (int)((pin + t) % sysconf(_SC_NPROCESSORS_ONLN)) : -1;
+        ws_arr[t].cpu = po->npins ? (int)po->pins[t % po->npins] : -1;
         ws_arr[t].sh = &sh;
         ws_arr[t].n = n;
         if (pthread_create(&ws_arr[t].tid, NULL, worker_main, &ws_arr[t]) != 0)
@@ -421,7 +588,8 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
             double again = timed_call(&sh, iters);
             if (again < dt) dt = again;
         }
-        double per_iter = pattern == PAT_STRIDE1 ? (double)n * OP_BYTES[op]
+        double per_iter = pattern == PAT_STRIDE1 ? (double)touched(&sh, n) * OP_BYTES[op]
+                        : pattern == PAT_GATHER && op == OP_UPDATE ? (double)random_steps(n) * 8
                                                  : (double)random_steps(n) * OP_BYTES[op];
         double bytes = per_iter * threads * iters;
         reps[k] = bytes / dt;
@@ -443,6 +611,12 @@ static int measure_point(int op, int pattern, long long ws, int threads, int pin
            OP_NAMES[op], PAT_NAMES[pattern], threads, used, iters);
     if (trials > 1)
         printf(",\"trials\":%d", trials);
+    if (sh.streams > 1)
+        printf(",\"streams\":%d", sh.streams);
+    if (sh.stride)
+        printf(",\"stride_bytes\":%lld", (long long)sh.stride * 8);
+    if (sh.trips)
+        printf(",\"trips\":%lld", (long long)sh.trips);
     pp_emit_end("B/s", reps, o->reps);
     return 0;
 }
@@ -452,9 +626,13 @@ int main(int argc, char **argv)
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {OP_LOAD}, pats[PP_MAX_LIST] = {PAT_STRIDE1};
     long long sizes[PP_MAX_LIST], thr[PP_MAX_LIST] = {1};
-    int nops = 1, npats = 1, nsizes = 0, nthr = 1, pin = -1, trials = 1;
-    int i, a, b, c, d;
+    int nops = 1, npats = 1, nsizes = 0, nthr = 1, trials = 1;
+    int i, a, b, c, d, e;
     long long maxws = 0;
+    long long shape[PP_MAX_LIST] = {0};
+    int nshape = 1, shape_kind = 0; /* 0 none, 1 streams, 2 strides, 3 trips */
+    point_opts po;
+    memset(&po, 0, sizeof po);
 
     pp_init("maps");
     for (i = 1; i < argc; i++) {
@@ -470,7 +648,19 @@ int main(int argc, char **argv)
         else if (strcmp(arg, "--threads") == 0)
             nthr = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), thr, 1, 1024);
         else if (strcmp(arg, "--pin") == 0)
-            pin = (int)pp_parse_double(arg, pp_need_value(argc, argv, &i), 0, 65535);
+            po.npins = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), po.pins, 0, 65535);
+        else if (strcmp(arg, "--streams") == 0 || strcmp(arg, "--strides") == 0 ||
+                 strcmp(arg, "--trips") == 0) {
+            int kind = strcmp(arg, "--streams") == 0 ? 1 : strcmp(arg, "--strides") == 0 ? 2 : 3;
+            if (shape_kind && shape_kind != kind)
+                pp_die("give one of --streams, --strides and --trips");
+            shape_kind = kind;
+            nshape = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), shape, 1,
+                                        kind == 1 ? 64 : (long long)1 << 30);
+            for (e = 0; e < nshape; e++)
+                if (kind == 2 && shape[e] % 8)
+                    pp_die("--strides: %lld B is not a whole number of 8-byte elements", shape[e]);
+        }
         else if (strcmp(arg, "--trials") == 0)
         {
             double t = pp_parse_double(arg, pp_need_value(argc, argv, &i), 1, 1000);
@@ -493,17 +683,26 @@ int main(int argc, char **argv)
         for (a = 0; a < nops; a++)
             if (pats[b] == PAT_RANDOM && (ops[a] == OP_TRIAD || ops[a] == OP_UPDATE))
                 pp_die("--patterns random supports the ops load, store and copy");
-            else if (pats[b] == PAT_GATHER && ops[a] != OP_LOAD && ops[a] != OP_STORE)
-                pp_die("--patterns gather supports the ops load and store");
+            else if (pats[b] == PAT_GATHER && ops[a] != OP_LOAD && ops[a] != OP_STORE &&
+                     ops[a] != OP_UPDATE)
+                pp_die("--patterns gather supports the ops load, store and update");
+            else if (shape_kind && (pats[b] != PAT_STRIDE1 || (ops[a] != OP_LOAD &&
+                                     (shape_kind == 3 || ops[a] != OP_STORE))))
+                pp_die("--streams and --strides take the stride1 ops load and store, --trips "
+                       "the stride1 load");
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
             for (d = 0; d < nthr; d++)
+                for (e = 0; e < nshape; e++)
                 for (c = 0; c < nsizes; c++) {
                     if (pp_out_of_time()) {
                         pp_emit_status(1);
                         return 0;
                     }
-                    measure_point(ops[a], pats[b], sizes[c], (int)thr[d], pin, trials, &o);
+                    po.streams = shape_kind == 1 ? (int)shape[e] : 1;
+                    po.stride_bytes = shape_kind == 2 ? shape[e] : 0;
+                    po.trips = shape_kind == 3 ? shape[e] : 0;
+                    measure_point(ops[a], pats[b], sizes[c], (int)thr[d], trials, &po, &o);
                 }
     pp_emit_status(0);
     return 0;

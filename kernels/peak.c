@@ -14,6 +14,11 @@
  *            overlaps as many consecutive chains as its window holds: short chains run near
  *            the add throughput, long ones at one add per latency (add_chain).  The shape of a
  *            matrix-vector product with one accumulator per row (a chain of row-length adds).
+ *   horner    y[i] = p(x[i]), p of degree D (--depths) by Horner's rule, written out for each
+ *            depth so that the compiler vectorises across elements as it does a user's
+ *            polynomial: D dependent multiply-add steps per element, elements independent
+ *            (2 D flops per element; poly5 is depth 5 with its own constants).  How the time
+ *            per element grows with D shows how many elements' chains the core overlaps.
  * The two chain loops are not in the PEAK table.  They measure the latency of one
  * floating-point add and one FMA (the rate of a single dependency chain is 1 / latency), which
  * bounds a reduction: n adds into k partial sums take at least n / k add latencies however
@@ -23,7 +28,8 @@
  * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
- * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains] [--lengths 1024,...]
+ * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains,horner]
+ *             [--lengths 1024,...] [--depths 1,2,4,8,16,32]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -31,10 +37,46 @@
 
 #include <math.h>
 
-enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS };
+enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS, P_HORNER };
 static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", "add_chain",
-                                       "fma_chain", "add_chains", NULL};
-static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1};
+                                       "fma_chain", "add_chains", "horner", NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1, 2 /* per step */};
+
+/* Horner's rule of a fixed degree D over x: p = c[0]; p = p x + c[k], k = 1 .. D */
+#define HORNER_FN(D)                                                                          \
+    static void horner_##D(const double *restrict x, double *restrict y, size_t n,           \
+                           const double *restrict c)                                         \
+    {                                                                                         \
+        size_t i;                                                                             \
+        for (i = 0; i < n; i++) {                                                             \
+            double v = x[i], p = c[0];                                                        \
+            int k;                                                                            \
+            _Pragma("GCC unroll 64") for (k = 1; k <= D; k++) p = p * v + c[k];               \
+            y[i] = p;                                                                         \
+        }                                                                                     \
+    }
+HORNER_FN(1) HORNER_FN(2) HORNER_FN(3) HORNER_FN(4) HORNER_FN(5) HORNER_FN(6) HORNER_FN(8)
+HORNER_FN(10) HORNER_FN(12) HORNER_FN(16) HORNER_FN(24) HORNER_FN(32)
+static const int HORNER_DEPTHS[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 0};
+static double horner_c[33];
+
+static void horner(int d, const double *x, double *y, size_t n)
+{
+    switch (d) {
+    case 1: horner_1(x, y, n, horner_c); break;
+    case 2: horner_2(x, y, n, horner_c); break;
+    case 3: horner_3(x, y, n, horner_c); break;
+    case 4: horner_4(x, y, n, horner_c); break;
+    case 5: horner_5(x, y, n, horner_c); break;
+    case 6: horner_6(x, y, n, horner_c); break;
+    case 8: horner_8(x, y, n, horner_c); break;
+    case 10: horner_10(x, y, n, horner_c); break;
+    case 12: horner_12(x, y, n, horner_c); break;
+    case 16: horner_16(x, y, n, horner_c); break;
+    case 24: horner_24(x, y, n, horner_c); break;
+    default: horner_32(x, y, n, horner_c);
+    }
+}
 #define CHAINS_TOTAL 8192 /* adds per add_chains call at least */
 #define LANES 16
 
@@ -43,6 +85,7 @@ typedef struct {
     size_t n;      /* loop length (add_chains: the length of one chain) */
     size_t chains; /* add_chains: how many chains one call runs */
     int op;
+    int depth;     /* horner: the degree */
 } ctx_t;
 
 static volatile double s_v = 1.0000001;
@@ -76,6 +119,9 @@ static double body(void *p, long iters)
             }
             break;
         }
+        case P_HORNER:
+            horner(c->depth, x, y, n);
+            break;
         case P_DIV:
             for (i = 0; i < n; i++) y[i] = s / x[i];
             break;
@@ -105,7 +151,8 @@ int main(int argc, char **argv)
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN};
     long long lens[PP_MAX_LIST] = {1024, 4096, 16384, 65536, 262144, 524288, 1048576, 4194304};
-    int nops = 6, nlens = 8, i, k, l, r;
+    long long depths[PP_MAX_LIST] = {1, 2, 4, 8, 16, 32};
+    int nops = 6, nlens = 8, ndepths = 6, i, k, l, r, d;
     long long maxlen = 0;
     double reps[PP_MAX_REPS];
     ctx_t c;
@@ -119,17 +166,29 @@ int main(int argc, char **argv)
         else if (strcmp(arg, "--lengths") == 0)
             nlens = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), lens, 1,
                                        (long long)1 << 36);
+        else if (strcmp(arg, "--depths") == 0) {
+            ndepths = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), depths, 1, 32);
+            for (d = 0; d < ndepths; d++) {
+                int ok = 0, q;
+                for (q = 0; HORNER_DEPTHS[q]; q++) ok |= HORNER_DEPTHS[q] == depths[d];
+                if (!ok)
+                    pp_die("--depths: %lld is not one of 1,2,3,4,5,6,8,10,12,16,24,32", depths[d]);
+            }
+        }
         else
             pp_die("unknown argument '%s'", arg);
     }
+    for (d = 0; d <= 32; d++) horner_c[d] = 1.0 / (double)(2 + d);
     for (l = 0; l < nlens; l++) if (lens[l] > maxlen) maxlen = lens[l];
     pp_check_memory(16 * maxlen);
     c.x = (double *)pp_alloc((size_t)maxlen * 8);
     c.y = (double *)pp_alloc((size_t)maxlen * 8);
     for (i = 0; i < maxlen; i++) { c.x[i] = 0.5 + (double)(i % 13) * 0.01; c.y[i] = 1.0; }
     for (k = 0; k < nops; k++)
-        for (l = 0; l < nlens; l++) {
+        for (l = 0; l < nlens; l++)
+        for (d = 0; d < (ops[k] == P_HORNER ? ndepths : 1); d++) {
             long iters;
+            double flops_per;
             if (pp_out_of_time()) { pp_emit_status(1); return 0; }
 #ifndef FP_FAST_FMA
             if (ops[k] == P_FMACHAIN) continue; /* no hardware FMA: nothing to measure */
@@ -137,6 +196,7 @@ int main(int argc, char **argv)
             c.op = ops[k];
             c.n = (size_t)lens[l];
             c.chains = 1;
+            c.depth = (int)depths[d];
             if (c.op == P_ADDCHAINS) {
                 c.chains = c.n >= CHAINS_TOTAL ? 1 : (CHAINS_TOTAL + c.n - 1) / c.n;
                 if ((long long)c.chains > maxlen)
@@ -146,11 +206,14 @@ int main(int argc, char **argv)
             }
             iters = pp_calibrate(body, &c, o.min_time);
             pp_time_reps(body, &c, iters, o.reps, reps);
+            flops_per = (double)OP_FLOPS[c.op] * (c.op == P_HORNER ? c.depth : 1);
             for (r = 0; r < o.reps; r++)
-                reps[r] = (double)OP_FLOPS[c.op] * (double)c.n * (double)c.chains / reps[r];
+                reps[r] = flops_per * (double)c.n * (double)c.chains / reps[r];
             pp_emit_begin();
             printf("\"op\":\"%s\",\"loop_length\":%lld,\"inner_iterations\":%ld",
                    OP_NAMES[c.op], lens[l], iters);
+            if (c.op == P_HORNER)
+                printf(",\"depth\":%d", c.depth);
             pp_emit_end("flop/s", reps, o.reps);
         }
     free(c.x); free(c.y);

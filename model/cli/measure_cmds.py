@@ -25,9 +25,11 @@ def add_parser(subparsers) -> None:
                    "predict its binaries)")
     m.add_argument("--io-dir", help="directory for iobench's temporary files (default: $TMPDIR)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar")
-    m.add_argument("--cpus", metavar="N|LIST",
-                   help="run on the first N CPUs, or on a list as likwid-pin/taskset take it (0-3, "
-                        "0,2,4, '2,' for CPU 2 alone); N or the list length is the MAPS thread count")
+    m.add_argument("--cpus", metavar="LIST",
+                   help="CPUs to run on, a list as taskset and likwid-pin take it (4 is CPU 4; 0-3, "
+                        "0,2,4); default: the CPUs this process may use (its affinity mask)")
+    m.add_argument("--threads", type=int, metavar="N",
+                   help="most MAPS threads (default: one per CPU of --cpus)")
     m.add_argument("--no-pin", action="store_true",
                    help="do not pin MAPS threads to CPUs (default: thread t on the t-th CPU of --cpus)")
     m.add_argument("--sizes", metavar="S1,S2,...",
@@ -101,7 +103,8 @@ def run_measure(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.is_dir():  # fail now, not after a minute of measuring
         raise InputError(f"the folder {out.parent} does not exist", key="-o")
-    from pinchpoint.measure.session import parse_cpus, parse_sizes
+    from pinchpoint.measure.hostinfo import usable_cpus
+    from pinchpoint.measure.session import parse_cpus, parse_sizes, parse_threads
     from pinchpoint.measure.noise import noise_summary, noisy_points
     from pinchpoint.cli.output import VERBOSITY, warn
 
@@ -110,12 +113,13 @@ def run_measure(args: argparse.Namespace) -> int:
     from pinchpoint.measure.noise import NOISE_LIMIT
 
     cpus, sizes = parse_cpus(args.cpus), parse_sizes(args.sizes)
+    threads = parse_threads(args.threads, cpus or tuple(sorted(usable_cpus())))
     limit = NOISE_LIMIT if args.noise_limit is None else args.noise_limit
     noisy_points(None, limit)  # a bad limit fails now, not after a minute of measuring
     sig = measure(args.mode, only, cc=args.cc, flags=flags,
                   progress=not args.no_progress and sys.stderr.isatty() and VERBOSITY >= 0,
                   io_dir=args.io_dir, cpus=cpus, pin=not args.no_pin, sizes=sizes, reps=args.reps,
-                  noise_limit=limit)
+                  noise_limit=limit, threads=threads)
     dump_signature(sig, out)
     n = sum(len(k.points) for k in sig.kernels.values())
     print(f"wrote {out}: {n} points from {', '.join(sig.kernels)} ({sig.host['run']['pinning']})")

@@ -39,6 +39,10 @@ from pinchpoint.paths import atomic_write, data_root
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s")
 PATTERNS = ("stride1", "random", "gather")
+#: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
+#: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
+#: plain unit-stride sweep (one stream, one long loop).
+SHAPE_PARAMS = ("streams", "stride_bytes", "trips")
 _TOP_KEYS = ("schema", "host", "compiler", "created", "kernels")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")
@@ -166,6 +170,12 @@ class Point:
     def get(self, name, default=None):
         return self.params.get(name, default)
 
+    @property
+    def shaped(self) -> bool:
+        """True for a point of an access-shape sweep (several streams, a stride, short loops)."""
+        return (self.params.get("streams", 1) != 1 or "stride_bytes" in self.params
+                or "trips" in self.params)
+
     def matches(self, **param_filter) -> bool:
         """True if every given parameter has the given value."""
         return all(name in self.params and self.params[name] == v
@@ -261,9 +271,12 @@ class Signature:
 
     def curve(self, kernel: str, x: str, **param_filter) -> list[tuple[float, Result]]:
         """(x, result) pairs sorted by the parameter ``x``, e.g. the MAPS staircase:
-        ``sig.curve("maps", "working_set_bytes", op="load", pattern="stride1", threads=1)``."""
+        ``sig.curve("maps", "working_set_bytes", op="load", pattern="stride1", threads=1)``.
+        Points of MAPS's shape sweeps (streams, strides, trips) join only when the filter names
+        their shape, so the plain staircase stays one curve."""
+        shaped = any(k in param_filter for k in SHAPE_PARAMS)
         return sorted(((p[x], p.result) for p in self.points(kernel, **param_filter) if x in
-                       p.params), key=lambda t: t[0])
+                       p.params and (shaped or not p.shaped)), key=lambda t: t[0])
 
     @property
     def name(self) -> str:

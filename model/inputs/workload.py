@@ -1,7 +1,7 @@
 """Workloads: what work an application (or one phase of it) does, independent of the machine.
 
 This is the PMaC *application profile* (Snavely et al., "A Framework for Performance Modeling
-and Prediction", SC2002; Carrington et al., FGCS 2005; reference/formulas.md section 7): per
+and Prediction", SC2002; Carrington et al., FGCS 2005): per
 phase, the memory operations by working-set size and access pattern, the floating-point
 operations by kind, the messages, the I/O and the network traffic.  A machine *signature*
 (:mod:`pinchpoint.inputs.signature`) says how fast a machine does each kind of work; the convolution
@@ -33,11 +33,29 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # gather walks an index array too: its bytes are in
                                          # the figure, so list the x loads only, with x's size
                                          # as the working set)
-    op = "load"                          # the MAPS curve to read: load (default), store, copy, triad
+    op = "load"                          # the MAPS curve to read: load (default), store, copy,
+                                         # triad; "update" with pattern "gather": a random
+                                         # read-modify-write (a histogram's h[key[i]] += 1,
+                                         # bytes_per_op the bin's size; MAPS gather update walks
+                                         # its key array too: list the bin updates only, with
+                                         # the bins' size as the working set)
+    # stride = "64 B"                    # bytes between consecutive accesses (default:
+    #                                    # bytes_per_op, contiguous); priced by MAPS's stride
+    #                                    # sweep (lines and pages touched per access), which
+    #                                    # walks one array column by column: give the size of
+    #                                    # the array the stride walks as the working set
+    # streams = 2                        # the accesses come from this many concurrent
+    #                                    # sequential streams per thread (MAPS at 1 .. 8 streams)
     # in_place = true                    # op = "store" only: stores to lines this phase also
     #                                    # loads (read-modify-write); see pinchpoint.prediction.convolve
-    # hit_rates = { L1 = 0.9, L2 = 0.06, memory = 0.04 }   # instead of working_set: fractions
-    #                                    # of the bytes served by each cache level and by memory
+    # hit_rates = { L1 = 0.9, L2 = 0.06, memory = 0.04 }   # fractions of the bytes served by
+    #                                    # each cache level and by memory; with working_set too,
+    #                                    # the footprint caps the size each level is priced at
+
+    inner_trips = 8                      # optional: trip count of the innermost loop; short loops
+                                         # pay the per-loop overhead MAPS's trips sweep measures
+    # inner_loops = 1000                 # optional: inner-loop entries per repeat (default: the
+                                         # loop nest's rows, or the largest entry's ops / trips)
 
     [phases.loop]                        # optional: a loop nest sweeping a grid, described by
     extents = [1000, 1000]               # its array offsets (outermost dimension first);
@@ -63,6 +81,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # this many adds, one after the other (one accumulator
                                          # per matrix row): consecutive chains overlap out of
                                          # order, priced by PEAK add_chains at this length
+    # chain_overlap = true               # false: the chains wait for the loads feeding them
+                                         # (their latency adds to the memory time)
+    # dependency_depth = 8               # dependent multiply-add steps per element (Horner of
+                                         # degree 8: 8); priced by PEAK horner at that depth
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -90,239 +112,17 @@ counts are plain TOML numbers.  Everything is validated on load with a
 
 from __future__ import annotations
 
-import math
 import tomllib
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, exists
-
-SCHEMA_VERSION = 1
-#: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
-PATTERNS = ("stride1", "random", "gather")
-MEMORY_OPS = ("load", "store", "copy", "triad")
-FLOP_KINDS = ("division", "add_multiply", "fma")
-#: Chained flops (accumulations into partial sums) -> the flop kind they are a part of.
-CHAINED = {"chained_adds": "add_multiply", "chained_fma": "fma"}
-MESSAGE_PATTERNS = ("ping-pong", "exchange")
-IO_TESTS = ("seq_read", "seq_write", "random_read", "rewrite", "backward_read", "backward_write")
-LEVEL_NAMES = ("L1", "L2", "L3", "L4", "memory")
-#: The most threads a phase may ask for (maps.c's own limit).
-MAX_THREADS = 1024
-
-
-# ---- data objects ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MemoryOps:
-    """Memory traffic of one kind.
-
-    Parameters
-    ----------
-    bytes : float
-        Bytes moved [B] (operations x bytes per operation).
-    pattern : {"stride1", "random", "gather"}
-        "random": dependent (a chase: latency-bound); "gather": independent random accesses.
-    op : {"load", "store", "copy", "triad"}
-        Which MAPS curve prices the traffic.
-    working_set_bytes : float or None
-        Footprint [B].  A workload file gives it or ``hit_rates``, not both; entries derived
-        from a loop nest carry both, the footprint capping the working set each level is
-        priced at.
-    hit_rates : tuple of (str, float)
-        (level, fraction of the bytes) pairs, levels "L1" .. "L4" and "memory"; fractions sum to 1.
-    in_place : bool
-        Stores to lines the same phase loads (read-modify-write, e.g. DAXPY's y); op "store" only.
-    """
-
-    bytes: float
-    pattern: str = "stride1"
-    op: str = "load"
-    working_set_bytes: float | None = None
-    hit_rates: tuple[tuple[str, float], ...] = ()
-    in_place: bool = False
-
-    def scaled(self, factor: float) -> "MemoryOps":
-        return replace(self, bytes=self.bytes * factor)
-
-    def to_dict(self) -> dict:
-        return {"bytes": self.bytes, "pattern": self.pattern, "op": self.op,
-                "working_set_bytes": self.working_set_bytes,
-                "hit_rates": dict(self.hit_rates) or None, "in_place": self.in_place}
-
-
-@dataclass(frozen=True)
-class Flops:
-    """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None).
-
-    ``chained_adds`` of the ``add_multiply`` flops and ``chained_fma`` of the ``fma`` flops
-    (2 flop per FMA) accumulate into ``chains`` partial sums: each waits for the one before it
-    in its chain, so they take at least chained_adds / chains add latencies plus
-    chained_fma / 2 / chains FMA latencies, however many units the core has
-    (:mod:`pinchpoint.prediction.convolve`).  ``chains`` may be None only when nothing is chained.
-    ``chain_length`` (optional) says the chained adds come in short chains of that many adds,
-    each independent of the one before (a matrix-vector product with one accumulator per row):
-    an out-of-order core overlaps consecutive chains, as PEAK's add_chains measures.
-    """
-
-    division: float = 0.0
-    add_multiply: float = 0.0
-    fma: float = 0.0
-    loop_length: float | None = None
-    chained_adds: float = 0.0
-    chained_fma: float = 0.0
-    chains: int | None = None
-    chain_length: float | None = None
-
-    @property
-    def total(self) -> float:
-        return self.division + self.add_multiply + self.fma
-
-    def __post_init__(self):
-        if (self.chained_adds or self.chained_fma) and not self.chains:
-            raise WorkloadError("chained flops need the number of partial sums (chains >= 1)",
-                                key="flops.chains")
-
-    def scaled(self, factor: float) -> "Flops":
-        return replace(self, division=self.division * factor,
-                       add_multiply=self.add_multiply * factor, fma=self.fma * factor,
-                       chained_adds=self.chained_adds * factor,
-                       chained_fma=self.chained_fma * factor)
-
-    def to_dict(self) -> dict:
-        return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
-                "loop_length": self.loop_length, "chained_adds": self.chained_adds,
-                "chained_fma": self.chained_fma, "chains": self.chains,
-                "chain_length": self.chain_length}
-
-
-@dataclass(frozen=True)
-class Messages:
-    """``count`` one-way messages of ``size_bytes`` [B] each."""
-
-    count: float
-    size_bytes: float
-    pattern: str = "ping-pong"
-    processes: int | None = None
-    match: tuple[tuple[str, Any], ...] = ()
-
-    def scaled(self, factor: float) -> "Messages":
-        return replace(self, count=self.count * factor)
-
-    def to_dict(self) -> dict:
-        return {"count": self.count, "size_bytes": self.size_bytes, "pattern": self.pattern,
-                "processes": self.processes, "match": dict(self.match)}
-
-
-@dataclass(frozen=True)
-class IOOps:
-    """``bytes`` [B] of file I/O in the IO-BENCH ``test`` pattern, optionally at a buffer size."""
-
-    bytes: float
-    test: str = "seq_read"
-    buffer_bytes: float | None = None
-
-    def scaled(self, factor: float) -> "IOOps":
-        return replace(self, bytes=self.bytes * factor)
-
-    def to_dict(self) -> dict:
-        return {"bytes": self.bytes, "test": self.test, "buffer_bytes": self.buffer_bytes}
-
-
-@dataclass(frozen=True)
-class NetworkTraffic:
-    """``bytes`` [B] of payload over ``flow`` (None: the signature's loopback TCP figure),
-    crossing memory ``memory_passes`` times."""
-
-    bytes: float
-    flow: str | None = None
-    memory_passes: float = 0.0
-
-    def scaled(self, factor: float) -> "NetworkTraffic":
-        return replace(self, bytes=self.bytes * factor)
-
-    def to_dict(self) -> dict:
-        return {"bytes": self.bytes, "flow": self.flow, "memory_passes": self.memory_passes}
-
-
-@dataclass(frozen=True)
-class LoopNest:
-    """A loop that sweeps a row-major grid, described by its array offsets; the per-level
-    traffic is derived for the target's caches (:mod:`pinchpoint.prediction.layer_conditions`).
-
-    Parameters
-    ----------
-    extents : tuple of int
-        Grid size per dimension, outermost first [elements].
-    element_bytes : float
-        Size of one element [B].
-    loads, stores : tuple of (str, tuple of offsets)
-        Per array, its offsets (one integer per dimension) [elements].
-    sweeps : float
-        How many times the loop sweeps the grid.
-    """
-
-    extents: tuple[int, ...]
-    element_bytes: float
-    loads: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
-    stores: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
-    sweeps: float = 1.0
-
-    @property
-    def points(self) -> int:
-        return math.prod(self.extents)
-
-    def to_dict(self) -> dict:
-        return {"extents": list(self.extents), "element_bytes": self.element_bytes,
-                "sweeps": self.sweeps,
-                "loads": {a: [list(o) for o in offs] for a, offs in self.loads},
-                "stores": {a: [list(o) for o in offs] for a, offs in self.stores}}
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One phase (basic block, loop nest) of a workload; ``repeat`` multiplies every count."""
-
-    name: str
-    repeat: float = 1.0
-    memory: tuple[MemoryOps, ...] = ()
-    threads: int = 1
-    loop: LoopNest | None = None
-    flops: Flops = field(default_factory=Flops)
-    messages: tuple[Messages, ...] = ()
-    io: tuple[IOOps, ...] = ()
-    network: tuple[NetworkTraffic, ...] = ()
-
-    def scaled(self, factor: float) -> "Phase":
-        """The same phase doing ``factor`` times the work (used by property tests)."""
-        return replace(self, repeat=self.repeat * factor)
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
-                **({"loop": self.loop.to_dict()} if self.loop else {}),
-                "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
-                "messages": [m.to_dict() for m in self.messages],
-                "io": [i.to_dict() for i in self.io],
-                "network": [n.to_dict() for n in self.network]}
-
-
-@dataclass(frozen=True)
-class Workload:
-    """A named list of phases (the PMaC application profile)."""
-
-    name: str
-    phases: tuple[Phase, ...]
-    description: str = ""
-    source: str = ""
-    file: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"schema": SCHEMA_VERSION, "name": self.name, "description": self.description,
-                "source": self.source, "phases": [p.to_dict() for p in self.phases]}
+from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
+    CHAINED, FLOP_KINDS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
+    SCHEMA_VERSION, Flops, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
 
 
 # ---- validation helpers --------------------------------------------------------------------------
@@ -332,47 +132,76 @@ def _count(ctx: Reader, value, key, *, integer=False) -> float:
     return ctx.number(value, key, minimum=0, integer=integer, hint="give a count such as 1000 or 1e6")
 
 
+#: Most concurrent streams an entry may state (maps.c's own limit).
+MAX_STREAMS = 64
+
+
+def _hit_rates(ctx: Reader, d, key) -> tuple:
+    hr = ctx.table(d, key, LEVEL_NAMES)
+    if not hr:
+        raise ctx.error(key, "is empty")
+    pairs = []
+    for level in LEVEL_NAMES:
+        if level in hr:
+            f = _count(ctx, hr[level], f"{key}.{level}")
+            if f > 1:
+                raise ctx.error(f"{key}.{level}", f"{f!r} is more than 1")
+            pairs.append((level, f))
+    total_f = sum(f for _, f in pairs)
+    if abs(total_f - 1.0) > 1e-6:
+        raise ctx.error(key, f"fractions sum to {total_f:g}, not 1")
+    return tuple(pairs)
+
+
+def _access_shape(ctx: Reader, d, key, per: float, pattern: str, op: str) -> tuple:
+    """(stride [B] or None, streams) of a memory entry."""
+    stride = None
+    if "stride" in d:
+        stride = ctx.quantity(d["stride"], "size", f"{key}.stride", positive=True)
+        if pattern != "stride1":
+            raise ctx.error(f"{key}.stride", f"a stride needs pattern \"stride1\" (got {pattern!r})")
+        if stride < per:
+            raise ctx.error(f"{key}.stride", f"{stride:g} B is shorter than one access "
+                                            f"({per:g} B, bytes_per_op)")
+    streams = 1
+    if "streams" in d:
+        streams = int(_count(ctx, d["streams"], f"{key}.streams", integer=True))
+        if not 1 <= streams <= MAX_STREAMS:
+            raise ctx.error(f"{key}.streams", f"{streams} is not a stream count (1 .. {MAX_STREAMS})")
+        if pattern != "stride1":
+            raise ctx.error(f"{key}.streams", f"streams need pattern \"stride1\" (got {pattern!r})")
+    if op == "update" and pattern != "gather":
+        raise ctx.error(f"{key}.op", "\"update\" is a random read-modify-write: it needs pattern "
+                                   "\"gather\" (a stride-1 one is op = \"store\" with in_place = true)")
+    return stride, streams
+
+
 def _memory(ctx: Reader, d, key) -> MemoryOps:
     ctx.table(d, key, ("ops", "bytes_per_op", "bytes", "working_set", "hit_rates", "pattern",
-                       "op", "in_place"))
-    if "bytes" in d and ("ops" in d or "bytes_per_op" in d):
+                       "op", "in_place", "stride", "streams"))
+    if "bytes" in d and "ops" in d:
         raise ctx.error(key, "give either bytes or ops (with bytes_per_op), not both")
+    per = ctx.quantity(d.get("bytes_per_op", "8 B"), "size", f"{key}.bytes_per_op", positive=True)
     if "bytes" in d:
         total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
     elif "ops" in d:
-        per = ctx.quantity(d.get("bytes_per_op", "8 B"), "size", f"{key}.bytes_per_op",
-                           positive=True)
         total = _count(ctx, d["ops"], f"{key}.ops") * per
     else:
         raise ctx.error(f"{key}.ops", "missing (give ops, or bytes)")
     pattern = ctx.choice(d.get("pattern", "stride1"), PATTERNS, f"{key}.pattern")
     op = ctx.choice(d.get("op", "load"), MEMORY_OPS, f"{key}.op")
-    if ("working_set" in d) == ("hit_rates" in d):
-        raise ctx.error(key, "give exactly one of working_set or hit_rates")
-    ws, rates = None, ()
-    if "working_set" in d:
-        ws = ctx.quantity(d["working_set"], "size", f"{key}.working_set", positive=True)
-    else:
-        hr = ctx.table(d["hit_rates"], f"{key}.hit_rates", LEVEL_NAMES)
-        if not hr:
-            raise ctx.error(f"{key}.hit_rates", "is empty")
-        pairs = []
-        for level in LEVEL_NAMES:
-            if level in hr:
-                f = _count(ctx, hr[level], f"{key}.hit_rates.{level}")
-                if f > 1:
-                    raise ctx.error(f"{key}.hit_rates.{level}", f"{f!r} is more than 1")
-                pairs.append((level, f))
-        total_f = sum(f for _, f in pairs)
-        if abs(total_f - 1.0) > 1e-6:
-            raise ctx.error(f"{key}.hit_rates", f"fractions sum to {total_f:g}, not 1")
-        rates = tuple(pairs)
+    if "working_set" not in d and "hit_rates" not in d:
+        raise ctx.error(key, "give working_set, hit_rates or both (hit rates with the footprint)")
+    ws = (ctx.quantity(d["working_set"], "size", f"{key}.working_set", positive=True)
+          if "working_set" in d else None)
+    rates = _hit_rates(ctx, d["hit_rates"], f"{key}.hit_rates") if "hit_rates" in d else ()
     in_place = d.get("in_place", False)
     if not isinstance(in_place, bool):
         raise ctx.error(f"{key}.in_place", f"{in_place!r} must be true or false")
     if in_place and op != "store":
         raise ctx.error(f"{key}.in_place", f"only stores can be in place (op is {op!r})")
-    return MemoryOps(total, pattern, op, ws, rates, in_place)
+    stride, streams = _access_shape(ctx, d, key, per, pattern, op)
+    return MemoryOps(total, pattern, op, ws, rates, in_place, per, stride, streams)
 
 
 #: Most grid dimensions and offsets per array a loop nest may state.
@@ -400,8 +229,23 @@ def _offsets(ctx: Reader, d, key, dims: int, extents) -> tuple:
     return tuple(arrays)
 
 
+def _trips(ctx: Reader, d, key) -> tuple:
+    """(inner_trips, inner_loops) of a phase or its loop table (None where not given)."""
+    trips = loops = None
+    if "inner_trips" in d:
+        trips = _count(ctx, d["inner_trips"], f"{key}.inner_trips")
+        if trips < 1:
+            raise ctx.error(f"{key}.inner_trips", "must be at least 1 (iterations of the inner loop)")
+    if "inner_loops" in d:
+        if trips is None:
+            raise ctx.error(f"{key}.inner_loops", "needs inner_trips (the trip count of those loops)")
+        loops = _count(ctx, d["inner_loops"], f"{key}.inner_loops")
+    return trips, loops
+
+
 def _loop(ctx: Reader, d, key) -> LoopNest:
-    ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores"), ("extents", "loads"))
+    ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores", "inner_trips",
+                       "inner_loops"), ("extents", "loads"))
     ext = d["extents"]
     if not (isinstance(ext, list) and 1 <= len(ext) <= MAX_LOOP_DIMS and
             all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 2 ** 40
@@ -418,7 +262,8 @@ def _loop(ctx: Reader, d, key) -> LoopNest:
 
 
 def _flops(ctx: Reader, d, key) -> Flops:
-    ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length") + tuple(CHAINED))
+    ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length", "chain_overlap",
+                                    "dependency_depth") + tuple(CHAINED))
     vals = {k: _count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
@@ -444,7 +289,21 @@ def _flops(ctx: Reader, d, key) -> Flops:
             raise ctx.error(f"{key}.chain_length", "must be at least 1 (adds per chain)")
         if not vals["chained_adds"]:
             raise ctx.error(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
-    return Flops(loop_length=ll, chains=chains, chain_length=chain_length, **vals)
+    overlap = d.get("chain_overlap", True)
+    if not isinstance(overlap, bool):
+        raise ctx.error(f"{key}.chain_overlap", f"{overlap!r} must be true or false")
+    if "chain_overlap" in d and not (vals["chained_adds"] or vals["chained_fma"]):
+        raise ctx.error(f"{key}.chain_overlap", "needs chained_adds or chained_fma (the chains)")
+    depth = None
+    if "dependency_depth" in d:
+        depth = _count(ctx, d["dependency_depth"], f"{key}.dependency_depth", integer=True)
+        if depth < 1:
+            raise ctx.error(f"{key}.dependency_depth", "must be at least 1 (dependent steps per "
+                                                     "element)")
+        if not (vals["add_multiply"] or vals["fma"]):
+            raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
+    return Flops(loop_length=ll, chains=chains, chain_length=chain_length, chain_overlap=overlap,
+                 dependency_depth=depth, **vals)
 
 
 def _messages(ctx: Reader, d, key) -> Messages:
@@ -499,7 +358,7 @@ def _list(ctx: Reader, d, name, key, parse):
 
 def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
-                       "network"))
+                       "network", "inner_trips", "inner_loops"))
     name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = _count(ctx, d.get("repeat", 1), f"{key}.repeat")
     threads = _count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
@@ -507,7 +366,12 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
         raise ctx.error(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
     loop = _loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
-    return Phase(name, repeat, threads=int(threads), loop=loop,
+    trips, loops = _trips(ctx, d, key)
+    if "loop" in d and ("inner_trips" in d["loop"] or "inner_loops" in d["loop"]):
+        if trips is not None:
+            raise ctx.error(f"{key}.inner_trips", "given twice (in the phase and in its loop)")
+        trips, loops = _trips(ctx, d["loop"], f"{key}.loop")
+    return Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
                  memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                  messages=_list(ctx, d, "messages", key, _messages),
                  io=_list(ctx, d, "io", key, _io),

@@ -15,7 +15,10 @@ PEAK uses the loop lengths of the PMaC PEAK table (Chen and Ebbers, IBM Redpaper
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
+
+from pinchpoint.paths import data_root
 
 KiB, MiB, GiB = 1024, 1024 ** 2, 1024 ** 3
 #: maps calls per repetition in full mode (the repetition is the fastest; host.run records it).
@@ -146,6 +149,11 @@ class KernelPlan:
     plan: Callable[[PlanContext], None]
     bookkeeping: tuple[str, ...] = ()
     variant_of: str | None = None
+    source: Path | None = None  # the C source; None: kernels/<name>.c
+
+    @property
+    def source_path(self) -> Path:
+        return self.source if self.source is not None else data_root("kernels") / f"{self.name}.c"
 
 
 #: name -> entry, in the order measure runs them; extend with :func:`register_kernel`.
@@ -153,15 +161,19 @@ KERNEL_PLANS: dict[str, KernelPlan] = {}
 
 
 def register_kernel(name: str, plan: Callable[[PlanContext], None], *, bookkeeping=(),
-                    variant_of: str | None = None, replace: bool = False) -> KernelPlan:
-    """Register a kernel's planner (and the parameters it prints only as bookkeeping)."""
+                    variant_of: str | None = None, replace: bool = False,
+                    source: Path | str | None = None) -> KernelPlan:
+    """Register a kernel's planner, the parameters it prints only as bookkeeping and its C
+    source (default: kernels/<name>.c); :func:`pinchpoint.measure.runner.kernel_source`
+    and ``compile_kernel`` then build it like a bundled one."""
     if not name or not isinstance(name, str):
         raise ValueError(f"a kernel needs a name, got {name!r}")
     if name in KERNEL_PLANS and not replace:
         raise ValueError(f"kernel {name!r} is already registered (replace=True to override)")
     if variant_of is not None and variant_of not in KERNEL_PLANS:
         raise ValueError(f"kernel {name!r} is a variant of {variant_of!r}, which is not registered")
-    entry = KernelPlan(name, plan, tuple(bookkeeping), variant_of)
+    entry = KernelPlan(name, plan, tuple(bookkeeping), variant_of,
+                       Path(source) if source is not None else None)
     KERNEL_PLANS[name] = entry
     return entry
 
@@ -169,6 +181,11 @@ def register_kernel(name: str, plan: Callable[[PlanContext], None], *, bookkeepi
 def kernel_names() -> tuple[str, ...]:
     """The kernels ``--only`` takes, in the order measure runs them (variants left out)."""
     return tuple(k for k, e in KERNEL_PLANS.items() if e.variant_of is None)
+
+
+def variant_names() -> tuple[str, ...]:
+    """The registered variants (the MPI builds), in registration order."""
+    return tuple(k for k, e in KERNEL_PLANS.items() if e.variant_of is not None)
 
 
 def bookkeeping_keys() -> frozenset[str]:
@@ -197,10 +214,14 @@ def _plan_maps(ctx: PlanContext) -> None:
     ctx.add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
-    # independent random loads and stores (a gather / scatter: many misses in flight)
-    ctx.add("maps", ["--ops", "load,store", "--patterns", "gather",
+    # independent random loads, stores and read-modify-writes (a gather, a scatter, a
+    # histogram: many misses in flight)
+    ctx.add("maps", ["--ops", "load,store,update", "--patterns", "gather",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
+    shape_sizes = sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail)
+    _plan_maps_shapes(ctx, shape_sizes if not quick else sorted(set(shape_sizes[::2] + shape_sizes[-1:])),
+                      trials, mem)
     if ctx.cpus > 1:
         threads = [ctx.cpus] if quick else list(range(2, ctx.cpus + 1))
         tsizes = [16 * KiB, 256 * KiB, sizes[-1]] if quick and not custom_sizes else sizes
@@ -209,6 +230,35 @@ def _plan_maps(ctx: PlanContext) -> None:
                          "--threads", size_list(threads), *pin_args,
                          "--sizes", size_list(tsizes)] + trials, "maps threads",
                 address_space_limit(sizes[-1], max(threads)))
+
+
+#: Access shapes MAPS sweeps (kernels/maps.c): concurrent streams, strides [B] and inner-loop
+#: trip counts.  Strides beyond a line are odd multiples of 64 B (9, 65, 517 lines: a line, a
+#: few lines, a page, several pages per access): a power-of-two stride maps every access to
+#: the same few cache sets and measures set conflicts, not the stride (at 512 B and 64 KiB the
+#: stores ran 8x slower than a transpose with a 936 B row).
+SHAPE_STREAMS = {"quick": (2, 4, 8), "full": (2, 3, 4, 6, 8)}
+SHAPE_STRIDES = {"quick": (16, 64, 576, 4160, 33088),
+                 "full": (16, 32, 64, 192, 576, 1088, 2112, 4160, 8256, 16448, 33088, 66112)}
+SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
+               "full": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024)}
+#: Working set [B] of the trips sweep: inside any L1, so the loop overhead is not hidden by misses.
+TRIPS_WORKING_SET = 16 * KiB
+
+
+def _plan_maps_shapes(ctx: PlanContext, sizes: list[int], trials: list[str], mem: int) -> None:
+    """MAPS's access-shape sweeps on one thread: streams and strides for load and store at
+    ``sizes`` (every cache level), trips for load inside L1."""
+    for flag, values in (("--streams", SHAPE_STREAMS), ("--strides", SHAPE_STRIDES)):
+        # a wide stride from DRAM moves 0.3 GB/s (one line and one page per 8 B): a call of
+        # the largest working set takes 0.4 s, so this sweep gets three times the time bound
+        ctx.add("maps", ["--ops", "load,store", "--patterns", "stride1", "--threads", "1",
+                         *ctx.pin_args, flag, size_list(values[ctx.mode]),
+                         "--sizes", size_list(sizes)] + trials, f"maps {flag[2:]}", mem,
+                bound_s=3 * ctx.bound_s)
+    ctx.add("maps", ["--ops", "load", "--patterns", "stride1", "--threads", "1", *ctx.pin_args,
+                     "--trips", size_list(SHAPE_TRIPS[ctx.mode]),
+                     "--sizes", str(TRIPS_WORKING_SET)] + trials, "maps trips", mem)
 
 
 #: Quick mode's STREAM repetitions.  Its three arrays of 4 x LLC each (McCalpin's rule) are the
@@ -232,6 +282,10 @@ def _plan_peak(ctx: PlanContext) -> None:
     ctx.add("peak", ["--ops", "add_chains", "--lengths",
                      "4,16,64,256,1024,4096" if ctx.quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
             "peak chains", address_space_limit(GiB))
+    # per-element chains of dependent multiply-adds (Horner's rule of degree 1 .. 32), in L1
+    ctx.add("peak", ["--ops", "horner", "--lengths", "1024", "--depths",
+                     "1,2,4,8,16,32" if ctx.quick else "1,2,3,4,5,6,8,10,12,16,24,32"],
+            "peak horner", address_space_limit(GiB))
 
 
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}

@@ -1,7 +1,7 @@
 """Noise in repeated measurements: which points of a signature spread too much to trust.
 
 A kernel measured several times on a quiet machine repeats within a few per cent; on a shared
-VM the same MAPS point read 32.8, 41.7, 59.5 and 45.0 GB/s over four runs (issue 17).
+VM the same MAPS point read 32.8, 41.7, 59.5 and 45.0 GB/s over four runs.
 likwid-bench and STREAM report the best of their repetitions for bandwidth ("Best Rate MB/s",
 McCalpin, STREAM FAQ) because interference only ever slows a transfer down; pinchpoint keeps
 every repetition and flags a point whose max / min exceeds :data:`NOISE_LIMIT` so that nobody

@@ -26,12 +26,14 @@ from pathlib import Path
 from typing import Callable
 
 from pinchpoint.errors import CompileError, InputError, MeasurementError
-from pinchpoint.paths import atomic_write, cache_dir, data_root
+from pinchpoint.measure.kernels import KERNEL_PLANS, kernel_names, variant_names
+from pinchpoint.paths import atomic_write, cache_dir
 
-#: The kernels shipped in kernels/, in the order ``measure`` runs them.
-KERNELS = ("maps", "stream", "peak", "ping", "effbw", "iobench", "netstream")
+#: The bundled kernels, in the order ``measure`` runs them (the registry's names at import;
+#: :func:`kernel_source` reads the registry itself, so kernels registered later build too).
+KERNELS = kernel_names()
 #: MPI variants, built with mpicc and started with mpirun when both exist.
-MPI_KERNELS = ("ping_mpi", "effbw_mpi")
+MPI_KERNELS = variant_names()
 
 #: Optimisation flags unless the user gives others.
 DEFAULT_FLAGS = ("-O3", "-march=native")
@@ -58,10 +60,11 @@ def kernel_source(name: str) -> Path:
     InputError
         If there is no kernel of that name.
     """
-    if name not in KERNELS + MPI_KERNELS:
-        raise InputError(f"unknown kernel {name!r} (choose from {', '.join(KERNELS)})",
+    entry = KERNEL_PLANS.get(name)
+    if entry is None:
+        raise InputError(f"unknown kernel {name!r} (choose from {', '.join(kernel_names())})",
                          key="kernel")
-    return data_root("kernels") / f"{name}.c"
+    return entry.source_path
 
 
 def source_bundle(name: str) -> bytes:
@@ -227,7 +230,7 @@ def _trusted_binary(binary: Path, source_key: str) -> bool:
     names the source hash we would build from, and the binary's own hash matches the record.
 
     Before, any executable file of the right name ran: whoever could write the cache folder ran
-    code as the user (issue 19).  Anything else is rebuilt.
+    code as the user.  Anything else is rebuilt.
     """
     record = _record_of(binary)
     if not (_owned_and_private(binary) and _owned_and_private(record) and os.access(binary, os.X_OK)):

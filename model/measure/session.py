@@ -57,14 +57,15 @@ def parse_only(text: str | None) -> tuple[str, ...]:
 
 
 def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
-    """``--cpus``: ``N`` (the first N CPUs this process may use) or a list of CPU ids as
-    likwid-pin and taskset take them (``0-3``, ``0,2,4``, ``2,`` for CPU 2 alone).
+    """``--cpus``: a list of CPU ids as taskset and likwid-pin take them (``4`` is CPU 4,
+    ``0-3``, ``0,2,4``, ``2,``); how many threads is ``--threads``.
 
     Parameters
     ----------
     text : str or None
     available : collection of int, optional
-        CPU ids this process may use (default: :func:`pinchpoint.measure.hostinfo.usable_cpus`).
+        CPU ids this process may use (default: :func:`pinchpoint.measure.hostinfo.usable_cpus`,
+        the inherited affinity mask).
 
     Returns
     -------
@@ -74,25 +75,18 @@ def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
     Raises
     ------
     InputError
-        Not a count or list, a count above the CPUs available, or an id that is not available.
+        Not a list, a range that runs backwards, or an id outside the inherited mask.
     """
     if text is None:
         return None
     if available is None:
         available = usable_cpus()
     avail = sorted(available)
-    s = text.strip()
-    if s.isdigit():
-        n = int(s)
-        if not 1 <= n <= len(avail):
-            raise InputError(f"{n} CPUs asked for, {len(avail)} available "
-                             f"({_cpu_text(avail)})", key="cpus")
-        return tuple(avail[:n])
     ids: set[int] = set()
-    for part in filter(None, (p.strip() for p in s.split(","))):
+    for part in filter(None, (p.strip() for p in text.strip().split(","))):
         lo, sep, hi = part.partition("-")
         if not (lo.isdigit() and (not sep or hi.isdigit())):
-            raise InputError(f"{text!r} is not a CPU count (4) or list (0-3, 0,2,4, 2,)", key="cpus")
+            raise InputError(f"{text!r} is not a CPU list (4, 0-3, 0,2,4)", key="cpus")
         a, b = int(lo), int(hi) if sep else int(lo)
         if b < a:
             raise InputError(f"CPU range {part!r} runs backwards", key="cpus")
@@ -104,6 +98,16 @@ def parse_cpus(text: str | None, available=None) -> tuple[int, ...] | None:
         raise InputError(f"CPU {_cpu_text(missing)} not available to this process "
                          f"(available: {_cpu_text(avail)})", key="cpus")
     return tuple(sorted(ids))
+
+
+def parse_threads(n: int | None, cpus: tuple[int, ...]) -> int | None:
+    """``--threads``: how many MAPS threads at most, 1 .. the CPUs measured on."""
+    if n is None:
+        return None
+    if not 1 <= n <= len(cpus):
+        raise InputError(f"{n} threads asked for, {len(cpus)} CPUs to run them on "
+                         f"({_cpu_text(cpus)})", key="threads")
+    return n
 
 
 def _cpu_text(ids) -> str:
@@ -134,16 +138,15 @@ def parse_sizes(text: str | None) -> list[int] | None:
 def pinning(cpus: tuple[int, ...] | None, pin: bool = True) -> tuple[str | None, str]:
     """The MAPS ``--pin`` argument for a CPU list, and a sentence for ``host.run.pinning``.
 
-    maps pins thread t to CPU (pin + t), so it can pin one thread per CPU only over a run of
-    consecutive ids; for other lists the threads run unpinned inside the process's mask.
+    maps pins thread t to the (t mod n)-th CPU of the list; without a list, the CPUs this
+    process inherited (``os.sched_getaffinity``: under ``taskset -c 1`` that is CPU 1 alone,
+    never CPU 0 outside the mask).
     """
-    if not pin:
-        return None, "threads not pinned" + (f" (mask {_cpu_text(cpus)})" if cpus else "")
     if cpus is None:
-        return "0", "thread t pinned to CPU t"
-    if list(cpus) == list(range(cpus[0], cpus[0] + len(cpus))):
-        return str(cpus[0]), f"thread t pinned to CPU {cpus[0]} + t (CPUs {_cpu_text(cpus)})"
-    return None, f"threads unpinned inside the mask {_cpu_text(cpus)} (not consecutive)"
+        cpus = tuple(sorted(usable_cpus()))
+    if not pin:
+        return None, f"threads not pinned (mask {_cpu_text(cpus)})"
+    return _cpu_text(cpus), f"thread t pinned to the t-th of CPUs {_cpu_text(cpus)}"
 
 
 def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
@@ -186,9 +189,9 @@ def make_plan(mode: str = "quick", only=None, *, llc_bytes: int | None = None,
             raise InputError(f"unknown kernel {k!r} (choose from {', '.join(known)})",
                              key="only")
     llc = llc_bytes or last_level_cache_bytes(host_info().get("caches", [])) or 32 * MiB
-    if cpu_list:
-        cpus = len(cpu_list)
-    cpus = cpus or os.cpu_count() or 1
+    if cpu_list is None:
+        cpu_list = tuple(sorted(usable_cpus()))
+    cpus = cpus or len(cpu_list)
     if reps is not None and not 1 <= reps <= 1000:
         raise InputError(f"repetitions must be 1 .. 1000, got {reps}", key="reps")
     pin_arg, _ = pinning(cpu_list, pin)
@@ -219,7 +222,7 @@ def point_from_record(rec: dict) -> Point:
 def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None,
             progress: bool = False, io_dir: str | None = None, cpus: tuple[int, ...] | None = None,
             pin: bool = True, sizes: list[int] | None = None, reps: int | None = None,
-            noise_limit: float | None = None) -> Signature:
+            noise_limit: float | None = None, threads: int | None = None) -> Signature:
     """Compile and run the kernels of a plan and return the signature.
 
     Parameters
@@ -236,7 +239,10 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
     io_dir : str, optional
         Where iobench makes its temporary directory (default: the system's temp dir).
     cpus, pin, sizes, reps
-        CPU mask, MAPS pinning, MAPS working sets and repetitions (see :func:`make_plan`).
+        CPU list (default: the inherited affinity mask), MAPS pinning, MAPS working sets and
+        repetitions (see :func:`make_plan`).
+    threads : int, optional
+        Most MAPS threads (default: one per CPU of ``cpus``).
     noise_limit : float, optional
         max / min above which a point is recorded as noisy (default
         :data:`pinchpoint.measure.noise.NOISE_LIMIT`).
@@ -255,9 +261,11 @@ def measure(mode: str = "quick", only=None, *, cc: str | None = None, flags=None
 
     compiler = find_compiler(cc, flags)
     host = host_info()
+    cpus = tuple(cpus) if cpus else tuple(sorted(usable_cpus()))
     with tempfile.TemporaryDirectory(prefix="pinchpoint-measure-", dir=io_dir) as workdir:
         plan = make_plan(mode, only, llc_bytes=last_level_cache_bytes(host.get("caches", [])),
-                         io_dir=workdir, cpu_list=cpus, pin=pin, sizes=sizes, reps=reps)
+                         io_dir=workdir, cpu_list=cpus, cpus=threads, pin=pin, sizes=sizes,
+                         reps=reps)
         binaries = {}
         points: dict[str, list[Point]] = {}
         truncated, skipped = [], []

@@ -14,8 +14,8 @@ by ``measured_ceilings``' copy flow.  All of them use :func:`memory_bandwidth`, 
    write-allocate traffic, McCalpin 1995; MAPS and likwid-bench count the bytes a loop names,
    Snavely et al. SC2002, Treibig et al. 2010).
 3. Only where no source has a figure, PEAK's memory-bound DOT loop stands in for loads (or no op
-   named): its flop rate at its longest loop x 8 B/flop (16 B per 2 flop; formulas.md section
-   7).  Other ops have no stand-in here.
+   named): its flop rate at its longest loop x 8 B/flop (16 B per 2 flop; Chen and Ebbers,
+   "PMaC Benchmarking on Three POWER4 Platforms", IBM Redpaper).  Other ops have no stand-in.
 
 The statistic is the caller's: ``"median"`` (measured ceilings: what a run typically gets) or
 ``"best"`` (detect: the best of the repetitions, STREAM's "Best Rate"; interference on a shared
@@ -24,12 +24,22 @@ machine only slows a transfer).
 The convolution prices a workload with a curve per op and pattern at the workload's working
 set, not with this single figure; the kernels whose points form that curve follow the
 precedence :data:`CURVE_SOURCES` (MAPS, then imported likwid-bench), with PEAK loops as the
-stand-in (:func:`curve_kernel`).
+stand-in (:func:`curve_kernel`).  :class:`SignatureRates` holds the convolution's pricing
+functions, one module per resource: memory (:mod:`~pinchpoint.prediction.rates_memory`),
+compute (:mod:`~pinchpoint.prediction.rates_compute`) and communication, I/O and network
+(:mod:`~pinchpoint.prediction.rates_comm`), all reading figures by :func:`statistic`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pinchpoint.prediction.formulas import PEAK_BYTES_PER_FLOP
+from pinchpoint.prediction.rates_base import (CURVE_SOURCES, RatesBase, curve_kernel,  # noqa: F401
+                                              statistic)
+from pinchpoint.prediction.rates_comm import CommRates
+from pinchpoint.prediction.rates_compute import ComputeRates
+from pinchpoint.prediction.rates_memory import MemoryRates
 
 #: (kernel, point filter, label) of every source of a memory bandwidth figure.
 MEMORY_SOURCES = (
@@ -40,10 +50,6 @@ MEMORY_SOURCES = (
     # imported likwid-bench runs (import likwid / kerncraft): MAPS's shape
     ("likwid_bench", {"pattern": "stride1"}, "likwid-bench"),
 )
-#: Kernels whose points form a memory curve (op, pattern, threads, working set), in precedence.
-CURVE_SOURCES = ("maps", "likwid_bench")
-#: Bytes per flop of PEAK's memory-bound loops (formulas.md section 7).
-PEAK_BYTES_PER_FLOP = {"daxpy": 24 / 2, "dot": 16 / 2}
 
 
 @dataclass(frozen=True)
@@ -57,17 +63,10 @@ class MemoryFigure:
     peak_loop: str | None = None  # set when a PEAK loop stood in
 
 
-def statistic(result, stat: str) -> float:
-    """A result's figure: ``"best"`` (the highest repetition) or ``"median"``."""
-    if stat not in ("best", "median"):
-        raise ValueError(f"statistic must be 'best' or 'median', got {stat!r}")
-    return result.max if stat == "best" else result.median
-
-
 def plateau_figure(sig, kernel: str, flt: dict, label: str, stat: str = "median",
                    op: str | None = None) -> MemoryFigure | None:
     """One source's figure: at its largest working set and most threads, the highest (rule 1)."""
-    pts = [p for p in sig.points(kernel, **flt) if p.result.unit == "B/s"
+    pts = [p for p in sig.points(kernel, **flt) if p.result.unit == "B/s" and not p.shaped
            and (op is None or p.params.get("op") == op)]
     if not pts:
         return None
@@ -111,11 +110,6 @@ def memory_bandwidth(sig, stat: str = "median", op: str | None = None) -> Memory
     return peak_figure(sig, stat, op)
 
 
-def curve_kernel(sig, op: str, pattern: str) -> str | None:
-    """The kernel whose points form the memory curve of ``op``/``pattern``: MAPS whenever the
-    signature has it, else imported likwid-bench with such points (:data:`CURVE_SOURCES`)."""
-    if "maps" in sig.kernels:
-        return "maps"
-    if "likwid_bench" in sig.kernels and sig.points("likwid_bench", op=op, pattern=pattern):
-        return "likwid_bench"
-    return None
+class SignatureRates(MemoryRates, ComputeRates, CommRates):
+    """Every pricing function of the convolution over one signature, one statistic and one
+    extrapolation policy (:class:`~pinchpoint.prediction.rates_base.RatesBase`)."""

@@ -62,7 +62,7 @@ def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     series = {}
     kernel = next((k for k in STAIRCASE_KERNELS if k in signature.kernels), "maps")
     for p in signature.points(kernel, threads=threads):
-        if "working_set_bytes" not in p.params:
+        if "working_set_bytes" not in p.params or p.shaped:  # shape sweeps: not the staircase
             continue
         key = (p.get("op", "?"), p.get("pattern", "?"))
         series.setdefault(key, []).append((p["working_set_bytes"], p.result))

@@ -1,4 +1,4 @@
-"""Nothing in the cache folder runs as code unless we built it (issue 19, item 6): cached kernel
+"""Nothing in the cache folder runs as code unless we built it: cached kernel
 binaries are checked against the record of the source hash they were built from and their own
 hash, and the unit cache holds no pickle."""
 

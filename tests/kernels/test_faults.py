@@ -1,5 +1,5 @@
 """Bad input and faults: each must give one clear error, no partial signature and no
-temporary files left behind (issue 4, acceptance)."""
+temporary files left behind."""
 
 from __future__ import annotations
 
@@ -266,7 +266,7 @@ def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
     assert [p.name for p in cache.iterdir() if p.name.endswith(".tmp")] == []
 
 
-# ---- SIGTERM (issue 19): the same clean-up as SIGINT -----------------------------------------------
+# ---- SIGTERM: the same clean-up as SIGINT -----------------------------------------------
 
 def _group_gone(pgid: int, wait: float = 10.0) -> bool:
     deadline = time.monotonic() + wait

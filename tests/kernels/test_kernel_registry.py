@@ -97,3 +97,23 @@ def test_registered_kernel_flows_through_measure_with_a_fake_runner(fake_kernel,
     assert point.result.median == 1.5e9
     back = loads_signature(sig.to_json())
     assert back.value("fakebw", bytes=64) == 1.5e9
+
+
+def test_a_registered_kernel_is_one_entry_its_source_builds(tmp_path):
+    """kernel_source (and so compile_kernel) reads the registry: a new kernel is one entry."""
+    from pinchpoint.measure.runner import compile_kernel, find_compiler, kernel_source
+
+    src = tmp_path / "hello.c"
+    src.write_text('#include <stdio.h>\nint main(void) { puts("{\\"status\\":\\"complete\\"}"); return 0; }\n')
+    register_kernel("hellok", lambda ctx: None, source=src)
+    try:
+        assert kernel_source("hellok") == src
+        try:
+            compiler = find_compiler(None, None)
+        except Exception as exc:  # noqa: BLE001 - any reason the compiler is unusable
+            pytest.skip(f"no C compiler: {exc}")
+        assert compile_kernel("hellok", compiler).exists()
+    finally:
+        KERNEL_PLANS.pop("hellok")
+    with pytest.raises(InputError, match="unknown kernel 'hellok'"):
+        kernel_source("hellok")

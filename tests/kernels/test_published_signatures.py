@@ -107,7 +107,7 @@ def test_p690_poly5_typo_corrected_and_noted():
 
 
 def test_peak_memory_consistency_formulas_section7():
-    # reference/formulas.md section 7: p690 long-loop DAXPY 289 MFLOPS moves 24 B per 2 flops
+    # Chen and Ebbers, IBM Redpaper, Table 5: p690 long-loop DAXPY 289 MFLOPS moves 24 B per 2 flops
     # (about 3.5 GB/s); DOT 559 MFLOPS 16 B per 2 flops (about 4.5 GB/s).
     sig = load_bundled("p690")
     daxpy = sig.value("peak", op="daxpy", loop_length=4194304) * 24 / 2

@@ -133,7 +133,7 @@ def test_compile_cache_keyed_by_flags(tmp_path, monkeypatch, compiler):
     assert a == again and os.access(a, os.X_OK)
     other = compile_kernel("peak", find_compiler(" ".join(compiler.command), ["-O2"]))
     assert other != a
-    # each binary beside the record of the source hash it was built from (issue 19)
+    # each binary beside the record of the source hash it was built from
     assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == \
         sorted([a.name, other.name, a.name + ".json", other.name + ".json"])
 

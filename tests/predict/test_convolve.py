@@ -231,7 +231,7 @@ def test_network_loopback_and_profile_flow(sig):
     g5 = load_profile("powermac-g5")
     p = convolve(sig, wl("[[phases.network]]\nbytes = '1 GB'\nflow = 'tcp-rx-copy'\nmemory_passes = 2\n"),
                  profile=g5)
-    # seed 000: PCI-X 133 MHz x 64 bit binds, 945.8 MB/s after burst overhead (512 B MMRBC)
+    # the UVA Power Mac G5 report (2004): PCI-X 133 MHz x 64 bit binds, 945.8 MB/s after burst overhead (512 B MMRBC)
     assert p.seconds("network") == pytest.approx(1e9 / 945.7777e6, rel=1e-5)
     assert p.seconds("memory") == pytest.approx(2e9 / 10e9)  # copy at the DRAM plateau
     assert p.binding == "network"
@@ -308,7 +308,7 @@ def test_real_quick_measurement(tmp_path):
 
 
 def test_memory_passes_from_stream_copy_without_maps():
-    # seed 000: the G5's Xbench/STREAM signature has no MAPS; STREAM copy (1871.83 MB/s at the
+    # the UVA Power Mac G5 report (2004): the G5's Xbench/STREAM signature has no MAPS; STREAM copy (1871.83 MB/s at the
     # 'maximum' power setting, appendix 1) prices the TCP receive copy (2 passes of 1 GB)
     from pinchpoint.inputs.profile_io import load_profile
     from pinchpoint.inputs.workload import load_workload
@@ -320,7 +320,7 @@ def test_memory_passes_from_stream_copy_without_maps():
     assert p.binding == "memory"  # the copy, not the PCI-X bus, binds
 
 
-# ---- issue 13: independent random access, threads, the headline estimate ---------------------
+# ---- independent random access, threads, the headline estimate ---------------------
 
 def test_gather_is_priced_by_the_independent_random_curve(sig):
     """A gather's loads are independent: priced by MAPS gather (1 GB/s at 64 MiB), not by the

@@ -1,4 +1,4 @@
-"""Measured ceilings beside theoretical ones, and hardware- vs software-bound (seed 000)."""
+"""Measured ceilings beside theoretical ones, and hardware- vs software-bound (the UVA Power Mac G5 report, 2004)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def g5():
 
 
 def test_g5_memory_measured_beside_theoretical(g5):
-    # seed 000, appendix 1: Xbench memory fill 2722 MB/s ... the bundled signature holds the
-    # figures in B/s; DDR-400 x 128 bit = 6.4 GB/s (seed 000, 2.1.5)
+    # the UVA Power Mac G5 report (2004), appendix 1: Xbench memory fill 2722 MB/s ... the bundled signature holds the
+    # figures in B/s; DDR-400 x 128 bit = 6.4 GB/s (the same report, 2.1.5)
     sig = load_bundled("powermac-g5-xbench")
     rows = {m.name: m for m in measured_ceilings(g5, sig)}
     fill = max(p.result.median for p in sig.points("xbench_memory"))
@@ -39,7 +39,7 @@ def test_loopback_tcp_is_a_host_ceiling(g5):
 
 
 def test_seed000_tcp_software_udp_hardware(g5):
-    # seed 000, 3.4: iperf TCP 3.5 Gbit/s, UDP 7.8 Gbit/s through PCI-X 133 MHz x 64 bit (8.5 Gbit/s):
+    # the same report, 3.4: iperf TCP 3.5 Gbit/s, UDP 7.8 Gbit/s through PCI-X 133 MHz x 64 bit (8.5 Gbit/s):
     # "software is the limit" for TCP; UDP runs into the bus
     ceilings = flow_ceilings_for(g5, "nic-rx")
     tcp = classify(3.5e9 / 8, ceilings)
@@ -69,7 +69,7 @@ def test_unknown_flow(g5):
 
 
 def test_power4_memory_from_peak_dot():
-    # seed 004, Table 5: p690 DOT at loop length 4194304 = 551.08 MFLOPS; 16 B per 2 flop
+    # Chen and Ebbers, IBM Redpaper (PMaC on POWER4), Table 5: p690 DOT at loop length 4194304 = 551.08 MFLOPS; 16 B per 2 flop
     p690 = load_profile("ibm-p690")
     rows = [m for m in measured_ceilings(p690, load_bundled("p690")) if m.kind == "link"]
     assert rows, "the p690's memory link gets the PEAK-derived figure"

@@ -115,7 +115,7 @@ def test_whole_process(cli):
 
 
 def test_classify_figure_above_every_ceiling_is_not_hardware_bound(capsys):
-    # issue 17: 20 Gbit/s through the G5's PCI-X slot (8.5 Gbit/s raw) was "hardware-bound (264 %)"
+    # 20 Gbit/s through the G5's PCI-X slot (8.5 Gbit/s raw) was "hardware-bound (264 %)"
     code, out, _ = run(capsys, "classify", "powermac-g5", "--flow", "nic-rx", "--measured", "20 Gbit/s")
     assert code == 0
     first = out.splitlines()[0]

@@ -8,7 +8,7 @@ memory-bound loops: DAXPY ``y = y + a x`` moves 24 bytes (two 8-byte loads, one 
 2 flops, DOT ``s = s + x y`` 16 bytes (two loads) per 2 flops.  At long loops (working sets beyond
 the caches) the flop rate is the memory bandwidth divided by the bytes per flop: p690 DAXPY
 289.66 MFLOPS x 12 B/flop = 3.48 GB/s ("about 3.5 GB/s"), DOT 559.24 MFLOPS x 8 B/flop = 4.47 GB/s
-("about 4.5 GB/s"; reference/formulas.md section 7).  The store costs: DAXPY is 1.9x slower per
+("about 4.5 GB/s"; Chen and Ebbers, IBM Redpaper, Table 5).  The store costs: DAXPY is 1.9x slower per
 element than DOT, so on POWER4 stores do not hide behind loads.
 
 What the seed says, and what each workload exercises:
@@ -44,7 +44,7 @@ def ranking(sigs, workload):
 
 
 def test_bytes_per_flop_bandwidths(sigs):
-    # seed 004 Table 5, p690, loop length 524288 (working set 2 x 8 B x 524288 = 8 MiB)
+    # Chen and Ebbers, IBM Redpaper, Table 5, p690, loop length 524288 (working set 2 x 8 B x 524288 = 8 MiB)
     r = SignatureRates(sigs["p690"])
     ws = 16 * 524288
     assert r.memory_bandwidth("store", "stride1", ws, "k") == pytest.approx(289.66e6 * 12)  # DAXPY
@@ -82,7 +82,7 @@ def test_short_loop_daxpy_p650_ahead(sigs):
     assert order[0] == "p650"
 
 
-# --- issue 12 item 11: the very loop a signature measured is predicted as measured ---------------
+# --- the very loop a signature measured is predicted as measured ---------------
 
 def _loop_workload(op: str, n: int):
     """DAXPY (y = y + a x: 2 loads, 1 in-place store, 2 flop per element) or DOT (s += x y: 2

@@ -64,7 +64,7 @@ def test_daxpy_counts():
     (BASE + "[[phases.messages]]\ncount = 1\nsize = '-8 B'\n", "phases[0].messages[0].size", "negative"),
     (BASE + "[[phases.memory]]\nops = 5\nworking_set = '1 MHz'\n", "phases[0].memory[0].working_set", "not a size"),
     (BASE + "[[phases.memory]]\nops = 5\nworking_set = 4096\n", "phases[0].memory[0].working_set", "string with a unit"),
-    (BASE + "[[phases.memory]]\nops = 5\n", "phases[0].memory[0]", "exactly one of working_set or hit_rates"),
+    (BASE + "[[phases.memory]]\nops = 5\n", "phases[0].memory[0]", "give working_set, hit_rates or both"),
     (BASE + "[[phases.memory]]\nops = 5\nbytes = '1 MiB'\nworking_set = '1 MiB'\n", "phases[0].memory[0]", "not both"),
     (BASE + "[[phases.memory]]\nops = 5\nworking_set = '1 MiB'\npattern = 'strided'\n", "phases[0].memory[0].pattern", "not one of"),
     (BASE + "[[phases.memory]]\nops = 5\nhit_rates = {L1 = 0.5, memory = 0.2}\n", "phases[0].memory[0].hit_rates", "sum to 0.7"),

@@ -1,0 +1,108 @@
+"""Re-predict every recorded machine with today's model (``predict_unseen.py --recorded``).
+
+A recorded machine is a folder holding a signature and the kernel times measured beside it:
+
+- ``benchmarks/results/<cpu>/`` (kept in the repository): ``signature.json`` and any of
+  ``unseen.json`` (predict_unseen.py --json), ``unseen2.json`` (predict_unseen2.py --json),
+  ``validation.json`` (predict_validation.py --json, its signature inside);
+- the 16-core Intel Xeon measured on 2026-11-23 (read by path at run time, not copied):
+  ``signature-quick-a.json`` and ``predict_validation.json``.
+
+The times are not measured again: the model changes, the data do not, so a change that helps
+one machine and hurts another shows in the tables.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+#: Machines recorded outside the repository, read where they are.
+EXTERNAL = (Path("/work/shared/recorded/intel-xeon-16c"),)
+#: Arrays per element of heldout.c's kernels (its OP_ARRAYS) and its vector lanes.
+HELDOUT_ARRAYS = {"daxpy": 2, "dot": 2, "sum": 1, "strided": 1}
+HELDOUT_LANES = 16
+
+
+def _validation_rows(sig, doc: dict) -> list[dict]:
+    """predict_validation.py rows re-predicted: its measured times, today's model."""
+    from predict_unseen import predict_rows
+    from predict_validation import workload_text
+
+    def text(op, p):
+        n = p["working_set_bytes"] // HELDOUT_ARRAYS[op] // 8 // HELDOUT_LANES * HELDOUT_LANES
+        return workload_text(op, n, p["working_set_bytes"])
+
+    rows = []
+    for stat in ("best", "median"):
+        times, params, sizes = {}, {}, {}
+        for r in doc["rows"]:
+            if r["stat"] == stat:
+                key = (r["kernel"], r["working_set_bytes"], 1)
+                times[key], params[key] = [r["measured_s"]], {"working_set_bytes": r["working_set_bytes"]}
+                sizes[r["level"]] = r["working_set_bytes"]
+        rows += [x for x in predict_rows(sig, text, times, params, sizes) if x["stat"] == stat]
+    return rows
+
+
+def _timed_rows(sig, doc: dict, workload_text) -> list[dict]:
+    from predict_unseen import predict_rows
+
+    times, params = {}, {}
+    for rec in doc["measured"]:
+        p = rec["params"]
+        key = (p["op"], p["working_set_bytes"], p["threads"])
+        times[key], params[key] = rec["repetitions"], p
+    return predict_rows(sig, workload_text, times, params, doc.get("sizes", {}))
+
+
+def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
+    """(set name, signature, rows) of every kernel set recorded in ``folder``."""
+    import predict_unseen
+    import predict_unseen2
+
+    from pinchpoint.inputs.signature import Signature, load_signature
+
+    sig_file = next((folder / n for n in ("signature.json", "signature-quick-a.json")
+                     if (folder / n).exists()), None)
+    out = []
+    for name, loader in (("unseen.json", predict_unseen.workload_text),
+                         ("unseen2.json", predict_unseen2.workload_text)):
+        if (folder / name).exists() and sig_file:
+            doc = json.loads((folder / name).read_text(encoding="utf-8"))
+            out.append((name, load_signature(sig_file), _timed_rows(load_signature(sig_file), doc, loader)))
+    for name in ("validation.json", "predict_validation.json"):
+        if (folder / name).exists():
+            doc = json.loads((folder / name).read_text(encoding="utf-8"))
+            sig = Signature.from_dict(doc["signature"]) if "signature" in doc else load_signature(sig_file)
+            out.append((name, sig, _validation_rows(sig, doc)))
+    return out
+
+
+def predict_recorded() -> int:
+    """Print one table per recorded machine and kernel set."""
+    from predict_unseen import print_table
+
+    folders = sorted(p for p in RESULTS.glob("*") if p.is_dir()) + [p for p in EXTERNAL if p.is_dir()]
+    summary = []
+    for folder in folders:
+        for name, sig, rows in machine_sets(folder):
+            print(f"\n=== {folder.name}: {name} (signature {sig.name}, {sig.host.get('cpu_model')}) ===")
+            s = print_table(rows)
+            if "best" in s:
+                summary.append((folder.name, name, s["best"], s.get("median", {})))
+    print("\nmachine                         set                      n  best: median  max  >35%   "
+          "median-rep: median  max")
+    for machine, name, b, m in summary:
+        print(f"{machine:31s} {name:22s} {b['n']:3d}  {b['median_abs_error_pct']:12.1f} "
+              f"{b['max_abs_error_pct']:5.1f} {b['over_35_pct']:4d}   "
+              f"{m.get('median_abs_error_pct', float('nan')):16.1f} {m.get('max_abs_error_pct', float('nan')):5.1f}")
+    if not summary:
+        print("no recorded machines found")
+    return 0 if summary else 1
+
+
+

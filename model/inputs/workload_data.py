@@ -1,0 +1,288 @@
+"""The workload's data objects: phases, memory entries, flops, messages, I/O, network traffic.
+
+What each field means is described in :mod:`pinchpoint.inputs.workload` (the file format);
+the objects are built and checked by its reader, which names the file and key of a problem.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pinchpoint.errors import WorkloadError
+
+SCHEMA_VERSION = 1
+#: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
+PATTERNS = ("stride1", "random", "gather")
+#: MAPS curves a memory entry can be priced by; "update" (a random read-modify-write, a
+#: histogram's ``h[key[i]] += 1``) only with pattern "gather".
+MEMORY_OPS = ("load", "store", "copy", "triad", "update")
+FLOP_KINDS = ("division", "add_multiply", "fma")
+#: Chained flops (accumulations into partial sums) -> the flop kind they are a part of.
+CHAINED = {"chained_adds": "add_multiply", "chained_fma": "fma"}
+MESSAGE_PATTERNS = ("ping-pong", "exchange")
+IO_TESTS = ("seq_read", "seq_write", "random_read", "rewrite", "backward_read", "backward_write")
+LEVEL_NAMES = ("L1", "L2", "L3", "L4", "memory")
+#: The most threads a phase may ask for (maps.c's own limit).
+MAX_THREADS = 1024
+
+
+# ---- data objects ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemoryOps:
+    """Memory traffic of one kind.
+
+    Parameters
+    ----------
+    bytes : float
+        Bytes moved [B] (operations x bytes per operation).
+    pattern : {"stride1", "random", "gather"}
+        "random": dependent (a chase: latency-bound); "gather": independent random accesses.
+    op : {"load", "store", "copy", "triad"}
+        Which MAPS curve prices the traffic.
+    working_set_bytes : float or None
+        Footprint [B].  A workload file gives it or ``hit_rates``, not both; entries derived
+        from a loop nest carry both, the footprint capping the working set each level is
+        priced at.
+    hit_rates : tuple of (str, float)
+        (level, fraction of the bytes) pairs, levels "L1" .. "L4" and "memory"; fractions sum to 1.
+    in_place : bool
+        Stores to lines the same phase loads (read-modify-write, e.g. DAXPY's y); op "store" only.
+    bytes_per_op : float
+        Bytes of one access [B] (8 unless given).
+    stride_bytes : float or None
+        Bytes between consecutive accesses [B]; None: contiguous (``bytes_per_op``).
+    streams : int
+        Concurrent sequential streams per thread the accesses come from.
+    """
+
+    bytes: float
+    pattern: str = "stride1"
+    op: str = "load"
+    working_set_bytes: float | None = None
+    hit_rates: tuple[tuple[str, float], ...] = ()
+    in_place: bool = False
+    bytes_per_op: float = 8.0
+    stride_bytes: float | None = None
+    streams: int = 1
+
+    @property
+    def ops(self) -> float:
+        """Accesses (bytes / bytes per access)."""
+        return self.bytes / self.bytes_per_op
+
+    @property
+    def strided(self) -> bool:
+        """True if consecutive accesses skip bytes (a stride longer than one access)."""
+        return self.stride_bytes is not None and self.stride_bytes > self.bytes_per_op
+
+    def scaled(self, factor: float) -> "MemoryOps":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "pattern": self.pattern, "op": self.op,
+                "working_set_bytes": self.working_set_bytes,
+                "hit_rates": dict(self.hit_rates) or None, "in_place": self.in_place,
+                "bytes_per_op": self.bytes_per_op, "stride_bytes": self.stride_bytes,
+                "streams": self.streams}
+
+
+@dataclass(frozen=True)
+class Flops:
+    """Floating-point operations by kind [flop] and the loop length to read PEAK at (or None).
+
+    ``chained_adds`` of the ``add_multiply`` flops and ``chained_fma`` of the ``fma`` flops
+    (2 flop per FMA) accumulate into ``chains`` partial sums: each waits for the one before it
+    in its chain, so they take at least chained_adds / chains add latencies plus
+    chained_fma / 2 / chains FMA latencies, however many units the core has
+    (:mod:`pinchpoint.prediction.convolve`).  ``chains`` may be None only when nothing is chained.
+    ``chain_length`` (optional) says the chained adds come in short chains of that many adds,
+    each independent of the one before (a matrix-vector product with one accumulator per row):
+    an out-of-order core overlaps consecutive chains, as PEAK's add_chains measures.
+    ``chain_overlap`` False says the chains wait for the loads that feed them (a sparse row sum
+    whose gathers and adds do not overlap): their latency is added to the memory time.
+    ``dependency_depth`` N says each element's multiply-adds form a chain of N dependent steps
+    (Horner's rule of degree N), elements independent of each other: priced by PEAK's Horner
+    loop of that depth.
+    """
+
+    division: float = 0.0
+    add_multiply: float = 0.0
+    fma: float = 0.0
+    loop_length: float | None = None
+    chained_adds: float = 0.0
+    chained_fma: float = 0.0
+    chains: int | None = None
+    chain_length: float | None = None
+    chain_overlap: bool = True
+    dependency_depth: float | None = None
+
+    @property
+    def total(self) -> float:
+        return self.division + self.add_multiply + self.fma
+
+    def __post_init__(self):
+        if (self.chained_adds or self.chained_fma) and not self.chains:
+            raise WorkloadError("chained flops need the number of partial sums (chains >= 1)",
+                                key="flops.chains")
+
+    def scaled(self, factor: float) -> "Flops":
+        return replace(self, division=self.division * factor,
+                       add_multiply=self.add_multiply * factor, fma=self.fma * factor,
+                       chained_adds=self.chained_adds * factor,
+                       chained_fma=self.chained_fma * factor)
+
+    def to_dict(self) -> dict:
+        return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
+                "loop_length": self.loop_length, "chained_adds": self.chained_adds,
+                "chained_fma": self.chained_fma, "chains": self.chains,
+                "chain_length": self.chain_length, "chain_overlap": self.chain_overlap,
+                "dependency_depth": self.dependency_depth}
+
+
+@dataclass(frozen=True)
+class Messages:
+    """``count`` one-way messages of ``size_bytes`` [B] each."""
+
+    count: float
+    size_bytes: float
+    pattern: str = "ping-pong"
+    processes: int | None = None
+    match: tuple[tuple[str, Any], ...] = ()
+
+    def scaled(self, factor: float) -> "Messages":
+        return replace(self, count=self.count * factor)
+
+    def to_dict(self) -> dict:
+        return {"count": self.count, "size_bytes": self.size_bytes, "pattern": self.pattern,
+                "processes": self.processes, "match": dict(self.match)}
+
+
+@dataclass(frozen=True)
+class IOOps:
+    """``bytes`` [B] of file I/O in the IO-BENCH ``test`` pattern, optionally at a buffer size."""
+
+    bytes: float
+    test: str = "seq_read"
+    buffer_bytes: float | None = None
+
+    def scaled(self, factor: float) -> "IOOps":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "test": self.test, "buffer_bytes": self.buffer_bytes}
+
+
+@dataclass(frozen=True)
+class NetworkTraffic:
+    """``bytes`` [B] of payload over ``flow`` (None: the signature's loopback TCP figure),
+    crossing memory ``memory_passes`` times."""
+
+    bytes: float
+    flow: str | None = None
+    memory_passes: float = 0.0
+
+    def scaled(self, factor: float) -> "NetworkTraffic":
+        return replace(self, bytes=self.bytes * factor)
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "flow": self.flow, "memory_passes": self.memory_passes}
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """A loop that sweeps a row-major grid, described by its array offsets; the per-level
+    traffic is derived for the target's caches (:mod:`pinchpoint.prediction.layer_conditions`).
+
+    Parameters
+    ----------
+    extents : tuple of int
+        Grid size per dimension, outermost first [elements].
+    element_bytes : float
+        Size of one element [B].
+    loads, stores : tuple of (str, tuple of offsets)
+        Per array, its offsets (one integer per dimension) [elements].
+    sweeps : float
+        How many times the loop sweeps the grid.
+    """
+
+    extents: tuple[int, ...]
+    element_bytes: float
+    loads: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]
+    stores: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
+    sweeps: float = 1.0
+
+    @property
+    def points(self) -> int:
+        return math.prod(self.extents)
+
+    def to_dict(self) -> dict:
+        return {"extents": list(self.extents), "element_bytes": self.element_bytes,
+                "sweeps": self.sweeps,
+                "loads": {a: [list(o) for o in offs] for a, offs in self.loads},
+                "stores": {a: [list(o) for o in offs] for a, offs in self.stores}}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase (basic block, loop nest) of a workload; ``repeat`` multiplies every count.
+
+    ``inner_trips``: trip count of the innermost loop (None: long loops, no overhead priced);
+    ``inner_loops``: how many times the inner loop is entered per repeat (None: derived, from
+    the loop nest's outer points or the largest memory entry's accesses / ``inner_trips``).
+    """
+
+    name: str
+    repeat: float = 1.0
+    memory: tuple[MemoryOps, ...] = ()
+    threads: int = 1
+    loop: LoopNest | None = None
+    flops: Flops = field(default_factory=Flops)
+    messages: tuple[Messages, ...] = ()
+    io: tuple[IOOps, ...] = ()
+    network: tuple[NetworkTraffic, ...] = ()
+    inner_trips: float | None = None
+    inner_loops: float | None = None
+
+    def inner_loop_count(self) -> float:
+        """Inner-loop entries per repeat (``inner_loops``, else derived; 0 without trips)."""
+        if not self.inner_trips:
+            return 0.0
+        if self.inner_loops is not None:
+            return self.inner_loops
+        if self.loop is not None:
+            return self.loop.points / self.loop.extents[-1] * self.loop.sweeps
+        most = max((m.ops for m in self.memory), default=0.0)
+        return most / self.inner_trips
+
+    def scaled(self, factor: float) -> "Phase":
+        """The same phase doing ``factor`` times the work (used by property tests)."""
+        return replace(self, repeat=self.repeat * factor)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
+                "inner_trips": self.inner_trips, "inner_loops": self.inner_loops,
+                **({"loop": self.loop.to_dict()} if self.loop else {}),
+                "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
+                "messages": [m.to_dict() for m in self.messages],
+                "io": [i.to_dict() for i in self.io],
+                "network": [n.to_dict() for n in self.network]}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A named list of phases (the PMaC application profile)."""
+
+    name: str
+    phases: tuple[Phase, ...]
+    description: str = ""
+    source: str = ""
+    file: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"schema": SCHEMA_VERSION, "name": self.name, "description": self.description,
+                "source": self.source, "phases": [p.to_dict() for p in self.phases]}
+
+

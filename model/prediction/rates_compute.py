@@ -1,0 +1,134 @@
+"""Compute pricing: flop rates, dependency chains and short loops, read off PEAK and MAPS.
+
+- Flops at PEAK's rates (Chen and Ebbers, "PMaC Benchmarking on Three POWER4 Platforms", IBM
+  Redpaper, Table 5): division -> PEAK division, add/multiply and FMA -> PEAK poly5 (Horner
+  steps are multiply-add pairs), at the workload's loop length (log interpolation) or the best.
+- Reductions: flops accumulating into ``chains`` partial sums wait for each other; one chain's
+  rate is 1 / latency (PEAK add_chain, fma_chain); short chains back to back overlap out of
+  order (PEAK add_chains at the chain length).
+- Dependency depth: elements whose multiply-adds form a chain of N dependent steps (Horner's
+  rule of degree N) run at PEAK horner's rate at depth N, measured at depths 1 .. 32.
+- Short inner loops: work inside loops of T trips runs s(T) = t(T) / t_long - 1 slower than in
+  long loops, from MAPS's trips sweep (one inner loop per row of T elements; t the time per
+  element at T trips, t_long the fastest over the measured counts): the loop's control,
+  vector prologue and scalar remainder grow with the body, so the slowdown is a fraction of
+  the in-core time, not a constant per loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pinchpoint.errors import SignatureError, WorkloadError
+from pinchpoint.prediction.formulas import log_interp
+from pinchpoint.prediction.rates_base import RatesBase
+
+#: PEAK loop that prices each flop kind.
+PEAK_FOR_FLOP = {"division": "division", "add_multiply": "poly5", "fma": "poly5"}
+#: PEAK loop that measures the latency of each kind of chained flop (one dependency chain).
+PEAK_FOR_CHAIN = {"chained_adds": "add_chain", "chained_fma": "fma_chain"}
+
+
+class ComputeRates(RatesBase):
+    """Flop rates, chain latencies and loop overheads of a signature (mixed into SignatureRates)."""
+
+    # -- floating point
+    def flop_rate(self, kind: str, loop_length: float | None, key: str) -> float:
+        loop = PEAK_FOR_FLOP[kind]
+        self._need("peak", f"{kind} flops", key)
+        pts = [p for p in self.signature.points("peak", op=loop) if "loop_length" in p.params]
+        if not pts:
+            raise WorkloadError(f"needs PEAK {loop} points for {kind} flops; signature "
+                                f"{self.signature.name!r} has none", key=key)
+        by_len = {float(p["loop_length"]): self._value(p.result, "rate") for p in pts}
+        xs = sorted(by_len)
+        ys = [by_len[x] for x in xs]
+        if loop_length is None:
+            return max(ys)
+        ll = self._range(loop_length, xs[0], xs[-1], "loop length", key)
+        return float(log_interp(ll, xs, ys))
+
+    def chain_rate(self, chained: str, key: str) -> float | None:
+        """Flop rate [flop/s] of one dependency chain of ``chained`` flops: 1 / latency (PEAK
+        add_chain or fma_chain, the best over its loop lengths, which do not matter to it).
+        None, with a note, when the signature lacks the loop (the published PEAK tables do):
+        the latency bound is then left out rather than the prediction refused."""
+        loop = PEAK_FOR_CHAIN[chained]
+        pts = self.signature.points("peak", op=loop) if "peak" in self.signature.kernels else []
+        if not pts:
+            self._note(f"{key}: signature {self.signature.name!r} has no PEAK {loop} (the latency "
+                       f"of one dependency chain), so the latency bound of {chained} is left out "
+                       f"(pinchpoint measure --only peak measures it)")
+            return None
+        rate = max(self._value(p.result, "rate") for p in pts)
+        if rate <= 0:
+            raise SignatureError(f"PEAK {loop}: the rate is zero", key="kernels.peak")
+        return rate
+
+    def short_chain_rate(self, length: float, key: str) -> float | None:
+        """Add rate [flop/s] of short chains of ``length`` dependent adds run back to back,
+        consecutive chains overlapping out of order: PEAK add_chains interpolated in log
+        length (beyond its longest chain: the one-chain rate).  None, with a note, without
+        add_chains points: the chains are then priced as one long chain."""
+        pts = [p for p in (self.signature.points("peak", op="add_chains")
+                           if "peak" in self.signature.kernels else []) if "loop_length" in p.params]
+        if not pts:
+            self._note(f"{key}: signature {self.signature.name!r} has no PEAK add_chains (short "
+                       f"chains overlapping out of order), so the chains are priced as one long "
+                       f"chain (pinchpoint measure measures add_chains)")
+            return None
+        by_len = {float(p["loop_length"]): self._value(p.result, "rate") for p in pts}
+        xs = sorted(by_len)
+        if length > xs[-1]:
+            return None  # longer than measured: as one long chain (add_chain)
+        return float(log_interp(max(length, xs[0]), xs, [by_len[x] for x in xs]))
+
+
+    def depth_rate(self, depth: float, key: str) -> float | None:
+        """Flop rate [flop/s] of multiply-adds in per-element chains of ``depth`` dependent
+        steps: PEAK horner interpolated in log depth.  Without horner points: refused, or
+        with ``extrapolate`` None (priced at PEAK poly5, listed)."""
+        pts = [p for p in (self.signature.points("peak", op="horner")
+                           if "peak" in self.signature.kernels else []) if "depth" in p.params]
+        if not pts:
+            self._extrapolated(key, f"dependency depth {depth:g} needs PEAK horner (per-element "
+                                    f"chains of multiply-adds), which signature "
+                                    f"{self.signature.name!r} did not measure",
+                               "priced the flops at PEAK poly5")
+            return None
+        by_depth: dict[float, list[float]] = {}
+        for p in pts:
+            by_depth.setdefault(float(p["depth"]), []).append(self._value(p.result, "rate"))
+        xs = sorted(by_depth)
+        ys = [max(by_depth[x]) for x in xs]
+        d = self._range(depth, xs[0], xs[-1], "dependency depth", key)
+        return float(log_interp(d, xs, ys))
+
+    def loop_slowdown(self, trips: float, key: str) -> float:
+        """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations
+        than in long loops: s(T) = t(T) / t_long - 1 from MAPS's trips sweep (module
+        docstring).  0 at or beyond the longest measured trip count; below the shortest
+        refused, or with ``extrapolate`` read there.  Without the sweep: refused, or with
+        ``extrapolate`` 0 (listed)."""
+        pts = [p for p in (self.signature.points("maps", op="load", pattern="stride1", threads=1)
+                           if "maps" in self.signature.kernels else []) if "trips" in p.params]
+        if not pts:
+            self._extrapolated(key, f"inner loops of {trips:g} trips need MAPS's trips sweep "
+                                    f"(short loops), which signature {self.signature.name!r} did "
+                                    f"not measure", "priced no loop overhead")
+            return 0.0
+        smallest = min(float(p["working_set_bytes"]) for p in pts)
+        per: dict[float, float] = {}
+        for p in pts:
+            if float(p["working_set_bytes"]) == smallest:
+                per[float(p["trips"])] = 8.0 / self._value(p.result, "rate")  # s per element
+        xs = sorted(per)
+        if len(xs) < 2:
+            raise SignatureError("MAPS trips sweep: needs two trip counts or more",
+                                 key="kernels.maps")
+        if trips >= xs[-1]:
+            return 0.0
+        t = self._range(trips, xs[0], xs[-1], "inner trip count", key)
+        fastest = min(per.values())  # the long-loop speed (the best of the long counts)
+        slow = [per[x] / fastest - 1.0 for x in xs]
+        return float(np.interp(np.log(t), np.log(xs), slow))
