@@ -102,7 +102,7 @@ def test_histogram_update_loads_and_stores_at_a_loaded_index():
 
 def test_triad_has_no_chain_and_no_indirection():
     f = one(TRIAD)
-    assert f.chained == {} and f.indirect == set() and f.depth == 2
+    assert f.chained == {} and f.indirect == set() and f.depth == 1.0
     assert f.streams[0x14e8] == 2 and f.streams[0x14f3] == 1
 
 

@@ -20,6 +20,7 @@ Pure: counts in, entries out.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
@@ -69,19 +70,24 @@ def merge_small(classes: dict, share: float = 0.01) -> dict:
     no MAPS gather or random curve to be priced."""
     total = sum(ac.bytes for ac in classes.values())
     out = {k: ac for k, ac in classes.items() if k[0] == "stride1" or ac.bytes >= share * total}
+    out = {k: copy.deepcopy(ac) if k[0] == "stride1" else ac for k, ac in out.items()}
     for (pattern, op), ac in classes.items():
-        if (pattern, op) in out:
-            continue
-        into = out.setdefault(("stride1", op), AccessClass("stride1", op))
-        into.accesses += ac.accesses
-        into.bytes += ac.bytes
-        if not into.events:
-            into.events = [dict.fromkeys(_EVENTS, 0.0) for _ in ac.events]
-        for acc, ev in zip(into.events, ac.events):
-            for k in _EVENTS:
-                acc[k] += ev[k]
-        into.streams += ac.accesses
+        if (pattern, op) not in out:
+            absorb(out.setdefault(("stride1", op), AccessClass("stride1", op)), ac)
     return out
+
+
+def absorb(into: AccessClass, ac: AccessClass) -> AccessClass:
+    """``into`` with the counts of ``ac`` added (as contiguous accesses)."""
+    into.accesses += ac.accesses
+    into.bytes += ac.bytes
+    if not into.events:
+        into.events = [dict.fromkeys(_EVENTS, 0.0) for _ in ac.events]
+    for acc, ev in zip(into.events, ac.events):
+        for k in _EVENTS:
+            acc[k] += ev[k]
+    into.streams += ac.accesses
+    return into
 
 
 def footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
@@ -117,9 +123,11 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
          "hit_rates": dict(fr), "working_set": f"{footprint(fr, caches):.0f} B"}
     if ac.pattern == "stride1" and ac.stride_known and ac.op != "update":
         stride = ac.stride_bytes / ac.stride_known
-        width = ac.bytes / max(ac.accesses, 1.0)
-        if stride > width * 1.01:
-            e["stride"] = f"{stride:.0f} B"
+        width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))
+        if stride > 1.01 * width:  # accesses apart, not contiguous: ops of their own width
+            del e["bytes"]
+            e = {"ops": round(ac.accesses), "bytes_per_op": f"{width} B", **e,
+                 "stride": f"{stride:.0f} B"}
     streams = round(ac.streams / max(ac.accesses, 1.0))
     if ac.pattern == "stride1" and op == "load" and streams > 1:
         e["streams"] = min(streams, 8)

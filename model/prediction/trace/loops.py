@@ -50,10 +50,11 @@ class LoopFacts:
     end: int
     indirect: set = field(default_factory=set)      # loads/updates whose address is loaded
     dependent: set = field(default_factory=set)     # ... of which pointer chases
+    index: set = field(default_factory=set)         # direct loads whose values index gathers
     chained: dict = field(default_factory=dict)     # address -> partial sums of its loop
     stride: dict = field(default_factory=dict)      # address -> bytes per iteration (or None)
     streams: dict = field(default_factory=dict)     # address -> concurrent streams of its kind
-    depth: int = 0                                  # dependent fp operations per iteration
+    depth: float = 0.0                              # dependent multiply-add steps per iteration
     elements: int = 1                               # elements per iteration (vector lanes)
     fed_by_indirect: bool = False                   # a chained add consumes an indirect load
 
@@ -140,6 +141,8 @@ def _indirection(body, facts: LoopFacts) -> None:
                 tags[w] = t
     facts.indirect = set(parents)
     facts.dependent = {a for a, ps in parents.items() if any(p in parents for p in ps)}
+    facts.index = {p for a, ps in parents.items() if a not in facts.dependent for p in ps
+                   if p not in parents}
 
 
 def _reductions(body, facts: LoopFacts) -> None:
@@ -191,15 +194,17 @@ def _reductions(body, facts: LoopFacts) -> None:
     facts.depth = _depth(seen_in, set(facts.chained))
 
 
-def _depth(seen_in, chained: set) -> int:
-    depth: dict[str, int] = {}
-    best = 0
+def _depth(seen_in, chained: set) -> float:
+    """Longest path of dependent multiply-add steps (an FMA is one, a multiply or an add half
+    of one) through one iteration, chained adds left out."""
+    depth: dict[str, float] = {}
+    best = 0.0
     for addr, ins, e, o, fed in seen_in:
-        d = max((depth.get(r, 0) for r in e.reads), default=0)
+        d = max((depth.get(r, 0.0) for r in e.reads), default=0.0)
         if ins.flops and addr not in chained:
-            d += 1
+            d += 1.0 if ins.flops[0][0] == "fma" else 0.5
         elif addr in chained:
-            d = 0
+            d = 0.0
         for w in e.writes:
             depth[w] = d
         best = max(best, d)

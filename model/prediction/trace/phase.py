@@ -3,6 +3,10 @@ access classes (:mod:`pinchpoint.prediction.trace.accesses`), its flops with the
 dependency depth the code shows (:mod:`pinchpoint.prediction.trace.loops`), the threads that ran
 it, and the trip count of its busiest innermost loop.
 
+Loads of the indices that gathers and updates use (``idx[i]`` of ``x[idx[i]]``, the keys of
+a histogram) are counted at L1 but get no memory entry of their own: MAPS gather and update
+walk an index array as they go, so their figures already hold that stream.
+
 The trip count of a loop is its back branch's executions over the executions of the
 instruction after it (the loop's fall-through exit, taken once per entry), times the elements
 one iteration handles (vector lanes); chains of a reduction that restarts on every entry
@@ -26,6 +30,12 @@ RANDOM_LOADS = ("auto", "dependent", "independent")
 #: Chains longer than this many adds are one chain each: a reorder buffer holds a few hundred
 #: instructions (AMD Zen 4: 320; Intel Golden Cove: 512), so no two such chains overlap.
 LONG_CHAIN = 1024
+#: Inner loops longer than this many elements are long loops: their entry and exit cost
+#: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
+LONG_LOOP = 1024
+#: Per-element chains shorter than this many multiply-add steps are left to PEAK's own loops
+#: (its poly5 kernel is a degree-5 polynomial): only deeper chains are stated.
+MIN_DEPTH = 5
 
 
 @dataclass
@@ -129,14 +139,18 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         tot["stores"] += n
         tot["lb"] += n * w
         tot["sb"] += n * w
-        _class(pf, pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line),
+        # an update's address waits for no earlier update: a random one is a scatter
+        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line),
                                           streams)
         return
     tot["loads"] += dr
     tot["stores"] += dw
     tot["lb"] += dr * w
     tot["sb"] += dw * w
-    if dr:
+    if dr and facts is not None and addr in facts.index and random_loads != "dependent":
+        # the index a gather walks: MAPS gather's figure holds it (module doc)
+        _class(pf, "index", "load").add(dr, w, per_run, None, streams)
+    elif dr:
         _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line),
                                         streams)
     if dw:  # a store waits for no load: an indirect one is a scatter, never a chase
@@ -180,8 +194,8 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, prof, idx) -> None:
     _trips(pf, busiest, prof, idx)
     fp = max(by_loop.values(), key=lambda v: v[2])
     if fp[2] > 0:
-        if fp[0].depth >= 2:
-            pf.loop["dependency_depth"] = fp[0].depth
+        if fp[0].depth >= MIN_DEPTH:
+            pf.loop["dependency_depth"] = round(fp[0].depth)
         if weighted > 0 and fp[0].fed_by_indirect:
             pf.loop["chain_overlap"] = False
 
@@ -195,7 +209,9 @@ def _trips(pf: PhaseFacts, busiest, prof, idx) -> None:
                 and a == after[0])
     if branch > 0 and exits > 0:
         trips = branch / exits * facts.elements
-        pf.loop["inner_trips"] = max(1, round(trips))
+        if trips <= LONG_LOOP:
+            pf.loop["inner_trips"] = max(1, round(trips))
+            pf.loop["inner_loops"] = round(exits)
         chained = pf.flops.get("chained_adds", 0.0)
         if chained and pf.flops.get("chains"):
             length = max(1, round(chained / exits / pf.flops["chains"]))

@@ -19,10 +19,11 @@ Pure: profiles in, a :class:`TracedWorkload` (and its TOML text) out.  No I/O.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from pinchpoint.inputs.workload import Workload, workload_from_dict
-from pinchpoint.prediction.trace.accesses import entry, footprint, merge_small
+from pinchpoint.prediction.trace.accesses import AccessClass, absorb, entry, footprint, merge_small
 from pinchpoint.prediction.trace.compat import readable_document
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
 from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
@@ -125,7 +126,13 @@ def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
     :func:`pinchpoint.prediction.trace.traffic.split_accesses`; a stride-1 update is a load and
     an in-place store of the same bytes."""
     out = []
-    for (pattern, op), ac in sorted(merge_small(pf.classes).items()):
+    classes = dict(pf.classes)
+    index = classes.pop(("index", "load"), None)
+    if index is not None and not any(k[0] == "gather" for k in merge_small(classes)):
+        # no gather left to hold them (too few to price, or a pointer chase): plain loads
+        into = classes.get(("stride1", "load")) or AccessClass("stride1", "load")
+        classes[("stride1", "load")] = absorb(copy.deepcopy(into), index)
+    for (pattern, op), ac in sorted(merge_small(classes).items()):
         if ac.bytes <= 0:
             continue
         if op == "store" and pattern == "stride1":
@@ -156,8 +163,9 @@ def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
     ph = {"name": pname}
     if pf.threads > 1:
         ph["threads"] = pf.threads
-    if "inner_trips" in pf.loop:
-        ph["inner_trips"] = pf.loop["inner_trips"]
+    for k in ("inner_trips", "inner_loops"):
+        if k in pf.loop:
+            ph[k] = pf.loop[k]
     mem = _memory_entries(pf, runs, caches)
     if mem:
         ph["memory"] = mem
