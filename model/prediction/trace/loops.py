@@ -32,11 +32,12 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.disasm import Instruction
-from pinchpoint.prediction.trace.operands import effects, split_operands
+from pinchpoint.prediction.trace.operands import effects, reg, split_operands
 
 _JUMP = re.compile(r"^j(?!mp)[a-z]+$|^loop")
 _TARGET = re.compile(r"^\s*([0-9a-f]+)")
 _INC = re.compile(r"^(add|sub|inc|dec)$")
+_WORD_RE = re.compile(r"[a-z][a-z0-9]*")
 _ACCUMULATE = re.compile(r"^v?(add|sub)[sp][sd]$|^vf(n?m(add|sub)|maddsub|msubadd)")
 #: Longest loop body analysed [instructions], and back edges scanned per lookup.
 MAX_BODY, MAX_NEST_SCAN = 2000, 64
@@ -261,6 +262,8 @@ def _strides(body, facts: LoopFacts) -> None:
             step[w] = imm if w not in step else None  # stepped twice: not a plain induction
     kinds: dict[tuple, set] = {}
     widths: dict[tuple, int] = {}
+    per_regs: dict[frozenset, int] = {}
+    shapes = []
     for addr, ins in body:
         e = effects(ins)
         if not (e.load or e.store) or not e.address:
@@ -269,14 +272,20 @@ def _strides(body, facts: LoopFacts) -> None:
         inside = mem[mem.index("[") + 1: mem.rindex("]")]
         base = re.sub(r"[+-]0x[0-9a-f]+$|[+-]\d+$", "", inside)
         scale = int(re.search(r"\*(\d)", inside).group(1)) if "*" in inside else 1
+        per_regs[e.address] = per_regs.get(e.address, 0) + 1
+        shapes.append((addr, ins, e, inside, base, scale))
+    for addr, ins, e, inside, base, scale in shapes:
         s = 0
         for r in e.address:
             st = step.get(r, 0)
             if st is None:
                 s = None
                 break
-            s += st * (scale if f"{r}" in inside and "*" in inside else 1) if st else 0
-        facts.stride[addr] = abs(s) if s else (None if s is None else ins.mem_bytes)
+            s += st * (scale if "*" in inside and f"{_name_in(inside, r)}*" in inside else 1)
+        # accesses through the same registers share the step (an unrolled walk: 4 x 8 B per
+        # 32 B step is contiguous)
+        facts.stride[addr] = (None if s is None else
+                              abs(s) / per_regs[e.address] if s else ins.mem_bytes)
         kind = ("indirect" if addr in facts.indirect else "direct", e.store)
         kinds.setdefault(kind, set()).add(base)
         widths[base] = widths.get(base, 0) + ins.mem_bytes
@@ -287,6 +296,14 @@ def _strides(body, facts: LoopFacts) -> None:
                                                         if effects(i).load or effects(i).store),
                                                        default=8)
     facts.elements = max(1, min(widths.values(), default=elem) // elem)
+
+
+def _name_in(inside: str, family: str) -> str:
+    """The register name of ``family`` as written in an address ("rax" for rax or eax)."""
+    for w in _WORD_RE.findall(inside):
+        if reg(w) == family:
+            return w
+    return family
 
 
 def _immediate(ins: Instruction, ops: list[str], reg: str) -> int | None:

@@ -55,9 +55,30 @@ class CodeFacts:
     def __init__(self, disasm: dict):
         self.disasm = disasm
         self._loops: dict[str, Loops] = {}
+        self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
+
+    def count_trips(self, prof, ir: int) -> None:
+        """Trips of every loop end that ran (from one profile's instruction counts)."""
+        by_obj: dict[str, dict[int, float]] = {}
+        for (obj, _, addr), c in prof.costs.items():
+            d = by_obj.setdefault(obj, {})
+            d[addr] = d.get(addr, 0.0) + c[ir]
+        for obj, counts in by_obj.items():
+            code = self.disasm.get(obj, {})
+            addrs = sorted(counts)
+            for i, a in enumerate(addrs[:-1]):
+                ins = code.get(a)
+                if ins is not None and ins.mnemonic.startswith("j") and counts[addrs[i + 1]] > 0:
+                    self.trip_counts[(obj, a)] = (counts[a], counts[addrs[i + 1]])
 
     def instruction(self, obj: str, addr: int) -> Instruction:
         return self.disasm.get(obj, {}).get(addr, _DEFAULT)
+
+    def trips(self, obj: str, facts: LoopFacts) -> float | None:
+        """Iterations per entry of a loop: its back branch's executions over those of the
+        instruction after it (None when either is unknown)."""
+        branch, exits = self.trip_counts.get((obj, facts.end), (0.0, 0.0))
+        return branch / exits if branch > 0 and exits > 0 else None
 
     def loop(self, obj: str, addr: int) -> LoopFacts | None:
         if obj not in self._loops:
@@ -73,15 +94,19 @@ def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
     return "random" if addr in facts.dependent else "gather"
 
 
-def _stride(facts, addr, ins, n, d1m, line) -> float | None:
+def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     """Bytes per access: from the code, else (a step held in a register) from the L1 misses of
-    an access that misses more than a contiguous walk would."""
+    an access that misses more than a contiguous walk would; one that misses on every access
+    walks at least a line per step, taken as a row of a square loop nest (the loop's trips x
+    the access width: a column walk of an N x N matrix) when that is longer.  A heuristic."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
     if s is None and n > 0:
-        rate = d1m / n
+        rate = min(1.0, d1m / n)
         s = rate * line if rate > 1.5 * ins.mem_bytes / line else ins.mem_bytes
+        if rate >= 0.9 and trips:
+            s = max(s, trips * ins.mem_bytes)
     return s
 
 
@@ -90,6 +115,8 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
     first = runs[0][1]
     idx = {e: first.index(e) for e in ("Ir", "Dr", "Dw") + _EVENTS}
+    if not code.trip_counts:
+        code.count_trips(first, idx["Ir"])
     pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
     tot = dict(loads=0.0, stores=0.0, lb=0.0, sb=0.0)
     flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
@@ -115,7 +142,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
-    _loop_facts(pf, code, executed, first, idx)
+    _loop_facts(pf, code, executed)
     return pf
 
 
@@ -133,6 +160,7 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
     streams = facts.streams.get(addr) if facts else None
     w = ins.mem_bytes
     d1m = per_run[0]["D1mr"] + per_run[0]["D1mw"]
+    trips = code.trips(obj, facts) if facts is not None else None
     if e is not None and e.load and e.store:  # memory destination: loads and stores
         n = max(dr, dw)
         tot["loads"] += n
@@ -140,7 +168,7 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         tot["lb"] += n * w
         tot["sb"] += n * w
         # an update's address waits for no earlier update: a random one is a scatter
-        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line),
+        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line, trips),
                                           streams)
         return
     tot["loads"] += dr
@@ -151,10 +179,10 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         # the index a gather walks: MAPS gather's figure holds it (module doc)
         _class(pf, "index", "load").add(dr, w, per_run, None, streams)
     elif dr:
-        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line),
+        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line, trips),
                                         streams)
     if dw:  # a store waits for no load: an indirect one is a scatter, never a chase
-        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line),
+        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line, trips),
                                          streams)
 
 
@@ -165,7 +193,7 @@ def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
     return pf.classes[k]
 
 
-def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, prof, idx) -> None:
+def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
     """Chained flops and partial sums, dependency depth, trip count, overlap of chains."""
     adds = fmas = weighted = 0.0
     by_loop: dict[tuple, list] = {}
@@ -191,7 +219,7 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, prof, idx) -> None:
     if not by_loop:
         return
     busiest = max(by_loop.values(), key=lambda v: v[1])
-    _trips(pf, busiest, prof, idx)
+    _trips(pf, code, busiest)
     fp = max(by_loop.values(), key=lambda v: v[2])
     if fp[2] > 0:
         if fp[0].depth >= MIN_DEPTH:
@@ -200,20 +228,17 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, prof, idx) -> None:
             pf.loop["chain_overlap"] = False
 
 
-def _trips(pf: PhaseFacts, busiest, prof, idx) -> None:
+def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
     facts, _, _, obj = busiest
-    ir = idx["Ir"]
-    branch = sum(c[ir] for (o, _, a), c in prof.costs.items() if o == obj and a == facts.end)
-    after = [a for a in sorted(a for (o, _, a) in prof.costs if o == obj) if a > facts.end]
-    exits = sum(c[ir] for (o, _, a), c in prof.costs.items() if o == obj and after
-                and a == after[0])
-    if branch > 0 and exits > 0:
-        trips = branch / exits * facts.elements
-        if trips <= LONG_LOOP:
-            pf.loop["inner_trips"] = max(1, round(trips))
-            pf.loop["inner_loops"] = round(exits)
-        chained = pf.flops.get("chained_adds", 0.0)
-        if chained and pf.flops.get("chains"):
-            length = max(1, round(chained / exits / pf.flops["chains"]))
-            if length <= LONG_CHAIN:
-                pf.loop["chain_length"] = length
+    branch, exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))
+    if branch <= 0 or exits <= 0:
+        return
+    trips = branch / exits * facts.elements
+    if trips <= LONG_LOOP:
+        pf.loop["inner_trips"] = max(1, round(trips))
+        pf.loop["inner_loops"] = round(exits)
+    chained = pf.flops.get("chained_adds", 0.0)
+    if chained and pf.flops.get("chains"):
+        length = max(1, round(chained / exits / pf.flops["chains"]))
+        if length <= LONG_CHAIN:
+            pf.loop["chain_length"] = length

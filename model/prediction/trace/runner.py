@@ -134,6 +134,10 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
     try:
         with tqdm(desc=f"tracing {program[0]} ({len(outer)} Callgrind runs)", total=len(outer),
                   disable=not progress, leave=False, mininterval=1.0, unit="run",
+                  # a terminal that reports no size (a pty nobody sized, as a screen capture
+                  # gives) hides tqdm's bar altogether: fall back to 80 x 24 as shutil does
+                  ncols=shutil.get_terminal_size().columns,
+                  nrows=shutil.get_terminal_size().lines,
                   bar_format="{desc}: {n}/{total} done, {elapsed} elapsed") as bar:
             while pending or running:
                 while pending and len(running) < max(1, jobs):
