@@ -95,18 +95,17 @@ def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
 
 
 def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
-    """Bytes per access: from the code, else (a step held in a register) from the L1 misses of
-    an access that misses more than a contiguous walk would; one that misses on every access
-    walks at least a line per step, taken as a row of a square loop nest (the loop's trips x
-    the access width: a column walk of an N x N matrix) when that is longer.  A heuristic."""
+    """Bytes per access: from the code; a step held in a register (not known from the code) is
+    taken as a row of a square loop nest (the loop's trips x the access width: a column walk
+    of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
+    A heuristic, named as such in the workload."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
-    if s is None and n > 0:
-        rate = min(1.0, d1m / n)
-        s = rate * line if rate > 1.5 * ins.mem_bytes / line else ins.mem_bytes
-        if rate >= 0.9 and trips:
-            s = max(s, trips * ins.mem_bytes)
+    if s is None:
+        w = ins.mem_bytes
+        rate = min(1.0, d1m / n) if n > 0 else 0.0
+        s = max(w, rate * line if rate > 1.5 * w / line else w, (trips or 0) * w)
     return s
 
 
