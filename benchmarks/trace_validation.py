@@ -1,4 +1,4 @@
-"""Validate ``pinchpoint trace`` (issue 15) on the bundled C examples and print tables.
+"""Validate ``pinchpoint trace`` on the bundled C examples and print tables.
 
 Parts (each runs in well under two minutes on the 2-vCPU VM; pick with --part):
 
@@ -14,6 +14,12 @@ counts    trace each example's kernel (``--phases functions``: the phase "kernel
 predict   trace each example on this machine's caches (the signature's host), predict the
           kernel phase with the signature (--signature, from `pinchpoint measure --quick`), and
           compare with the kernel time the example reports when run natively (median of 3).
+kernels   the examples of benchmarks/trace_examples (triad, copy, dot, sum, Horner, gather,
+          pointer chase, histogram, CSR SpMV, OpenMP sum, matvec, transpose, 5-point stencil)
+          built ``-O3 -march=x86-64-v3``, at working sets inside L1, L2, L3 and memory of this
+          host: each traced with the random loads decided from the code, its kernel phase
+          predicted, and compared with the native kernel time (fastest and median of --runs
+          runs) and with the prediction of a workload counted by hand from the C loop.
 second    time the trace of a program that runs about one second natively.
 hpcc      the HPC Challenge suite (Debian's hpcc, one process, HPL N = 500) run natively, then
           traced on this machine's caches (about 2-5 minutes here) and predicted with the
@@ -25,6 +31,8 @@ Usage::
 
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part counts
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part predict --signature /tmp/sig.json
+    PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part kernels --signature /tmp/sig.json \
+        [--only hist,spmv] [--levels L2,L3] [--runs 5]
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part second
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part hpcc --signature /tmp/sig.json
 """
@@ -373,7 +381,7 @@ def _mem(nbytes, ws, pattern="stride1", op="load", **kw):
             "op": op, **kw}
 
 
-def hand_phase(name: str, n: int, reps: int, extra=()) -> dict:
+def hand_phase(name: str, n: int, reps: int, extra=()) -> dict:  # one branch per kernel: a table
     """The kernel's phase counted from its C loop by hand, as a user would write it."""
     mem, fl, ph = [], {}, {"name": f"{name}-hand", "repeat": reps}
     if name in ("triad", "copy", "horner"):

@@ -73,16 +73,12 @@ def target_caches_for(profile_arg, signature):
     return target_caches(caches(), source="/sys/devices/system/cpu/cpu0/cache"), "this machine"
 
 
-def run_trace(args: argparse.Namespace) -> int:
+def _checked_program(args: argparse.Namespace) -> list[str]:
+    """The program to trace, after the numeric options are checked (one clear line each)."""
     import shutil
     from pathlib import Path
 
     from pinchpoint.errors import InputError
-    from pinchpoint.paths import atomic_write
-    from pinchpoint.prediction.trace.runner import trace_program
-    from pinchpoint.prediction.trace.workload import build_traced_workload
-    from pinchpoint.cli.output import print_json
-    from pinchpoint.cli.predict_cmds import load_signature_arg, print_prediction
 
     program = list(args.program)
     if program[:1] == ["--"]:
@@ -100,17 +96,28 @@ def run_trace(args: argparse.Namespace) -> int:
         raise InputError(f"{args.jobs} must be at least 1", key="--jobs")
     if args.top < 1:
         raise InputError(f"{args.top} must be at least 1", key="--top")
+    return program
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pinchpoint.cli.output import VERBOSITY, print_json
+    from pinchpoint.cli.predict_cmds import load_signature_arg
+    from pinchpoint.paths import atomic_write
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    program = _checked_program(args)
     sig = load_signature_arg(args.signature) if args.signature else None
     caches, target = target_caches_for(args.profile, sig)
     notes = [n for c in caches if (n := c.valgrind_geometry()[3])]
-    from pinchpoint.cli.output import VERBOSITY
-
     # progress only for a person watching: not under -q, not into a file or a pipe
     progress = not args.no_progress and VERBOSITY >= 0 and sys.stderr.isatty()
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
                                           progress=progress, jobs=args.jobs)
-    name = args.name or Path(exe).name
-    tw = build_traced_workload(runs, disasm, caches, name=name, command=program, target=target,
+    tw = build_traced_workload(runs, disasm, caches, name=args.name or Path(program[0]).name,
+                               command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,
                                notes=notes, random_loads=args.random_loads)
     with atomic_write(args.output) as fh:
@@ -126,8 +133,14 @@ def run_trace(args: argparse.Namespace) -> int:
             out["prediction"] = pred.to_dict()
         print_json(out)
         return 0
-    from pinchpoint.physics import units
+    _print_text(args, program, target, seconds, tw, pred)
+    return 0
+
+
+def _print_text(args, program, target, seconds, tw, pred) -> None:
     from pinchpoint.cli.output import table
+    from pinchpoint.cli.predict_cmds import print_prediction
+    from pinchpoint.physics import units
 
     print(f"traced {' '.join(program)} on the caches of {target} in {seconds:.1f} s -> {args.output}")
     for ph in tw.phases:
@@ -142,4 +155,3 @@ def run_trace(args: argparse.Namespace) -> int:
     if pred is not None:
         print()
         print_prediction(pred)
-    return 0

@@ -249,52 +249,64 @@ def _scc(edges: dict[str, set]) -> list[set]:
     return out
 
 
+def _steps(body) -> dict[str, int | None]:
+    """Register -> the constant the loop adds to it per iteration (None: not a constant)."""
+    step: dict[str, int | None] = {}
+    for _, ins in body:
+        for w in effects(ins).writes:
+            imm = _immediate(ins, split_operands(ins.operands), w)
+            step[w] = imm if w not in step else None  # stepped twice: not a plain induction
+    return step
+
+
+def _shapes(body):
+    """(address, instruction, effects, address text, base expression) of each access."""
+    out = []
+    for addr, ins in body:
+        e = effects(ins)
+        if (e.load or e.store) and e.address:
+            mem = next(o for o in split_operands(ins.operands) if "[" in o)
+            inside = mem[mem.index("[") + 1: mem.rindex("]")]
+            out.append((addr, ins, e, inside, re.sub(r"[+-]0x[0-9a-f]+$|[+-]\d+$", "", inside)))
+    return out
+
+
+def _advance(e, inside: str, step) -> int | None:
+    """Bytes an access's address advances per iteration (None: a step held in a register)."""
+    scale = int(re.search(r"\*(\d)", inside).group(1)) if "*" in inside else 1
+    s = 0
+    for r in e.address:
+        st = step.get(r, 0)
+        if st is None:
+            return None
+        s += st * (scale if f"{_name_in(inside, r)}*" in inside else 1)
+    return s
+
+
 def _strides(body, facts: LoopFacts) -> None:
     """Bytes each memory access advances per iteration, from its registers' immediate steps
     (None: a step held in a register, not known from the code), its concurrent streams (the
     distinct address expressions of its kind), and the elements handled per iteration."""
-    step: dict[str, int | None] = {}
-    for _, ins in body:
-        e = effects(ins)
-        for w in e.writes:
-            ops = split_operands(ins.operands)
-            imm = _immediate(ins, ops, w)
-            step[w] = imm if w not in step else None  # stepped twice: not a plain induction
-    kinds: dict[tuple, set] = {}
-    widths: dict[tuple, int] = {}
+    step = _steps(body)
+    shapes = _shapes(body)
     per_regs: dict[frozenset, int] = {}
-    shapes = []
-    for addr, ins in body:
-        e = effects(ins)
-        if not (e.load or e.store) or not e.address:
-            continue
-        mem = next(o for o in split_operands(ins.operands) if "[" in o)
-        inside = mem[mem.index("[") + 1: mem.rindex("]")]
-        base = re.sub(r"[+-]0x[0-9a-f]+$|[+-]\d+$", "", inside)
-        scale = int(re.search(r"\*(\d)", inside).group(1)) if "*" in inside else 1
+    for _, _, e, _, _ in shapes:
         per_regs[e.address] = per_regs.get(e.address, 0) + 1
-        shapes.append((addr, ins, e, inside, base, scale))
-    for addr, ins, e, inside, base, scale in shapes:
-        s = 0
-        for r in e.address:
-            st = step.get(r, 0)
-            if st is None:
-                s = None
-                break
-            s += st * (scale if "*" in inside and f"{_name_in(inside, r)}*" in inside else 1)
+    kinds: dict[tuple, set] = {}
+    widths: dict[str, int] = {}
+    for addr, ins, e, inside, base in shapes:
+        s = _advance(e, inside, step)
         # accesses through the same registers share the step (an unrolled walk: 4 x 8 B per
         # 32 B step is contiguous)
-        facts.stride[addr] = (None if s is None else
-                              abs(s) / per_regs[e.address] if s else ins.mem_bytes)
+        facts.stride[addr] = None if s is None else abs(s) / per_regs[e.address] if s else ins.mem_bytes
         kind = ("indirect" if addr in facts.indirect else "direct", e.store)
         kinds.setdefault(kind, set()).add(base)
         widths[base] = widths.get(base, 0) + ins.mem_bytes
         facts.streams[addr] = kind
     for addr, kind in list(facts.streams.items()):
         facts.streams[addr] = len(kinds[kind])
-    elem = 8 if any(i.flops for _, i in body) else min((i.mem_bytes for _, i in body
-                                                        if effects(i).load or effects(i).store),
-                                                       default=8)
+    sizes = [i.mem_bytes for _, i, _, _, _ in shapes]
+    elem = 8 if any(i.flops for _, i in body) else min(sizes, default=8)
     facts.elements = max(1, min(widths.values(), default=elem) // elem)
 
 

@@ -133,6 +133,10 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         dr, dw = c[idx["Dr"]], c[idx["Dw"]]
         if not (dr or dw):
             continue
+        if ins.mem_bytes >= 16:
+            # Valgrind splits some vector memory operands (an FMA's: 4 x 8 B for a ymm) into
+            # pieces it counts as accesses; the instruction reads its operand once per run
+            dr, dw = min(dr, ir), min(dw, ir)
         if not ins.width_known:
             pf.assumed += dr + dw
         per_run = [_events(prof, key, idx) for _, prof in runs]
