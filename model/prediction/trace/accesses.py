@@ -58,7 +58,7 @@ class AccessClass:
         self.streams += n * (streams or 1)
 
     def counts(self, runs) -> PhaseCounts:
-        loads = self.accesses if self.op != "store" else 0.0
+        loads = self.accesses if not self.op.startswith("store") else 0.0
         stores = self.accesses if self.op != "load" else 0.0
         rc = tuple(RunCounts.from_events(ll, ev) for (ll, _), ev in zip(runs, self.events))
         return PhaseCounts(loads, stores, self.bytes * (loads > 0), self.bytes * (stores > 0), rc)

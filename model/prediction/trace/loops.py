@@ -52,6 +52,7 @@ class LoopFacts:
     indirect: set = field(default_factory=set)      # loads/updates whose address is loaded
     dependent: set = field(default_factory=set)     # ... of which pointer chases
     index: set = field(default_factory=set)         # direct loads whose values index gathers
+    in_place: set = field(default_factory=set)      # stores to an address the loop also loads
     chained: dict = field(default_factory=dict)     # address -> partial sums of its loop
     stride: dict = field(default_factory=dict)      # address -> bytes per iteration (or None)
     streams: dict = field(default_factory=dict)     # address -> concurrent streams of its kind
@@ -305,6 +306,8 @@ def _strides(body, facts: LoopFacts) -> None:
         facts.streams[addr] = kind
     for addr, kind in list(facts.streams.items()):
         facts.streams[addr] = len(kinds[kind])
+    loaded = {inside for _, _, e, inside, _ in shapes if e.load}
+    facts.in_place = {a for a, _, e, inside, _ in shapes if e.store and not e.load and inside in loaded}
     sizes = [i.mem_bytes for _, i, _, _, _ in shapes]
     elem = 8 if any(i.flops for _, i in body) else min(sizes, default=8)
     facts.elements = max(1, min(widths.values(), default=elem) // elem)

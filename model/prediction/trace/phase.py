@@ -184,7 +184,10 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
     elif dr:
         _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line, trips),
                                         streams)
-    if dw:  # a store waits for no load: an indirect one is a scatter, never a chase
+    if dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
+        # a store to what the loop loaded (y[i] += a x[i]): in place, no write-allocate
+        _class(pf, "stride1", "store in place").add(dw, w, per_run, None, streams)
+    elif dw:  # a store waits for no load: an indirect one is a scatter, never a chase
         _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line, trips),
                                          streams)
 

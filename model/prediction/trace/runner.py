@@ -3,7 +3,9 @@
 The edge of ``pinchpoint trace``: it starts processes (argument lists, never shell strings),
 shows a tqdm spinner while the traced program runs (20-100x slower under Valgrind), bounds the
 time, and keeps every temporary file in one folder that is removed however the trace ends
-(SIGINT and SIGTERM included).  The models it feeds are :mod:`pinchpoint.prediction.trace.callgrind`,
+(SIGINT and SIGTERM included): Valgrind runs without its gdbserver (no FIFOs in $TMPDIR) with
+$TMPDIR pointing into that folder, and each run's process group (the program and whatever it
+forked) is killed when the run ends.  The models it feeds are :mod:`pinchpoint.prediction.trace.callgrind`,
 :mod:`pinchpoint.prediction.trace.disasm`, :mod:`pinchpoint.prediction.trace.traffic` and
 :mod:`pinchpoint.prediction.trace.workload`.
 """

@@ -4,15 +4,24 @@ target's caches (:mod:`pinchpoint.prediction.trace.callgrind`), the disassembly
 
 This is the PMaC application profile made by a tracer, as MetaSim made it (Snavely et al.,
 "A Framework for Performance Modeling and Prediction", SC2002): per phase, the bytes each
-level of the *target's* memory hierarchy serves, the flops by kind, and what a trace cannot
-know, said in the workload rather than guessed:
+level of the *target's* memory hierarchy serves, the flops by kind, and what the code says
+(:mod:`pinchpoint.prediction.trace.phase`):
 
-- whether random loads depend on each other (a pointer chase) or not (a gather): they are
-  priced with MAPS random, a dependent chase, unless ``random_loads = "independent"`` says
-  they are a gather (MAPS gather);
-- dependency chains other than register accumulations: reductions (``s += x[i]``) are
-  inferred from the data flow of each loop by :mod:`pinchpoint.prediction.trace.loops`; chains through memory are not;
-- the write-backs from L1 to L2 (Callgrind simulates dirty lines at its last level only).
+- one memory entry per access class (stride-1 or strided streams with their concurrent
+  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``), each with its
+  own hit rates and a footprint (``working_set``) beside them
+  (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
+  from the code (``random_loads = "auto"``), or forced one way;
+- reductions (``s += x[i]``, through rotated registers or memory operands), their partial
+  sums and, for chains restarted per row, their length; whether a chain is fed by gathers
+  (``chain_overlap = false``); the dependency depth per element
+  (:mod:`pinchpoint.prediction.trace.loops`);
+- the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
+  busiest short inner loop.
+
+What a trace cannot know is said in the workload rather than guessed: chains through memory,
+each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
+at its last level only).
 
 Pure: profiles in, a :class:`TracedWorkload` (and its TOML text) out.  No I/O.
 """
@@ -27,7 +36,8 @@ from pinchpoint.prediction.trace.accesses import AccessClass, absorb, entry, foo
 from pinchpoint.prediction.trace.compat import readable_document
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
 from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
-                                                 level_traffic, normalized, split_accesses)
+                                                 level_traffic, normalized, split_accesses,
+                                                 store_fractions)
 
 #: What a trace cannot know, and the assumption made for each random_loads choice.
 RANDOM_TEXT = {
@@ -135,13 +145,15 @@ def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
     for (pattern, op), ac in sorted(merge_small(classes).items()):
         if ac.bytes <= 0:
             continue
-        if op == "store" and pattern == "stride1":
-            split = split_accesses(ac.counts(runs), caches)
-            for nbytes, _, _, in_place, fr in split.entries:
-                e = entry(ac, runs, caches, in_place=in_place)
-                e["hit_rates"] = dict(normalized(fr))
-                e["working_set"] = f"{footprint(normalized(fr), caches):.0f} B"
-                out.append(e)
+        if op in ("store", "store in place") and pattern == "stride1":
+            # the code says which stores go to lines the loop loads (in place); the rest are
+            # written where they miss (write-allocate), as a stream
+            in_place = op == "store in place"
+            fr = normalized(store_fractions(ac.counts(runs), caches, in_place))
+            e = entry(AccessClass(**{**vars(ac), "op": "store"}), runs, caches, in_place=in_place)
+            e["hit_rates"] = dict(fr)
+            e["working_set"] = f"{footprint(fr, caches):.0f} B"
+            out.append(e)
         elif op == "update" and pattern == "stride1":
             e = entry(ac, runs, caches)
             out += [{**e, "op": "load"}, {**e, "op": "store", "in_place": True}]
