@@ -100,3 +100,36 @@ def test_the_whole_vocabulary_reads_without_dropping_anything():
         "flops": {"add_multiply": 16, "chained_adds": 8, "chains": 1, "chain_length": 8,
                   "chain_overlap": False, "dependency_depth": 8}}]}
     assert readable_document(doc) == (doc, set())
+
+
+def _triad_like(store_text):
+    """y = a x + y (or a x + b into y): GCC's loop, Valgrind counting the FMA's ymm operand as
+    four 8 B reads (as Callgrind 3.19 does), L1-resident data (no misses at all)."""
+    it = N // 4
+    p = CallgrindProfile(EVENTS)
+    p.costs[("prog", "kernel", 0x10)] = cost(Ir=it, Dr=it)
+    p.costs[("prog", "kernel", 0x15)] = cost(Ir=it, Dr=4 * it)
+    p.costs[("prog", "kernel", 0x1b)] = cost(Ir=it, Dw=it)
+    p.costs[("prog", "kernel", 0x20)] = cost(Ir=it)
+    p.costs[("prog", "kernel", 0x24)] = cost(Ir=it)
+    p.costs[("prog", "kernel", 0x27)] = cost(Ir=it)
+    p.costs[("prog", "kernel", 0x29)] = cost(Ir=1)
+    code = {0x10: decode("vmovupd ymm1,YMMWORD PTR [rsi+rax*1]"),
+            0x15: decode("vfmadd213pd ymm1,ymm2,YMMWORD PTR [rdi+rax*1]"),
+            0x1b: decode(store_text), 0x20: decode("add    rax,0x20"),
+            0x24: decode("cmp    rax,rcx"), 0x27: decode("jne    10 <kernel>"), 0x29: decode("ret")}
+    return build_traced_workload([(L2, p)], {"prog": code}, (L1, L2), name="k", command=["./k"],
+                                 target="test")
+
+
+def test_a_split_vector_operand_is_one_access_and_stores_in_place_come_from_the_code():
+    daxpy = _triad_like("vmovupd YMMWORD PTR [rdi+rax*1],ymm1")  # stores where it loaded
+    mem = daxpy.document["phases"][0]["memory"]
+    loads = [m for m in mem if m["op"] == "load"]
+    assert [m["bytes"] for m in loads] == [f"{16 * N} B"]  # 2 x 32 B per 4 elements, not 5
+    (store,) = [m for m in mem if m["op"] == "store"]
+    assert store["in_place"] is True and store["bytes"] == f"{8 * N} B"
+    assert daxpy.phases[0].counts.load_bytes == 16 * N
+    triad = _triad_like("vmovupd YMMWORD PTR [rdx+rax*1],ymm1")  # a third array
+    (store,) = [m for m in triad.document["phases"][0]["memory"] if m["op"] == "store"]
+    assert "in_place" not in store and store["hit_rates"] == {"L1": 1.0}
