@@ -133,3 +133,14 @@ def test_a_split_vector_operand_is_one_access_and_stores_in_place_come_from_the_
     triad = _triad_like("vmovupd YMMWORD PTR [rdx+rax*1],ymm1")  # a third array
     (store,) = [m for m in triad.document["phases"][0]["memory"] if m["op"] == "store"]
     assert "in_place" not in store and store["hit_rates"] == {"L1": 1.0}
+
+
+def test_short_fma_chains_are_adds_on_the_chain():
+    """CSR SpMV rows of 8 nonzeros: s = fma(val, x[col], s), restarted per row."""
+    from pinchpoint.prediction.trace.phase import _fma_as_multiply_add
+
+    fl = {"division": 0.0, "add_multiply": 10.0, "fma": 160.0, "chained_fma": 160.0,
+          "chained_adds": 0.0, "chains": 1}
+    _fma_as_multiply_add(fl)
+    assert fl == {"division": 0.0, "add_multiply": 170.0, "fma": 0.0, "chained_fma": 0.0,
+                  "chained_adds": 80.0, "chains": 1}

@@ -10,7 +10,8 @@ walk an index array as they go, so their figures already hold that stream.
 The trip count of a loop is its back branch's executions over the executions of the
 instruction after it (the loop's fall-through exit, taken once per entry), times the elements
 one iteration handles (vector lanes); chains of a reduction that restarts on every entry
-(one accumulator per matrix row) are that many adds long.
+(one accumulator per matrix row) are that many adds long, and when short, an FMA on such a
+chain is stated as its multiply and its add (the add on the chain).
 
 Pure: profiles and disassembly in, numbers out.
 """
@@ -243,8 +244,21 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
     if trips <= LONG_LOOP:
         pf.loop["inner_trips"] = max(1, round(trips))
         pf.loop["inner_loops"] = round(exits)
-    chained = pf.flops.get("chained_adds", 0.0)
-    if chained and pf.flops.get("chains"):
-        length = max(1, round(chained / exits / pf.flops["chains"]))
+    fl = pf.flops
+    chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
+    if chained and fl.get("chains"):
+        length = max(1, round(chained / exits / fl["chains"]))
         if length <= LONG_CHAIN:
             pf.loop["chain_length"] = length
+            _fma_as_multiply_add(fl)
+
+
+def _fma_as_multiply_add(fl: dict) -> None:
+    """Short chains are priced by PEAK add_chains (chains of adds that overlap out of order):
+    an FMA that accumulates one is its multiply, off the chain, and its add, on it."""
+    f = fl.get("chained_fma", 0.0)
+    if f > 0:
+        fl["fma"] -= f
+        fl["add_multiply"] += f
+        fl["chained_adds"] = fl.get("chained_adds", 0.0) + f / 2
+        fl["chained_fma"] = 0.0
