@@ -59,6 +59,7 @@ class LoopFacts:
     depth: float = 0.0                              # dependent multiply-add steps per iteration
     elements: int = 1                               # elements per iteration (vector lanes)
     fed_by_indirect: bool = False                   # a chained add consumes an indirect load
+    innermost: bool = True                          # no other loop inside it
 
 
 def back_edges(code: dict[int, Instruction]) -> list[tuple[int, int]]:
@@ -76,6 +77,7 @@ def analyse_loop(code: dict[int, Instruction], addrs: list[int], lo: int, hi: in
     """Facts of the loop from ``lo`` to its back branch at ``hi`` (``addrs``: sorted)."""
     body = [(a, code[a]) for a in addrs[bisect_left(addrs, lo):bisect_right(addrs, hi)]]
     facts = LoopFacts(lo, hi)
+    facts.innermost = not any((t, a) != (lo, hi) for t, a in back_edges(dict(body)) if lo <= t)
     if len(body) > MAX_BODY:  # not a loop a compiler emits for a kernel: leave it unanalysed
         return facts
     _indirection(body, facts)

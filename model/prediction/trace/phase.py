@@ -106,7 +106,10 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     if s is None:
         w = ins.mem_bytes
         rate = min(1.0, d1m / n) if n > 0 else 0.0
-        s = max(w, rate * line if rate > 1.5 * w / line else w, (trips or 0) * w)
+        # the row heuristic for innermost loops only: code between inner loops (a vector
+        # loop's scalar remainder) steps by a register too, but walks a row
+        row = (trips or 0) * w if facts.innermost else 0
+        s = max(w, rate * line if rate > 1.5 * w / line else w, row)
     return s
 
 
