@@ -14,6 +14,12 @@ counts    trace each example's kernel (``--phases functions``: the phase "kernel
 predict   trace each example on this machine's caches (the signature's host), predict the
           kernel phase with the signature (--signature, from `pinchpoint measure --quick`), and
           compare with the kernel time the example reports when run natively (median of 3).
+kernels   the examples of benchmarks/trace_examples (triad, copy, dot, sum, Horner, gather,
+          pointer chase, histogram, CSR SpMV, OpenMP sum, matvec, transpose, 5-point stencil)
+          built ``-O3 -march=x86-64-v3``, at working sets inside L1, L2, L3 and memory of this
+          host: each traced with the random loads decided from the code, its kernel phase
+          predicted, and compared with the native kernel time (fastest and median of --runs
+          runs) and with the prediction of a workload counted by hand from the C loop.
 second    time the trace of a program that runs about one second natively.
 hpcc      the HPC Challenge suite (Debian's hpcc, one process, HPL N = 500) run natively, then
           traced on this machine's caches (about 2-5 minutes here) and predicted with the
@@ -25,6 +31,8 @@ Usage::
 
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part counts
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part predict --signature /tmp/sig.json
+    PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part kernels --signature /tmp/sig.json \
+        [--only hist,spmv] [--levels L2,L3] [--runs 5]
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part second
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part hpcc --signature /tmp/sig.json
 """
@@ -32,6 +40,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import subprocess
 import sys
@@ -40,6 +49,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from trace_hand_counts import KERNELS, OPENMP, SQUARE, VISITS, _size_for, hand_phase  # noqa: E402
 EXAMPLES = HERE / "trace_examples"
 CFLAGS = ["-O2", "-ffp-contract=off"]
 
@@ -119,7 +130,7 @@ def kernel_phase(tw):
     raise SystemExit(f"no phase 'kernel' in the trace of {tw.command}")
 
 
-def trace(exe, args, caches, target, *, top=3, random_loads="dependent"):
+def trace(exe, args, caches, target, *, top=3, random_loads="auto"):
     from pinchpoint.prediction.trace.runner import trace_program
     from pinchpoint.prediction.trace.workload import build_traced_workload
 
@@ -319,6 +330,95 @@ def part_hpcc(signature: str):
           "test by its counts alone (it has no flops), so no prediction is claimed for it.")
 
 
+def cases(caches, only=None, levels=("L1", "L2", "L3", "memory")):
+    """(kernel, level, N, reps, extra args): working sets inside each level of this host."""
+    sizes = [c.size_bytes for c in caches]
+    where = {"L1": sizes[0] / 2, "L2": math.sqrt(sizes[0] * sizes[1])}
+    if len(sizes) > 2:
+        where["L3"] = math.sqrt(sizes[1] * sizes[2])
+    where["memory"] = 4 * sizes[-1]
+    out = []
+    for name, (_, extra) in KERNELS.items():
+        if only and name not in only:
+            continue
+        for level in levels:
+            if level not in where:
+                continue
+            n = _size_for(name, where[level])
+            per_call = n * n if name in SQUARE else n * (extra[0] if name == "spmv" else 1)
+            reps = max(1, round(VISITS / per_call))
+            out.append((name, level, n, reps, extra))
+    return out
+
+
+def _build(folder: Path, name: str) -> Path:
+    exe = folder / name
+    if not exe.exists():
+        flags = ["-O3", "-march=x86-64-v3"] + (["-fopenmp"] if name in OPENMP else [])
+        if name == "copy":  # keep the loop: GCC would call memcpy, a phase of libc's own
+            flags.append("-fno-tree-loop-distribute-patterns")
+        subprocess.run(["gcc", *flags, "-o", str(exe), str(EXAMPLES / f"{name}.c"), "-lm"],
+                       check=True)
+    return exe
+
+
+def _native(exe, args, runs: int) -> list[float]:
+    return [float(subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True,
+                                 check=True).stdout.split()[-1]) for _ in range(runs)]
+
+
+def part_kernels(signature: str, only=None, levels=None, runs: int = 5):
+    """Trace each kernel case, predict its kernel phase, compare with the native times."""
+    from pinchpoint.cli.predict_cmds import load_signature_arg
+    from pinchpoint.cli.trace_cmds import target_caches_for
+    from pinchpoint.prediction.convolve import convolve
+    from pinchpoint.inputs.workload import Workload
+
+    sig = load_signature_arg(signature)
+    caches, desc = target_caches_for(None, sig)
+    from pinchpoint.inputs.workload import workload_from_dict
+
+    rows, best_err, med_err, hand_err = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, level, n, reps, extra in cases(caches, only, levels or ("L1", "L2", "L3", "memory")):
+            exe = _build(Path(tmp), name)
+            args = (n, reps, *extra)
+            times = _native(exe, args, runs)
+            tw, secs = trace(exe, args, caches, desc, random_loads="auto")
+            kernel = [p for p in tw.workload.phases if p.name.split(".")[0] == "kernel"]
+            hand = workload_from_dict({"schema": 1, "name": f"{name}-hand",
+                                       "phases": [hand_phase(name, n, reps, extra)]})
+            try:
+                pred = convolve(sig, Workload(f"{name}-kernel", tuple(kernel)), extrapolate=True)
+                by_hand = convolve(sig, hand, extrapolate=True).estimate_s
+            except Exception as exc:  # noqa: BLE001 - a table row, not a crash
+                rows.append([name, level, f"{n}x{reps}"] + ["-"] * 7 + [str(exc)[:60]])
+                continue
+            t = pred.estimate_s
+            eb, em = t / min(times) - 1, t / statistics.median(times) - 1
+            hb = by_hand / min(times) - 1
+            best_err.append(abs(eb))
+            med_err.append(abs(em))
+            hand_err.append(abs(hb))
+            rows.append([name, level, f"{n}x{reps}", f"{min(times) * 1e3:.2f}",
+                         f"{statistics.median(times) * 1e3:.2f}", f"{t * 1e3:.2f}", f"{eb:+.0%}",
+                         f"{em:+.0%}", f"{by_hand * 1e3:.2f}", f"{hb:+.0%}",
+                         f"{t / by_hand - 1:+.0%}", pred.binding or "-"])
+            print(f"  {name} {level}: traced in {secs:.1f} s, error {eb:+.0%}, by hand {hb:+.0%}",
+                  file=sys.stderr)
+    print(_table(rows, ["kernel", "level", "N x reps", "fastest ms", "median ms", "traced ms",
+                        "err fastest", "err median", "hand ms", "hand err", "traced/hand",
+                        "binding"]))
+    if best_err:
+        print(f"\n{len(best_err)} cases (signature {sig.name}, caches of {desc}): median |error| "
+              f"{statistics.median(best_err):.1%} (fastest repetition), "
+              f"{statistics.median(med_err):.1%} (median repetition); max "
+              f"{max(best_err):.1%} / {max(med_err):.1%}; over 35 %: "
+              f"{sum(e > 0.35 for e in best_err)} / {sum(e > 0.35 for e in med_err)}")
+        print(f"hand-counted workloads of the same cases: median |error| "
+              f"{statistics.median(hand_err):.1%}, max {max(hand_err):.1%} (fastest repetition)")
+
+
 def _table(rows, header):
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda r: "  ".join(str(x).rjust(w) for x, w in zip(r, widths))  # noqa: E731
@@ -327,9 +427,19 @@ def _table(rows, header):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("counts", "predict", "second", "hpcc"), required=True)
-    ap.add_argument("--signature", help="signature of this machine (predict)")
+    ap.add_argument("--part", choices=("counts", "predict", "kernels", "second", "hpcc"),
+                    required=True)
+    ap.add_argument("--signature", help="signature of this machine (predict, kernels, hpcc)")
+    ap.add_argument("--only", help="kernels: comma-separated kernel names")
+    ap.add_argument("--levels", help="kernels: comma-separated levels (L1,L2,L3,memory)")
+    ap.add_argument("--runs", type=int, default=5, help="kernels: native runs per case")
     a = ap.parse_args()
+    if a.part == "kernels":
+        if not a.signature:
+            ap.error("--part kernels needs --signature")
+        part_kernels(a.signature, a.only.split(",") if a.only else None,
+                     a.levels.split(",") if a.levels else None, a.runs)
+        return 0
     if a.part == "counts":
         return 1 if part_counts() else 0
     if a.part in ("predict", "hpcc"):

@@ -8,6 +8,7 @@ with ``--signature`` print the prediction at once.  Models are imported inside `
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pinchpoint.cli.output import output_path
 
@@ -19,8 +20,8 @@ def add_parser(sub) -> None:
                     "(--profile; default: the --signature's host, else this machine), derive the bytes "
                     "each level serves and the flops by kind, and write a workload that `pinchpoint "
                     "predict` reads, with the reductions it finds in the code.  What a trace cannot know "
-                    "(dependent or independent random loads, L1 write-backs) is written into the "
-                    "workload as unknown.",
+                    "(chains through memory, L1 write-backs, each entry's exact footprint) is written "
+                    "into the workload as unknown.",
         usage="pinchpoint trace -o APP.workload.toml [options] -- PROGRAM [ARGS ...]")
     output_path(p, "-o", "--output", suffixes=(".toml",), required=True, metavar="APP.workload.toml",
                 help="workload file to write (atomically)")
@@ -32,10 +33,11 @@ def add_parser(sub) -> None:
                    help="with --phases functions: the N functions with the most instructions (default 5)")
     p.add_argument("--signature", metavar="S", help="also predict the traced workload with this signature")
     p.add_argument("--max-seconds", type=float, metavar="T", help="give up when the trace takes longer")
-    p.add_argument("--random-loads", choices=("dependent", "independent"), default="dependent",
-                   help="what the trace cannot know: price loads that miss like random accesses as a "
-                        "pointer chase (dependent, default: MAPS random) or as a gather (independent: "
-                        "the lines they move at stride-1 bandwidth)")
+    p.add_argument("--random-loads", choices=("auto", "dependent", "independent"), default="auto",
+                   help="loads whose address is a loaded value: decided from the code (auto, the "
+                        "default: a pointer chase when the address comes from a load that is itself "
+                        "indirect, else a gather), or all priced as a pointer chase (dependent: MAPS "
+                        "random) or as a gather (independent: MAPS gather)")
     p.add_argument("--jobs", type=int, metavar="J",
                    help="Callgrind runs at a time (default: one per CPU this process may use)")
     p.add_argument("--name", help="workload name (default: the program's file name)")
@@ -71,16 +73,12 @@ def target_caches_for(profile_arg, signature):
     return target_caches(caches(), source="/sys/devices/system/cpu/cpu0/cache"), "this machine"
 
 
-def run_trace(args: argparse.Namespace) -> int:
+def _checked_program(args: argparse.Namespace) -> list[str]:
+    """The program to trace, after the numeric options are checked (one clear line each)."""
     import shutil
     from pathlib import Path
 
     from pinchpoint.errors import InputError
-    from pinchpoint.paths import atomic_write
-    from pinchpoint.prediction.trace.runner import trace_program
-    from pinchpoint.prediction.trace.workload import build_traced_workload
-    from pinchpoint.cli.output import print_json
-    from pinchpoint.cli.common import load_signature_arg, print_prediction
 
     program = list(args.program)
     if program[:1] == ["--"]:
@@ -91,19 +89,35 @@ def run_trace(args: argparse.Namespace) -> int:
     exe = program[0]
     if not (Path(exe).is_file() if "/" in exe else shutil.which(exe)):
         raise InputError("no such executable file", file=exe, key="PROGRAM")
-    if args.max_seconds is not None and args.max_seconds <= 0:
-        raise InputError(f"{args.max_seconds:g} must be greater than zero", key="--max-seconds")
+    if args.max_seconds is not None and not 0 < args.max_seconds < float("inf"):
+        raise InputError(f"{args.max_seconds:g} must be a finite number of seconds greater than zero",
+                         key="--max-seconds")
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"{args.jobs} must be at least 1", key="--jobs")
     if args.top < 1:
         raise InputError(f"{args.top} must be at least 1", key="--top")
+    return program
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pinchpoint.cli.output import VERBOSITY, print_json
+    from pinchpoint.cli.common import load_signature_arg
+    from pinchpoint.paths import atomic_write
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    program = _checked_program(args)
     sig = load_signature_arg(args.signature) if args.signature else None
     caches, target = target_caches_for(args.profile, sig)
     notes = [n for c in caches if (n := c.valgrind_geometry()[3])]
+    # progress only for a person watching: not under -q, not into a file or a pipe
+    progress = not args.no_progress and VERBOSITY >= 0 and sys.stderr.isatty()
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
-                                          progress=not args.no_progress, jobs=args.jobs)
-    name = args.name or Path(exe).name
-    tw = build_traced_workload(runs, disasm, caches, name=name, command=program, target=target,
+                                          progress=progress, jobs=args.jobs)
+    tw = build_traced_workload(runs, disasm, caches, name=args.name or Path(program[0]).name,
+                               command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,
                                notes=notes, random_loads=args.random_loads)
     with atomic_write(args.output) as fh:
@@ -119,8 +133,14 @@ def run_trace(args: argparse.Namespace) -> int:
             out["prediction"] = pred.to_dict()
         print_json(out)
         return 0
-    from pinchpoint.physics import units
+    _print_text(args, program, target, seconds, tw, pred)
+    return 0
+
+
+def _print_text(args, program, target, seconds, tw, pred) -> None:
     from pinchpoint.cli.output import table
+    from pinchpoint.cli.common import print_prediction
+    from pinchpoint.physics import units
 
     print(f"traced {' '.join(program)} on the caches of {target} in {seconds:.1f} s -> {args.output}")
     for ph in tw.phases:
@@ -135,4 +155,3 @@ def run_trace(args: argparse.Namespace) -> int:
     if pred is not None:
         print()
         print_prediction(pred)
-    return 0

@@ -33,6 +33,45 @@ SPIN = r"""
 int main(void) { volatile unsigned long x = 0; for (;;) x++; }
 """
 
+FORKER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    pid_t pid = fork();
+    if (pid == 0) { /* the child outlives its parent unless its process group is killed */
+        for (;;) sleep(1);
+    }
+    FILE *f = fopen(argv[1], "w");
+    fprintf(f, "%d\n", (int)pid);
+    fclose(f);
+    return 0;
+}
+"""
+
+OMPSUM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noipa)) static double kernel(const double *a, size_t n)
+{
+    double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+int main(void)
+{
+    size_t n = 200000;
+    double *a = malloc(n * sizeof *a), s = 0.0;
+    for (size_t i = 0; i < n; i++) a[i] = 1.0;
+    for (int r = 0; r < 4; r++) s += kernel(a, n);
+    printf("%g\n", s);
+    return 0;
+}
+"""
+
 AVX512 = r"""
 #include <immintrin.h>
 #include <stdio.h>
@@ -66,7 +105,14 @@ def _compile(tmp, name, source, *flags):
 @pytest.fixture(scope="session")
 def programs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("trace-programs")
-    return {"triad": _compile(tmp, "triad", TRIAD), "spin": _compile(tmp, "spin", SPIN)}
+    return {"triad": _compile(tmp, "triad", TRIAD), "spin": _compile(tmp, "spin", SPIN),
+            "forker": _compile(tmp, "forker", FORKER)}
+
+
+@pytest.fixture(scope="session")
+def openmp_program(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("trace-openmp")
+    return _compile(tmp, "ompsum", OMPSUM, "-fopenmp")
 
 
 @pytest.fixture(scope="session")

@@ -61,8 +61,17 @@ def test_bad_max_seconds(tmp_path):
     assert "--max-seconds" in line
 
 
+def test_max_seconds_not_a_number(tmp_path):
+    for bad in ("nan", "inf", "-inf"):
+        line = one_error_line(run_cli("trace", "-o", str(tmp_path / "w.toml"), f"--max-seconds={bad}",
+                                      "--", "/bin/true"))
+        assert "--max-seconds" in line and "finite" in line
+
+
 def leftovers(tmp):
-    return sorted(p.name for p in Path(tmp).iterdir() if p.name.startswith("pinchpoint-trace-"))
+    """What a trace may leave in $TMPDIR: its folder, Valgrind's gdbserver FIFOs."""
+    return sorted(p.name for p in Path(tmp).iterdir()
+                  if p.name.startswith(("pinchpoint-trace-", "vgdb-pipe")))
 
 
 @pytest.mark.slow
@@ -117,6 +126,7 @@ def test_max_seconds_stops_and_cleans_up(tmp_path, programs, valgrind):
     assert "--max-seconds" in one_error_line(r)
     assert time.monotonic() - start < 60
     assert leftovers(tmpdir) == [] and not out.exists()
+    assert list(tmpdir.iterdir()) == []  # no vgdb-pipe-* FIFOs either
 
 
 @pytest.mark.slow
@@ -150,3 +160,75 @@ def test_avx512_is_refused(tmp_path, avx512_program, valgrind):
     line = one_error_line(run_cli("trace", "--no-progress", "-o", str(tmp_path / "w.toml"),
                                   "--profile", "powermac-g5", "--", str(avx512_program)))
     assert "x86-64-v3" in line and "cannot decode" in line
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_forked_children_do_not_outlive_the_trace(tmp_path, programs, valgrind):
+    pidfile = tmp_path / "child.pid"
+    r = cli_env("trace", "--no-progress", "-o", str(tmp_path / "w.toml"), "--profile", "powermac-g5",
+                "--", str(programs["forker"]), str(pidfile))
+    assert r.returncode == 0, r.stderr
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"the traced program's child {pid} still runs after trace returned")
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_openmp_threads_are_traced(tmp_path, openmp_program, valgrind):
+    out = tmp_path / "omp.workload.toml"
+    r = cli_env("trace", "--no-progress", "-o", str(out), "--profile", "powermac-g5", "--phases",
+                "functions", "--", str(openmp_program), env={"OMP_NUM_THREADS": "2"})
+    assert r.returncode == 0, r.stderr
+    import tomllib
+
+    doc = tomllib.loads(out.read_text())
+    omp = next(p for p in doc["phases"] if p["name"].startswith("kernel._omp_fn"))
+    assert omp["threads"] == 2
+    assert omp["flops"]["chained_adds"] == pytest.approx(4 * 200000, rel=0.001)
+
+
+def _under_pty(*args):
+    """Run the CLI with stderr on a pseudo-terminal; return (exit code, what it wrote there)."""
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "pinchpoint.cli", *args], stdout=subprocess.PIPE,
+                                stderr=slave, text=True)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the terminal closed: the program is gone
+                break
+            if not data:
+                break
+            chunks.append(data)
+        proc.wait(timeout=300)
+    finally:
+        os.close(master)
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_progress_on_a_terminal_and_silent_under_quiet(tmp_path, programs, valgrind):
+    args = ("trace", "-o", str(tmp_path / "w.toml"), "--profile", "powermac-g5", "--",
+            str(programs["triad"]), "20000", "2")
+    rc, shown = _under_pty(*args)
+    assert rc == 0 and "tracing" in shown and "Callgrind" in shown
+    rc, quiet = _under_pty("-q", *args)
+    assert rc == 0 and quiet == ""
+    r = cli_env(*args)  # stderr a pipe: no progress either
+    assert r.returncode == 0 and "tracing" not in r.stderr

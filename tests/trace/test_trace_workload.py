@@ -28,11 +28,14 @@ def profile():
     p = CallgrindProfile(EVENTS)
     p.costs[("prog", "kernel", 0x10)] = cost(Ir=N, Dr=N, D1mr=N / 16, DLmr=N / 16)
     p.costs[("prog", "kernel", 0x14)] = cost(Ir=N)
+    p.costs[("prog", "kernel", 0x18)] = cost(Ir=N)
+    p.costs[("prog", "kernel", 0x1a)] = cost(Ir=1)
     p.costs[("libc", "start", 0x50)] = cost(Ir=100, Dw=10, D1mw=1, DLmw=1)
     return p
 
 
-DISASM = {"prog": {0x10: decode("addsd  xmm0,QWORD PTR [rdi]"), 0x14: decode("add    rdi,0x8")},
+DISASM = {"prog": {0x10: decode("addsd  xmm0,QWORD PTR [rdi]"), 0x14: decode("add    rdi,0x8"),
+                   0x18: decode("jne    10 <kernel>"), 0x1a: decode("ret")},
           "libc": {0x50: decode("mov    QWORD PTR [rsp],rax")}}
 
 

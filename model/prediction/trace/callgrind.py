@@ -43,6 +43,16 @@ class CallgrindProfile:
     events: tuple[str, ...]
     costs: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
     desc: dict[str, str] = field(default_factory=dict)
+    #: per thread (Callgrind --separate-threads=yes): (object, function) -> instructions
+    thread_ir: tuple[dict[tuple[str, str], float], ...] = ()
+
+    def threads(self, select=None, *, share: float = 0.1) -> int:
+        """Threads that ran at least ``share`` of the busiest thread's instructions among
+        those ``select((obj, fn))`` accepts (all): the threads a phase ran on."""
+        per = [sum(v for k, v in t.items() if select is None or select(k))
+               for t in self.thread_ir]
+        top = max(per, default=0.0)
+        return max(1, sum(1 for v in per if top > 0 and v >= share * top))
 
     def index(self, event: str) -> int:
         return self.events.index(event)
@@ -77,8 +87,109 @@ def _position(token: str, last: int, where: str) -> int:
         raise MeasurementError(f"{where}: {token!r} is not a callgrind position") from None
 
 
-def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfile:
-    """Parse Callgrind output text (with ``positions: instr line``).
+def merge_threads(texts, files) -> CallgrindProfile:
+    """One profile from the per-thread profiles of a run (costs summed, each thread's
+    instructions per function kept in ``thread_ir``).  Name compression may span the files
+    of one run, so they share one table of names."""
+    names: dict = {}
+    merged: CallgrindProfile | None = None
+    per_thread = []
+    for text, file in zip(texts, files):
+        prof = parse_callgrind(text, file=file, names=names)
+        per_thread.append({k: v["Ir"] for k, v in prof.functions().items()})
+        if merged is None:
+            merged = prof
+            continue
+        if prof.events != merged.events:
+            raise MeasurementError(f"{file}: events {' '.join(prof.events)} differ from the "
+                                   f"other threads' profiles")
+        for key, c in prof.costs.items():
+            acc = merged.costs.setdefault(key, [0.0] * len(c))
+            for i, v in enumerate(c):
+                acc[i] += v
+    if merged is None:
+        raise MeasurementError("Callgrind wrote no profile")
+    merged.thread_ir = tuple(per_thread)
+    return merged
+
+
+class _Parser:
+    """State of one pass over a Callgrind file (the format's name tables and positions)."""
+
+    def __init__(self, file: str, names):
+        self.file = file
+        self.names = {} if names is None else names
+        self.positions = ["line"]
+        self.current = {"ob": "", "fn": ""}
+        self.prof: CallgrindProfile | None = None
+        self.desc: dict[str, str] = {}
+        self.last = [0] * 2
+        self.skip_next_cost = False
+
+    def name(self, head: str, rest: str) -> None:
+        """``fn=(id) name`` and the like: define or look up a compressed name."""
+        rest, kind = rest.strip(), _SPACE[head]
+        name = rest
+        if rest.startswith("("):
+            ident, _, name = rest[1:].partition(")")
+            name = name.strip()
+            if name:
+                self.names[(kind, ident)] = name
+            else:
+                name = self.names.get((kind, ident), f"({ident})")
+        if head in ("ob", "fn"):
+            self.current[head] = name
+
+    def header(self, key: str, value: str) -> None:
+        value = value.strip()
+        if key == "events":
+            events = tuple(value.split())
+            missing = [e for e in NEEDED_EVENTS if e not in events]
+            if missing:
+                raise MeasurementError(f"{self.file}: the profile lacks the events "
+                                       f"{', '.join(missing)} (run callgrind with "
+                                       f"--cache-sim=yes --simulate-wb=yes)")
+            if self.positions[:1] != ["instr"]:
+                raise MeasurementError(f"{self.file}: no 'positions: instr' line; the trace needs "
+                                       f"instruction addresses (callgrind --dump-instr=yes)")
+            self.prof = CallgrindProfile(events, desc=self.desc)
+        elif key == "positions":
+            self.positions = value.split()
+            if self.positions[:1] != ["instr"]:
+                raise MeasurementError(f"{self.file}: positions are {value!r}; the trace needs "
+                                       f"instruction addresses (callgrind --dump-instr=yes)")
+            self.last = [0] * len(self.positions)
+        elif key == "desc":
+            k, _, v = value.partition(":")
+            self.desc[k.strip()] = v.strip()
+
+    def cost(self, line: str, where: str) -> None:
+        prof = self.prof
+        if prof is None:
+            raise MeasurementError(f"{where}: {line[:40]!r} before an 'events:' line; not a "
+                                   f"callgrind profile")
+        tokens = line.split()
+        npos = len(self.positions)
+        pos = [_position(t, self.last[i], where) for i, t in enumerate(tokens[:npos])]
+        self.last[:len(pos)] = pos
+        if self.skip_next_cost:  # a call's inclusive cost: not the caller's own
+            self.skip_next_cost = False
+            return
+        try:
+            vals = [float(int(t)) for t in tokens[npos:]]
+        except ValueError:
+            raise MeasurementError(f"{where}: {line!r} is not a cost line") from None
+        key = (self.current["ob"], self.current["fn"], pos[0])
+        acc = prof.costs.get(key)
+        if acc is None:
+            acc = prof.costs[key] = [0.0] * len(prof.events)
+        for i, v in enumerate(vals[:len(prof.events)]):
+            acc[i] += v
+
+
+def parse_callgrind(text: str, *, file: str = "callgrind.out", names=None) -> CallgrindProfile:
+    """Parse Callgrind output text (with ``positions: instr line``); ``names``: a name
+    compression table shared with other files of the same run.
 
     Raises
     ------
@@ -86,82 +197,22 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out") -> CallgrindProfi
         No ``events:`` line, positions other than instruction addresses, or an event this
         module needs is missing (the run lacked ``--cache-sim=yes --simulate-wb=yes``).
     """
-    events: tuple[str, ...] | None = None
-    positions = ["line"]
-    names: dict[tuple[str, str], str] = {}
-    current = {"ob": "", "fn": ""}
-    prof: CallgrindProfile | None = None
-    desc: dict[str, str] = {}
-    last = [0] * 2
-    skip_next_cost = False
+    st = _Parser(file, names)
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        where = f"{file} line {lineno}"
         head, sep, rest = line.partition("=")
         if sep and head in _SPACE:
-            rest = rest.strip()
-            kind = _SPACE[head]
-            if rest.startswith("("):
-                ident, _, name = rest[1:].partition(")")
-                name = name.strip()
-                if name:
-                    names[(kind, ident)] = name
-                else:
-                    name = names.get((kind, ident), f"({ident})")
-            else:
-                name = rest
-            if head in ("ob", "fn"):
-                current[head] = name
-            continue
-        if sep and head in ("calls", "jump", "jcnd"):
-            skip_next_cost = head == "calls"
-            continue
-        if ":" in line and not line[0] in "+-*0123456789":
+            st.name(head, rest)
+        elif sep and head in ("calls", "jump", "jcnd"):
+            st.skip_next_cost = head == "calls"
+        elif ":" in line and line[0] not in "+-*0123456789":
             key, _, value = line.partition(":")
-            value = value.strip()
-            if key == "events":
-                events = tuple(value.split())
-                missing = [e for e in NEEDED_EVENTS if e not in events]
-                if missing:
-                    raise MeasurementError(f"{file}: the profile lacks the events "
-                                           f"{', '.join(missing)} (run callgrind with "
-                                           f"--cache-sim=yes --simulate-wb=yes)")
-                if positions[:1] != ["instr"]:
-                    raise MeasurementError(f"{file}: no 'positions: instr' line; the trace needs "
-                                           f"instruction addresses (callgrind --dump-instr=yes)")
-                prof = CallgrindProfile(events, desc=desc)
-            elif key == "positions":
-                positions = value.split()
-                if positions[:1] != ["instr"]:
-                    raise MeasurementError(f"{file}: positions are {value!r}; the trace needs "
-                                           f"instruction addresses (callgrind --dump-instr=yes)")
-                last = [0] * len(positions)
-            elif key == "desc":
-                k, _, v = value.partition(":")
-                desc[k.strip()] = v.strip()
-            continue
-        if prof is None:
-            raise MeasurementError(f"{where}: {line[:40]!r} before an 'events:' line; not a "
-                                   f"callgrind profile")
-        tokens = line.split()
-        npos = len(positions)
-        pos = [_position(t, last[i], where) for i, t in enumerate(tokens[:npos])]
-        last[:len(pos)] = pos
-        if skip_next_cost:
-            skip_next_cost = False
-            continue
-        try:
-            vals = [float(int(t)) for t in tokens[npos:]]
-        except ValueError:
-            raise MeasurementError(f"{where}: {line!r} is not a cost line") from None
-        key = (current["ob"], current["fn"], pos[0])
-        acc = prof.costs.get(key)
-        if acc is None:
-            acc = prof.costs[key] = [0.0] * len(events)
-        for i, v in enumerate(vals[:len(events)]):
-            acc[i] += v
-    if prof is None:
+            st.header(key, value)
+        else:
+            st.cost(line, f"{file} line {lineno}")
+    if st.prof is None:
         raise MeasurementError(f"{file}: no 'events:' line; not a callgrind profile")
-    return prof
+    st.prof.thread_ir = ({k: v["Ir"] for k, v in st.prof.functions().items()},)
+    return st.prof

@@ -3,7 +3,9 @@
 The edge of ``pinchpoint trace``: it starts processes (argument lists, never shell strings),
 shows a tqdm spinner while the traced program runs (20-100x slower under Valgrind), bounds the
 time, and keeps every temporary file in one folder that is removed however the trace ends
-(SIGINT and SIGTERM included).  The models it feeds are :mod:`pinchpoint.prediction.trace.callgrind`,
+(SIGINT and SIGTERM included): Valgrind runs without its gdbserver (no FIFOs in $TMPDIR) with
+$TMPDIR pointing into that folder, and each run's process group (the program and whatever it
+forked) is killed when the run ends.  The models it feeds are :mod:`pinchpoint.prediction.trace.callgrind`,
 :mod:`pinchpoint.prediction.trace.disasm`, :mod:`pinchpoint.prediction.trace.traffic` and
 :mod:`pinchpoint.prediction.trace.workload`.
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from pinchpoint.errors import MeasurementError
 from pinchpoint.measure.hostinfo import usable_cpus
-from pinchpoint.prediction.trace.callgrind import parse_callgrind
+from pinchpoint.prediction.trace.callgrind import merge_threads
 from pinchpoint.prediction.trace.disasm import parse_objdump
 from pinchpoint.prediction.trace.traffic import CacheGeometry
 
@@ -56,12 +58,13 @@ def _terminate_on_sigterm():
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+    """Kill the run's whole process group (Valgrind and anything the traced program forked,
+    which outlives Valgrind otherwise), then reap Valgrind."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone: nothing left running
+    proc.wait()
 
 
 def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Path,
@@ -70,8 +73,10 @@ def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Pat
     def spec(c):
         size, ways, line, _ = c.valgrind_geometry()
         return f"{size},{ways},{line}"
-    return [valgrind, "--tool=callgrind", "--cache-sim=yes", "--simulate-wb=yes",
-            "--dump-instr=yes", f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
+    # --vgdb=no: no gdbserver, so no vgdb-pipe FIFOs left in $TMPDIR when a run is killed;
+    # --separate-threads=yes: one profile per thread, the threads the program ran.
+    return [valgrind, "--tool=callgrind", "--vgdb=no", "--separate-threads=yes",
+            "--cache-sim=yes", "--simulate-wb=yes", "--dump-instr=yes", f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
             f"--callgrind-out-file={out}", f"--log-file={log}", "--", *program]
 
 
@@ -85,15 +90,28 @@ def _diagnose_failure(program: list[str], rc: int, log: str, output: str) -> Mea
                             + " | ".join(t.strip() for t in tail))
 
 
+def thread_files(out: Path) -> list[Path]:
+    """Callgrind's per-thread profiles of one run (``OUT-01``, ``OUT-02`` ... with
+    --separate-threads=yes), in thread order; ``OUT`` itself when there are none."""
+    parts = []
+    for f in out.parent.glob(out.name + "-*"):
+        tail = f.name[len(out.name) + 1:]
+        if tail.isdigit():
+            parts.append((int(tail), f))
+    return [f for _, f in sorted(parts)] or ([out] if out.exists() else [])
+
+
 def _finish(program: list[str], proc: subprocess.Popen, out: Path, log: Path, pout: Path):
     """Parse one finished run, or raise the error that explains its failure."""
     log_text = log.read_text(errors="replace") if log.exists() else ""
     output = pout.read_text(errors="replace") if pout.exists() else ""
-    if proc.returncode != 0 or not out.exists():
+    files = thread_files(out)
+    if proc.returncode != 0 or not files:
         if "No such file or directory" in log_text + output or "cannot execute" in log_text:
             raise MeasurementError(f"cannot run {program[0]!r}: no such executable file")
         raise _diagnose_failure(program, proc.returncode, log_text, output)
-    return parse_callgrind(out.read_text(errors="replace"), file=str(out))
+    return merge_threads([f.read_text(errors="replace") for f in files],
+                         [str(f) for f in files])
 
 
 def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: Path, *,
@@ -110,12 +128,18 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
     valgrind = find_tool("valgrind", "valgrind")
     from tqdm import tqdm
 
+    # Valgrind's own temporary files go to the trace's folder, removed however it ends
+    env = {**os.environ, "TMPDIR": str(workdir)}
     pending = list(enumerate(outer))
     running: dict[int, tuple] = {}
     results: dict[int, object] = {}
     try:
         with tqdm(desc=f"tracing {program[0]} ({len(outer)} Callgrind runs)", total=len(outer),
                   disable=not progress, leave=False, mininterval=1.0, unit="run",
+                  # a terminal that reports no size (a pty nobody sized, as a screen capture
+                  # gives) hides tqdm's bar altogether: fall back to 80 x 24 as shutil does
+                  ncols=shutil.get_terminal_size().columns,
+                  nrows=shutil.get_terminal_size().lines,
                   bar_format="{desc}: {n}/{total} done, {elapsed} elapsed") as bar:
             while pending or running:
                 while pending and len(running) < max(1, jobs):
@@ -125,8 +149,9 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
                     argv = callgrind_argv(valgrind, l1, ll, out, log, program)
                     with open(pout, "wb") as sink:
                         try:
+                            # own session (process group): killed as a whole
                             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                                    stderr=subprocess.STDOUT,
+                                                    stderr=subprocess.STDOUT, env=env,
                                                     start_new_session=True, cwd=cwd)
                         except OSError as exc:
                             raise MeasurementError(f"cannot start valgrind: {exc.strerror}") from None
@@ -138,6 +163,7 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
                 time.sleep(0.2)
                 for i in [i for i, r in running.items() if r[0].poll() is not None]:
                     proc, out, log, pout = running.pop(i)
+                    _kill(proc)  # what the program forked must not outlive the trace
                     results[i] = _finish(program, proc, out, log, pout)
                     bar.update(1)
                 bar.refresh()

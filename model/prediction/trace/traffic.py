@@ -264,17 +264,23 @@ def split_accesses(pc: PhaseCounts, caches: tuple[CacheGeometry, ...], *,
                              f"(inferred from miss counts)")
     if pc.store_bytes > 0:
         write = _fetched(pc, l1, "write")
-        if write[0] < 0.5 * pc.store_bytes:
-            dirty = _fetched(pc, l1, "dirty")
-            # Dirty lines reach level 2 (unknown amount), and those evicted from level k
-            # reach level k + 1: price by the deepest level each reaches.
-            fr = _served(pc.store_bytes, [dirty[0] if dirty else 0.0] + dirty, names) \
-                if len(caches) > 1 else _served(pc.store_bytes, dirty, names)
-            entries.append((pc.store_bytes, "stride1", "store", True, tuple(fr)))
-        else:
-            entries.append((pc.store_bytes, "stride1", "store", False,
-                            tuple(_served(pc.store_bytes, write, names))))
+        in_place = write[0] < 0.5 * pc.store_bytes
+        entries.append((pc.store_bytes, "stride1", "store", in_place,
+                        store_fractions(pc, caches, in_place)))
     return AccessSplit(tuple(entries), share, tuple(notes))
+
+
+def store_fractions(pc: PhaseCounts, caches: tuple[CacheGeometry, ...], in_place: bool):
+    """Hit fractions of a phase's stores: write-allocated ones from their write misses, stores
+    in place (to lines the phase also loads) by the deepest level their dirty lines reach."""
+    names = [c.name for c in caches[1:]] + ["memory"]
+    if not in_place:
+        return tuple(_served(pc.store_bytes, _fetched(pc, caches[0], "write"), names))
+    dirty = _fetched(pc, caches[0], "dirty")
+    # Dirty lines reach level 2 (unknown amount), and those evicted from level k reach k + 1.
+    if len(caches) > 1:
+        return tuple(_served(pc.store_bytes, [dirty[0] if dirty else 0.0] + dirty, names))
+    return tuple(_served(pc.store_bytes, dirty, names))
 
 
 def normalized(fractions) -> tuple[tuple[str, float], ...]:

@@ -4,32 +4,46 @@ target's caches (:mod:`pinchpoint.prediction.trace.callgrind`), the disassembly
 
 This is the PMaC application profile made by a tracer, as MetaSim made it (Snavely et al.,
 "A Framework for Performance Modeling and Prediction", SC2002): per phase, the bytes each
-level of the *target's* memory hierarchy serves, the flops by kind, and what a trace cannot
-know, said in the workload rather than guessed:
+level of the *target's* memory hierarchy serves, the flops by kind, and what the code says
+(:mod:`pinchpoint.prediction.trace.phase`):
 
-- whether random loads depend on each other (a pointer chase) or not (a gather): they are
-  priced with MAPS random, a dependent chase, unless ``random_loads = "independent"`` says
-  they are a gather (MAPS gather);
-- dependency chains other than register accumulations: reductions (``s += x[i]``) are
-  inferred from the code by :mod:`pinchpoint.prediction.trace.chains`; chains through memory are not;
-- the write-backs from L1 to L2 (Callgrind simulates dirty lines at its last level only).
+- one memory entry per access class (stride-1 or strided streams with their concurrent
+  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``), each with its
+  own hit rates and a footprint (``working_set``) beside them
+  (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
+  from the code (``random_loads = "auto"``), or forced one way;
+- reductions (``s += x[i]``, through rotated registers or memory operands), their partial
+  sums and, for chains restarted per row, their length; whether a chain is fed by gathers
+  (``chain_overlap = false``); the dependency depth per element
+  (:mod:`pinchpoint.prediction.trace.loops`);
+- the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
+  busiest short inner loop.
+
+What a trace cannot know is said in the workload rather than guessed: chains through memory,
+each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
+at its last level only).
 
 Pure: profiles in, a :class:`TracedWorkload` (and its TOML text) out.  No I/O.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
-from pinchpoint.prediction.trace.callgrind import CallgrindProfile
-from pinchpoint.prediction.trace.chains import find_chains
-from pinchpoint.prediction.trace.disasm import Instruction
-from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts, RunCounts,
-                            level_traffic, normalized, split_accesses)
 from pinchpoint.inputs.workload import Workload, workload_from_dict
+from pinchpoint.prediction.trace.accesses import AccessClass, absorb, entry, footprint, merge_small
+from pinchpoint.prediction.trace.compat import readable_document
+from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
+from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
+                                                 level_traffic, normalized, split_accesses,
+                                                 store_fractions)
 
 #: What a trace cannot know, and the assumption made for each random_loads choice.
 RANDOM_TEXT = {
+    "auto": "whether random loads depend on each other (pointer chase) or not (gather): decided "
+            "from the code (a load whose address comes from a load that is itself indirect is a "
+            "pointer chase, else a gather; --random-loads overrides)",
     "dependent": "whether random loads depend on each other (pointer chase) or not (gather): "
                  "priced as dependent (MAPS random, a pointer chase), so independent gathers "
                  "are over-predicted (--random-loads independent for a gather)",
@@ -38,11 +52,12 @@ RANDOM_TEXT = {
                    "so pointer chases are under-predicted",
 }
 UNKNOWN = (
-    "dependency chains through memory or across loops: reductions are inferred from registers "
-    "only (an add into a register nothing else in its loop writes)",
+    "dependency chains through memory or across loops: reductions are inferred from the data "
+    "flow of each loop's registers only",
+    "the footprint of each memory entry: the geometric mean of the sizes of the level that "
+    "serves its deepest share and the level above",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
 )
-_DEFAULT = Instruction("?", 8, False, ())
 
 
 @dataclass(frozen=True)
@@ -110,60 +125,89 @@ class TracedWorkload:
         return "\n".join(head) + "\n\n" + tomli_w.dumps(self.document)
 
 
-def _select(profile: CallgrindProfile, functions):
+def _select(functions):
     if functions is None:
         return None
     return lambda key: (key[0], key[1]) in functions
 
 
-def _phase_counts(runs, disasm, functions):
-    """(PhaseCounts, flops, instructions, accesses of assumed width) of the instructions of
-    ``functions`` (None: all)."""
-    first = runs[0][1]
-    sel = _select(first, functions)
-    i_ir, i_dr, i_dw = first.index("Ir"), first.index("Dr"), first.index("Dw")
-    loads = stores = lb = sb = ir = assumed = 0.0
-    flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
-    executed = []
-    for key, c in first.costs.items():
-        if sel is not None and not sel(key):
-            continue
-        ins = disasm.get(key[0], {}).get(key[2], _DEFAULT)
-        executed.append(((key[0], key[1]), key[2], c[i_ir], ins))
-        dr, dw = c[i_dr], c[i_dw]
-        loads += dr
-        stores += dw
-        lb += dr * ins.mem_bytes
-        sb += dw * ins.mem_bytes
-        if not ins.width_known:
-            assumed += dr + dw
-        ir += c[i_ir]
-        for kind, n in ins.flops:
-            flops[kind] += n * c[i_ir]
-    rc = tuple(RunCounts.from_events(ll, prof.totals(_select(prof, functions)))
-               for ll, prof in runs)
-    adds, fmas, chains = find_chains(executed)
-    if chains:
-        flops.update(chained_adds=adds, chained_fma=fmas, chains=chains)
-    return PhaseCounts(loads, stores, lb, sb, rc), flops, ir, assumed
-
-
-def _memory_entries(split: AccessSplit) -> list[dict]:
+def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
+    """One entry per access class; plain stores keep the write-allocate / in-place split of
+    :func:`pinchpoint.prediction.trace.traffic.split_accesses`; a stride-1 update is a load and
+    an in-place store of the same bytes."""
     out = []
-    for nbytes, pattern, op, in_place, fr in split.entries:
-        if nbytes <= 0:
+    classes = dict(pf.classes)
+    index = classes.pop(("index", "load"), None)
+    if index is not None and not any(k[0] == "gather" for k in merge_small(classes)):
+        # no gather left to hold them (too few to price, or a pointer chase): plain loads
+        into = classes.get(("stride1", "load")) or AccessClass("stride1", "load")
+        classes[("stride1", "load")] = absorb(copy.deepcopy(into), index)
+    for (pattern, op), ac in sorted(merge_small(classes).items()):
+        if ac.bytes <= 0:
             continue
-        e = {"bytes": f"{nbytes:.0f} B", "pattern": pattern, "op": op,
-             "hit_rates": dict(normalized(fr))}
-        if in_place:
-            e["in_place"] = True
-        out.append(e)
+        if op in ("store", "store in place") and pattern == "stride1":
+            # the code says which stores go to lines the loop loads (in place); the rest are
+            # written where they miss (write-allocate), as a stream
+            in_place = op == "store in place"
+            fr = normalized(store_fractions(ac.counts(runs), caches, in_place))
+            e = entry(AccessClass(**{**vars(ac), "op": "store"}), runs, caches, in_place=in_place)
+            e["hit_rates"] = dict(fr)
+            e["working_set"] = f"{footprint(fr, caches):.0f} B"
+            out.append(e)
+        elif op == "update" and pattern == "stride1":
+            e = entry(ac, runs, caches)
+            out += [{**e, "op": "load"}, {**e, "op": "store", "in_place": True}]
+        else:
+            out.append(entry(ac, runs, caches))
     return out
+
+
+def _flops_doc(flops: dict) -> dict:
+    fl = {k: round(v) for k, v in flops.items() if v > 0}
+    if fl.get("chained_adds", 0) > fl.get("add_multiply", 0):  # rounding
+        fl["chained_adds"] = fl["add_multiply"]
+    if fl.get("chained_fma", 0) > fl.get("fma", 0):
+        fl["chained_fma"] = fl["fma"]
+    return fl
+
+
+def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
+    ph = {"name": pname}
+    if pf.threads > 1:
+        ph["threads"] = pf.threads
+    for k in ("inner_trips", "inner_loops"):
+        if k in pf.loop:
+            ph[k] = pf.loop[k]
+    mem = _memory_entries(pf, runs, caches)
+    if mem:
+        ph["memory"] = mem
+    fl = _flops_doc(pf.flops)
+    if fl:
+        if "chained_adds" in fl and "chain_length" in pf.loop:
+            fl["chain_length"] = pf.loop["chain_length"]
+        if "chains" in fl and pf.loop.get("chain_overlap") is False:
+            fl["chain_overlap"] = False
+        if "dependency_depth" in pf.loop:
+            fl["dependency_depth"] = pf.loop["dependency_depth"]
+        ph["flops"] = fl
+    return ph
+
+
+def _groups(runs, name, top_functions):
+    if not top_functions:
+        return [(name, None)]
+    ranked = sorted(runs[0][1].functions().items(), key=lambda kv: -kv[1]["Ir"])
+    top = [k for k, v in ranked[:top_functions] if v["Ir"] > 0]
+    groups = [(fn, {(obj, fn)}) for obj, fn in top]
+    rest = {k for k, _ in ranked[top_functions:]}
+    if rest:
+        groups.append(("other", rest))
+    return groups
 
 
 def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, name: str,
                           command, target: str, top_functions: int | None = None,
-                          notes=(), random_loads: str = "dependent") -> TracedWorkload:
+                          notes=(), random_loads: str = "auto") -> TracedWorkload:
     """Turn Callgrind runs into a workload.
 
     Parameters
@@ -178,52 +222,36 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     top_functions : int, optional
         One phase per function for the ``top_functions`` functions with the most instructions,
         and one phase "other" for the rest; None: one phase, the whole program.
-    random_loads : {"dependent", "independent"}
-        How to price loads that miss like random accesses (see
-        :func:`pinchpoint.prediction.trace.traffic.split_accesses`); the trace cannot tell.
+    random_loads : {"auto", "dependent", "independent"}
+        Loads whose address is a loaded value: "auto" decides from the code
+        (:mod:`pinchpoint.prediction.trace.loops`: a pointer chase when the address comes from
+        an indirect load, else a gather); the others force one kind for all of them.
     """
-    groups: list[tuple[str, set | None]] = []
-    if top_functions:
-        ranked = sorted(runs[0][1].functions().items(), key=lambda kv: -kv[1]["Ir"])
-        top = [k for k, v in ranked[:top_functions] if v["Ir"] > 0]
-        groups = [(fn, {(obj, fn)}) for obj, fn in top]
-        rest = {k for k, _ in ranked[top_functions:]}
-        if rest:
-            groups.append(("other", rest))
-    else:
-        groups = [(name, None)]
+    code = CodeFacts(disasm)
     phases, docs = [], []
-    for pname, fns in groups:
-        pc, flops, ir, assumed = _phase_counts(runs, disasm, fns)
-        split = split_accesses(pc, caches, random_loads=random_loads)
-        tp = TracedPhase(pname, pc, level_traffic(pc, caches), split, flops, ir, assumed)
-        phases.append(tp)
-        ph = {"name": pname}
-        mem = _memory_entries(split)
-        if mem:
-            ph["memory"] = mem
-        fl = {k: round(v) for k, v in flops.items() if v > 0}
-        if fl.get("chained_adds", 0) > fl.get("add_multiply", 0):  # rounding
-            fl["chained_adds"] = fl["add_multiply"]
-        if fl.get("chained_fma", 0) > fl.get("fma", 0):
-            fl["chained_fma"] = fl["fma"]
-        if fl:
-            ph["flops"] = fl
-        docs.append(ph)
+    for pname, fns in _groups(runs, name, top_functions):
+        pf = phase_facts(runs, code, _select(fns), random_loads, l1_line=caches[0].line_bytes)
+        pc = pf.counts
+        split = split_accesses(pc, caches)
+        phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
+                                  pf.instructions, pf.assumed))
+        docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
     total_assumed = sum(p.assumed_width_accesses for p in phases)
     if total_acc and total_assumed / total_acc > 0.01:
         all_notes.append(f"{total_assumed / total_acc:.1%} of the memory accesses had no operand "
                          f"size in the disassembly and were counted as 8 B")
-    for p in phases:
-        all_notes += [f"{p.name}: {n}" for n in p.split.notes]
     doc = {"schema": 1, "name": name,
            "description": f"traced on the caches of {target}; unknown to the trace: "
                           + "; ".join((RANDOM_TEXT[random_loads],) + UNKNOWN),
            "source": f"pinchpoint trace (Callgrind cache simulation + objdump): "
                      f"{' '.join(command)}",
            "phases": docs}
+    doc, dropped = readable_document(doc)
+    if dropped:
+        all_notes.append("this version's workload reader does not read "
+                         + ", ".join(sorted(dropped)) + "; left out of the file")
     tw = TracedWorkload(name, tuple(command), tuple(caches), target, tuple(phases),
                         tuple(all_notes), doc, random_loads)
     tw.workload  # validate now: a traced workload must load with the ordinary reader

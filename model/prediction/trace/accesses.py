@@ -1,0 +1,136 @@
+"""The memory entries of a traced phase, one per kind of access the code makes.
+
+Each executed instruction that touches memory is put in a class by what its code says
+(:mod:`pinchpoint.prediction.trace.loops`): a stride-1 (or strided) stream, a gather (its address
+is a loaded value), a pointer chase (its address is the value the load before it loaded), and
+its operation: a load, a store, or a read-modify-write with a memory destination (an
+*update*: ``add QWORD PTR [rcx+rdx*8],0x1``, which Callgrind counts as one access, a write).
+The class's accesses and its misses in every Callgrind run give its own hit rates, as the
+whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams per byte, random
+accesses per access (each miss moves one line of the level above).
+
+Footprint (``working_set``): the traces give the level that serves the deepest share of
+an entry, not the footprint itself; a footprint between the level above's size and that
+level's is taken as their geometric mean (the middle of the range in a log-size curve such
+as MAPS's), and one served by memory as four times the last cache.  A heuristic, named as
+such in the workload.
+
+Pure: counts in, entries out.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+
+from pinchpoint.prediction.trace.traffic import (CacheGeometry, PhaseCounts, RunCounts, _fetched,
+                                                 _served, normalized)
+
+#: The events a class sums, per run.
+_EVENTS = ("D1mr", "D1mw", "DLmr", "DLmw", "DLdmr", "DLdmw")
+
+
+@dataclass
+class AccessClass:
+    """Summed counts of the instructions of one class, and the code's facts about them."""
+
+    pattern: str                  # stride1, gather, random
+    op: str                       # load, store, update
+    accesses: float = 0.0
+    bytes: float = 0.0
+    events: list = field(default_factory=list)  # per run: {event: count}
+    stride_bytes: float = 0.0     # accesses x stride, for the mean stride (known strides)
+    stride_known: float = 0.0     # accesses with a stride known from the code
+    streams: float = 0.0          # accesses x streams, for the mean
+
+    def add(self, n: float, width: int, per_run, stride, streams) -> None:
+        self.accesses += n
+        self.bytes += n * width
+        if not self.events:
+            self.events = [dict.fromkeys(_EVENTS, 0.0) for _ in per_run]
+        for acc, ev in zip(self.events, per_run):
+            for k in _EVENTS:
+                acc[k] += ev[k]
+        if stride:
+            self.stride_bytes += n * stride
+            self.stride_known += n
+        self.streams += n * (streams or 1)
+
+    def counts(self, runs) -> PhaseCounts:
+        loads = self.accesses if not self.op.startswith("store") else 0.0
+        stores = self.accesses if self.op != "load" else 0.0
+        rc = tuple(RunCounts.from_events(ll, ev) for (ll, _), ev in zip(runs, self.events))
+        return PhaseCounts(loads, stores, self.bytes * (loads > 0), self.bytes * (stores > 0), rc)
+
+
+def merge_small(classes: dict, share: float = 0.01) -> dict:
+    """The classes with each gather or chase class under ``share`` of all the bytes folded
+    into the stride-1 class of its operation: a few indirect accesses of start-up code need
+    no MAPS gather or random curve to be priced."""
+    total = sum(ac.bytes for ac in classes.values())
+    out = {k: ac for k, ac in classes.items() if k[0] == "stride1" or ac.bytes >= share * total}
+    out = {k: copy.deepcopy(ac) if k[0] == "stride1" else ac for k, ac in out.items()}
+    for (pattern, op), ac in classes.items():
+        if (pattern, op) not in out:
+            absorb(out.setdefault(("stride1", op), AccessClass("stride1", op)), ac)
+    return out
+
+
+def absorb(into: AccessClass, ac: AccessClass) -> AccessClass:
+    """``into`` with the counts of ``ac`` added (as contiguous accesses)."""
+    into.accesses += ac.accesses
+    into.bytes += ac.bytes
+    if not into.events:
+        into.events = [dict.fromkeys(_EVENTS, 0.0) for _ in ac.events]
+    for acc, ev in zip(into.events, ac.events):
+        for k in _EVENTS:
+            acc[k] += ev[k]
+    into.streams += ac.accesses
+    return into
+
+
+def footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
+    """The footprint [B] the deepest level serving over 1 % of an entry implies (module doc)."""
+    names = [c.name for c in caches] + ["memory"]
+    sizes = [c.size_bytes for c in caches]
+    deepest = max((names.index(n) for n, f in fractions if f > 0.01), default=0)
+    if deepest >= len(caches):
+        return 4.0 * sizes[-1]
+    below = sizes[deepest - 1] if deepest > 0 else sizes[0] / 8
+    return math.sqrt(below * sizes[deepest])
+
+
+def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], ...]:
+    """Hit fractions of one class: per byte for streams, per access for random classes."""
+    names = [c.name for c in caches[1:]] + ["memory"]
+    pc = ac.counts(runs)
+    if ac.pattern == "stride1" and ac.op != "update":
+        which = "read" if ac.op == "load" else "write"
+        total = pc.load_bytes if ac.op == "load" else pc.store_bytes
+        return tuple(_served(total, _fetched(pc, caches[0], which), names))
+    lines = [caches[0].line_bytes] + [c.line_bytes for c in caches[1:]]
+    which = "read" if ac.op == "load" else "all"  # an update misses as a write in Callgrind
+    missed = [f / lb for f, lb in zip(_fetched(pc, caches[0], which), lines)]
+    return tuple(_served(ac.accesses, missed, names))
+
+
+def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
+    """The workload memory entry (a dict in the file's vocabulary) of one class."""
+    fr = normalized(class_fractions(ac, runs, caches))
+    op = "store" if in_place else ac.op
+    e = {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
+         "hit_rates": dict(fr), "working_set": f"{footprint(fr, caches):.0f} B"}
+    if ac.pattern == "stride1" and ac.stride_known and ac.op != "update":
+        stride = ac.stride_bytes / ac.stride_known
+        width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))
+        if stride > 1.01 * width:  # accesses apart, not contiguous: ops of their own width
+            del e["bytes"]
+            e = {"ops": round(ac.accesses), "bytes_per_op": f"{width} B", **e,
+                 "stride": f"{stride:.0f} B"}
+    streams = round(ac.streams / max(ac.accesses, 1.0))
+    if ac.pattern == "stride1" and op == "load" and streams > 1:
+        e["streams"] = min(streams, 8)
+    if in_place:
+        e["in_place"] = True
+    return e

@@ -1,0 +1,267 @@
+"""One traced phase (the whole program, or some of its functions): its counts at L1, its
+access classes (:mod:`pinchpoint.prediction.trace.accesses`), its flops with the reductions and
+dependency depth the code shows (:mod:`pinchpoint.prediction.trace.loops`), the threads that ran
+it, and the trip count of its busiest innermost loop.
+
+Loads of the indices that gathers and updates use (``idx[i]`` of ``x[idx[i]]``, the keys of
+a histogram) are counted at L1 but get no memory entry of their own: MAPS gather and update
+walk an index array as they go, so their figures already hold that stream.
+
+The trip count of a loop is its back branch's executions over the executions of the
+instruction after it (the loop's fall-through exit, taken once per entry), times the elements
+one iteration handles (vector lanes); chains of a reduction that restarts on every entry
+(one accumulator per matrix row) are that many adds long, and when short, an FMA on such a
+chain is stated as its multiply and its add (the add on the chain).
+
+Pure: profiles and disassembly in, numbers out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
+from pinchpoint.prediction.trace.disasm import Instruction
+from pinchpoint.prediction.trace.loops import LoopFacts, Loops
+from pinchpoint.prediction.trace.operands import effects
+from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
+
+_DEFAULT = Instruction("?", 8, False, ())
+RANDOM_LOADS = ("auto", "dependent", "independent")
+#: Chains longer than this many adds are one chain each: a reorder buffer holds a few hundred
+#: instructions (AMD Zen 4: 320; Intel Golden Cove: 512), so no two such chains overlap.
+LONG_CHAIN = 1024
+#: Inner loops longer than this many elements are long loops: their entry and exit cost
+#: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
+LONG_LOOP = 1024
+#: Per-element chains shorter than this many multiply-add steps are left to PEAK's own loops
+#: (its poly5 kernel is a degree-5 polynomial): only deeper chains are stated.
+MIN_DEPTH = 5
+
+
+@dataclass
+class PhaseFacts:
+    counts: PhaseCounts
+    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass
+    flops: dict = field(default_factory=dict)
+    instructions: float = 0.0
+    assumed: float = 0.0
+    threads: int = 1
+    loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
+
+
+class CodeFacts:
+    """Loop facts per object file, analysed once."""
+
+    def __init__(self, disasm: dict):
+        self.disasm = disasm
+        self._loops: dict[str, Loops] = {}
+        self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
+
+    def count_trips(self, prof, ir: int) -> None:
+        """Trips of every loop end that ran (from one profile's instruction counts)."""
+        by_obj: dict[str, dict[int, float]] = {}
+        for (obj, _, addr), c in prof.costs.items():
+            d = by_obj.setdefault(obj, {})
+            d[addr] = d.get(addr, 0.0) + c[ir]
+        for obj, counts in by_obj.items():
+            code = self.disasm.get(obj, {})
+            addrs = sorted(counts)
+            for i, a in enumerate(addrs[:-1]):
+                ins = code.get(a)
+                if ins is not None and ins.mnemonic.startswith("j") and counts[addrs[i + 1]] > 0:
+                    self.trip_counts[(obj, a)] = (counts[a], counts[addrs[i + 1]])
+
+    def instruction(self, obj: str, addr: int) -> Instruction:
+        return self.disasm.get(obj, {}).get(addr, _DEFAULT)
+
+    def trips(self, obj: str, facts: LoopFacts) -> float | None:
+        """Iterations per entry of a loop: its back branch's executions over those of the
+        instruction after it (None when either is unknown)."""
+        branch, exits = self.trip_counts.get((obj, facts.end), (0.0, 0.0))
+        return branch / exits if branch > 0 and exits > 0 else None
+
+    def loop(self, obj: str, addr: int) -> LoopFacts | None:
+        if obj not in self._loops:
+            self._loops[obj] = Loops(self.disasm.get(obj, {}))
+        return self._loops[obj].innermost(addr)
+
+
+def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
+    if facts is None or addr not in facts.indirect:
+        return "stride1"
+    if random_loads != "auto":
+        return "random" if random_loads == "dependent" else "gather"
+    return "random" if addr in facts.dependent else "gather"
+
+
+def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
+    """Bytes per access: from the code; a step held in a register (not known from the code) is
+    taken as a row of a square loop nest (the loop's trips x the access width: a column walk
+    of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
+    A heuristic, named as such in the workload."""
+    if facts is None:
+        return None
+    s = facts.stride.get(addr, ins.mem_bytes)
+    if s is None:
+        w = ins.mem_bytes
+        rate = min(1.0, d1m / n) if n > 0 else 0.0
+        # the row heuristic for innermost loops only: code between inner loops (a vector
+        # loop's scalar remainder) steps by a register too, but walks a row
+        row = (trips or 0) * w if facts.innermost else 0
+        s = max(w, rate * line if rate > 1.5 * w / line else w, row)
+    return s
+
+
+def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
+                l1_line: int = 64) -> PhaseFacts:
+    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
+    first = runs[0][1]
+    idx = {e: first.index(e) for e in ("Ir", "Dr", "Dw") + _EVENTS}
+    if not code.trip_counts:
+        code.count_trips(first, idx["Ir"])
+    pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
+    tot = dict(loads=0.0, stores=0.0, lb=0.0, sb=0.0)
+    flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
+    executed = []
+    for key, c in first.costs.items():
+        if select is not None and not select(key):
+            continue
+        obj, _, addr = key
+        ins = code.instruction(obj, addr)
+        ir = c[idx["Ir"]]
+        pf.instructions += ir
+        for kind, n in ins.flops:
+            flops[kind] += n * ir
+        executed.append((key, ir, ins))
+        dr, dw = c[idx["Dr"]], c[idx["Dw"]]
+        if not (dr or dw):
+            continue
+        if ins.mem_bytes >= 16:
+            # Valgrind splits some vector memory operands (an FMA's: 4 x 8 B for a ymm) into
+            # pieces it counts as accesses; the instruction reads its operand once per run
+            dr, dw = min(dr, ir), min(dw, ir)
+        if not ins.width_known:
+            pf.assumed += dr + dw
+        per_run = [_events(prof, key, idx) for _, prof in runs]
+        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
+    rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
+    pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
+    pf.flops = flops
+    pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
+    _loop_facts(pf, code, executed)
+    return pf
+
+
+def _events(prof, key, idx) -> dict:
+    c = prof.costs.get(key)
+    return {e: (c[idx[e]] if c is not None else 0.0) for e in _EVENTS}
+
+
+def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None:
+    obj, _, addr = key
+    dr, dw = drw
+    facts = code.loop(obj, addr)
+    e = effects(ins) if ins.width_known or ins.mnemonic != "?" else None
+    pattern = _pattern(facts, addr, random_loads)
+    streams = facts.streams.get(addr) if facts else None
+    w = ins.mem_bytes
+    d1m = per_run[0]["D1mr"] + per_run[0]["D1mw"]
+    trips = code.trips(obj, facts) if facts is not None else None
+    if e is not None and e.load and e.store:  # memory destination: loads and stores
+        n = max(dr, dw)
+        tot["loads"] += n
+        tot["stores"] += n
+        tot["lb"] += n * w
+        tot["sb"] += n * w
+        # an update's address waits for no earlier update: a random one is a scatter
+        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line, trips),
+                                          streams)
+        return
+    tot["loads"] += dr
+    tot["stores"] += dw
+    tot["lb"] += dr * w
+    tot["sb"] += dw * w
+    if dr and facts is not None and addr in facts.index and random_loads != "dependent":
+        # the index a gather walks: MAPS gather's figure holds it (module doc)
+        _class(pf, "index", "load").add(dr, w, per_run, None, streams)
+    elif dr:
+        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line, trips),
+                                        streams)
+    if dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
+        # a store to what the loop loaded (y[i] += a x[i]): in place, no write-allocate
+        _class(pf, "stride1", "store in place").add(dw, w, per_run, None, streams)
+    elif dw:  # a store waits for no load: an indirect one is a scatter, never a chase
+        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line, trips),
+                                         streams)
+
+
+def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
+    k = (pattern, op)
+    if k not in pf.classes:
+        pf.classes[k] = AccessClass(pattern, op)
+    return pf.classes[k]
+
+
+def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
+    """Chained flops and partial sums, dependency depth, trip count, overlap of chains."""
+    adds = fmas = weighted = 0.0
+    by_loop: dict[tuple, list] = {}
+    for (obj, fn, addr), ir, ins in executed:
+        facts = code.loop(obj, addr)
+        if facts is None or ir <= 0:
+            continue
+        by_loop.setdefault((obj, facts.start), [facts, 0.0, 0.0, obj])
+        by_loop[(obj, facts.start)][1] += ir
+        for kind, n in ins.flops:
+            by_loop[(obj, facts.start)][2] += n * ir
+            c = facts.chained.get(addr)
+            if c and kind != "division":
+                f = n * ir
+                if kind == "fma":
+                    fmas += f
+                else:
+                    adds += f
+                weighted += f / c
+    if weighted > 0:
+        pf.flops.update(chained_adds=adds, chained_fma=fmas,
+                        chains=max(1, int(round((adds + fmas) / weighted))))
+    if not by_loop:
+        return
+    busiest = max(by_loop.values(), key=lambda v: v[1])
+    _trips(pf, code, busiest)
+    fp = max(by_loop.values(), key=lambda v: v[2])
+    if fp[2] > 0:
+        if fp[0].depth >= MIN_DEPTH:
+            pf.loop["dependency_depth"] = round(fp[0].depth)
+        if weighted > 0 and fp[0].fed_by_indirect:
+            pf.loop["chain_overlap"] = False
+
+
+def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
+    facts, _, _, obj = busiest
+    branch, exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))
+    if branch <= 0 or exits <= 0:
+        return
+    trips = branch / exits * facts.elements
+    if trips <= LONG_LOOP:
+        pf.loop["inner_trips"] = max(1, round(trips))
+        pf.loop["inner_loops"] = round(exits)
+    fl = pf.flops
+    chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
+    if chained and fl.get("chains"):
+        length = max(1, round(chained / exits / fl["chains"]))
+        if length <= LONG_CHAIN:
+            pf.loop["chain_length"] = length
+            _fma_as_multiply_add(fl)
+
+
+def _fma_as_multiply_add(fl: dict) -> None:
+    """Short chains are priced by PEAK add_chains (chains of adds that overlap out of order):
+    an FMA that accumulates one is its multiply, off the chain, and its add, on it."""
+    f = fl.get("chained_fma", 0.0)
+    if f > 0:
+        fl["fma"] -= f
+        fl["add_multiply"] += f
+        fl["chained_adds"] = fl.get("chained_adds", 0.0) + f / 2
+        fl["chained_fma"] = 0.0

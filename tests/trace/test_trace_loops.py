@@ -1,0 +1,151 @@
+"""What the code of a loop says: reductions through rotated registers and memory operands,
+gathers against pointer chases, memory-destination updates, strides, streams, depth.
+
+The loop bodies are GCC 12's own output (``gcc -O3 -march=x86-64-v3``, ``objdump -d -M intel
+--no-show-raw-insn``) for the C loops named in each test, copied verbatim."""
+
+from pinchpoint.prediction.trace.disasm import decode, parse_objdump
+from pinchpoint.prediction.trace.loops import Loops, analyse
+from pinchpoint.prediction.trace.operands import effects
+
+MATVEC = """
+    1440:	vxorpd xmm2,xmm2,xmm2
+    1448:	vmovupd ymm4,YMMWORD PTR [rdx+rax*1]
+    144d:	vmulpd ymm0,ymm4,YMMWORD PTR [rcx+rax*1]
+    1452:	add    rax,0x20
+    1456:	vaddsd xmm2,xmm0,xmm2
+    145a:	vunpckhpd xmm1,xmm0,xmm0
+    145e:	vextractf128 xmm0,ymm0,0x1
+    1464:	vaddsd xmm1,xmm1,xmm2
+    1468:	vaddsd xmm1,xmm1,xmm0
+    146c:	vunpckhpd xmm0,xmm0,xmm0
+    1470:	vaddsd xmm2,xmm1,xmm0
+    1474:	cmp    rdi,rax
+    1477:	jne    1448 <kernel+0x58>
+    1479:	mov    rax,r13
+"""
+SUM = """
+    13c0:	vaddsd xmm0,xmm0,QWORD PTR [rax]
+    13c4:	add    rax,0x20
+    13c8:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x18]
+    13cd:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x10]
+    13d2:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x8]
+    13d7:	cmp    rdx,rax
+    13da:	jne    13c0 <kernel+0x30>
+"""
+GATHER = """
+    1450:	mov    rax,QWORD PTR [rsi]
+    1453:	add    rsi,0x8
+    1457:	vaddsd xmm0,xmm0,QWORD PTR [rdi+rax*8]
+    145c:	cmp    rdx,rsi
+    145f:	jne    1450 <kernel+0x10>
+"""
+CHASE = """
+    1450:	add    rcx,0x1
+    1454:	mov    rax,QWORD PTR [rdi+rax*8]
+    1458:	cmp    rdx,rcx
+    145b:	jne    1450 <kernel+0x10>
+"""
+HIST = """
+    1380:	mov    eax,DWORD PTR [rsi]
+    1382:	add    rsi,0x4
+    1386:	add    QWORD PTR [rdi+rax*8],0x1
+    138b:	cmp    rsi,rdx
+    138e:	jne    1380 <kernel+0x10>
+"""
+TRIAD = """
+    14e8:	vmulpd ymm0,ymm1,YMMWORD PTR [rdx+rax*1]
+    14ed:	vaddpd ymm0,ymm0,YMMWORD PTR [rsi+rax*1]
+    14f3:	vmovupd YMMWORD PTR [rdi+rax*1],ymm0
+    14f8:	add    rax,0x20
+    14fc:	cmp    rcx,rax
+    14ff:	jne    14e8 <kernel+0x38>
+"""
+
+
+def one(text):
+    (facts,) = analyse(parse_objdump(text))
+    return facts
+
+
+def test_rotated_accumulator_of_matvec_is_one_chain_of_four_adds():
+    """The sum moves xmm2 -> xmm1 -> xmm1 -> xmm2: all four adds wait for the one before."""
+    f = one(MATVEC)
+    assert f.chained == {0x1456: 1, 0x1464: 1, 0x1468: 1, 0x1470: 1}
+    assert f.indirect == set() and f.stride[0x1448] == 32 and f.streams[0x1448] == 2
+    assert f.elements == 4
+
+
+def test_memory_operand_adds_are_a_chain():
+    f = one(SUM)
+    assert f.chained == {0x13c0: 1, 0x13c8: 1, 0x13cd: 1, 0x13d2: 1}
+    assert f.streams[0x13c0] == 1 and f.elements == 4
+
+
+def test_gather_is_indirect_and_independent():
+    f = one(GATHER)
+    assert f.indirect == {0x1457} and f.dependent == set()
+    assert f.stride[0x1450] == 8 and f.chained == {0x1457: 1} and f.fed_by_indirect
+
+
+def test_pointer_chase_is_dependent():
+    f = one(CHASE)
+    assert f.indirect == {0x1454} and f.dependent == {0x1454} and f.chained == {}
+
+
+def test_histogram_update_loads_and_stores_at_a_loaded_index():
+    e = effects(decode("add    QWORD PTR [rdi+rax*8],0x1"))
+    assert e.load and e.store and e.address == {"rdi", "rax"} and not e.writes
+    f = one(HIST)
+    assert f.indirect == {0x1386} and f.dependent == set() and f.stride[0x1380] == 4
+
+
+def test_triad_has_no_chain_and_no_indirection():
+    f = one(TRIAD)
+    assert f.chained == {} and f.indirect == set() and f.depth == 1.0
+    assert f.streams[0x14e8] == 2 and f.streams[0x14f3] == 1
+
+
+def test_four_vector_accumulators_are_sixteen_partial_sums():
+    f = one("""
+    1000:	vaddpd ymm0,ymm0,YMMWORD PTR [rdi]
+    1004:	vaddpd ymm1,ymm1,YMMWORD PTR [rdi+0x20]
+    1009:	vaddpd ymm2,ymm2,YMMWORD PTR [rdi+0x40]
+    100e:	vaddpd ymm3,ymm3,YMMWORD PTR [rdi+0x60]
+    1013:	sub    rdi,0xffffffffffffff80
+    1017:	cmp    rdi,rsi
+    101a:	jne    1000 <kernel>
+""")
+    assert set(f.chained.values()) == {16} and len(f.chained) == 4
+
+
+def test_two_registers_swapping_are_two_partial_sums():
+    """s_even and s_odd exchanged every iteration: two chains, each through both registers."""
+    f = one("""
+    1000:	addsd  xmm0,QWORD PTR [rdi]
+    1004:	movapd xmm2,xmm0
+    1008:	movapd xmm0,xmm1
+    100c:	movapd xmm1,xmm2
+    1010:	add    rdi,0x8
+    1014:	cmp    rdi,rsi
+    1018:	jne    1000 <kernel>
+""")
+    assert f.chained == {0x1000: 2}
+
+
+def test_horner_with_fma_has_depth_eight_and_no_chain():
+    body = ["    1000:\tvmovupd ymm0,YMMWORD PTR [rsi+rax*1]",
+            "    1005:\tvmovapd ymm1,ymm9"]
+    for i in range(8):
+        body.append(f"    {0x1009 + 5 * i:x}:\tvfmadd213pd ymm1,ymm0,ymm{10 + i}")
+    body += ["    1031:\tvmovupd YMMWORD PTR [rdi+rax*1],ymm1", "    1036:\tadd    rax,0x20",
+             "    103a:\tcmp    rax,rdx", "    103d:\tjne    1000 <kernel>"]
+    f = one("\n".join(body))
+    assert f.chained == {} and f.depth == 8
+
+
+def test_loops_lookup_finds_the_innermost():
+    code = parse_objdump(SUM + "\n    13e0:\tjne    13c0 <kernel+0x30>\n")
+    loops = Loops(code)
+    assert loops.innermost(0x13c8).end == 0x13da
+    assert loops.innermost(0x13dc) is None or loops.innermost(0x13dc).end == 0x13e0
