@@ -34,6 +34,14 @@ def is_file(path: str | os.PathLike) -> bool:
         return False
 
 
+def is_dir(path: str | os.PathLike) -> bool:
+    """``Path(path).is_dir()``, False for a name the system cannot look up (see is_file)."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def exists(path: str | os.PathLike) -> bool:
     """``Path(path).exists()``, False for a name the system cannot look up (see is_file)."""
     try:

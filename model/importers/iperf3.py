@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
-from pinchpoint.inputs.input_text import parse_bounded
+from pinchpoint.inputs.input_text import parse_bounded, read_text
 
 
 @dataclass(frozen=True)
@@ -180,10 +179,9 @@ def parse_iperf3(text: str, *, file: str | None = None) -> Iperf3Result:
 
 def load_iperf3(path) -> Iperf3Result:
     """Read and parse an iperf3 JSON file; unreadable or invalid files raise InputError."""
-    p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"cannot read the iperf3 report: {reason}", file=str(path)) from None
+        text = read_text(path, InputError)
+    except InputError as exc:
+        raise InputError(f"cannot read the iperf3 report: {exc.message.removeprefix('cannot read: ')}",
+                         file=str(path)) from None
     return parse_iperf3(text, file=str(path))

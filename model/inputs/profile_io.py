@@ -19,7 +19,7 @@ from typing import Any
 
 from pinchpoint.errors import ProfileError, shown
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
-from pinchpoint.paths import atomic_write, data_root, is_file
+from pinchpoint.paths import atomic_write, data_root, is_dir, is_file
 from pinchpoint.inputs.profile import Profile, profile_from_document
 
 MACHINES = "machines"
@@ -50,6 +50,8 @@ def resolve(name_or_path: str | Path, *, relative_to: Path | None = None) -> Pat
     bundled = bundled_profiles()
     if text in bundled:
         return bundled[text]
+    if is_dir(text):
+        raise ProfileError("is a folder, expected a profile file (or a bundled profile name)", file=text)
     if text.endswith(".toml") or "/" in text or Path(text).suffix:
         raise ProfileError("no such file", file=text)
     raise ProfileError(f"no bundled profile or file named {text!r} "
@@ -138,29 +140,41 @@ def _find_parent(parent_name: str, child: Path, allow_outside: bool) -> Path:
                        "file beside this profile)", file=str(child), key="extends")
 
 
-def read_document(path: Path, _chain: tuple[Path, ...] = (), *, allow_outside: bool = False) -> dict:
+#: Longest ``extends`` chain followed: real variants are two or three deep.
+MAX_EXTENDS = 64
+
+
+def read_document(path: Path, *, allow_outside: bool = False) -> dict:
     """The merged document of a profile file, ``extends`` followed to the root.
 
     ``extends`` names a bundled profile or a file under the profile's own folder; pass
-    ``allow_outside=True`` to follow paths anywhere (a caller that trusts the files).
+    ``allow_outside=True`` to follow paths anywhere (a caller that trusts the files).  The chain
+    is followed in a loop (a chain of 1,000 files once ended in RecursionError) and refused past
+    :data:`MAX_EXTENDS` files.
     """
+    chain: list[tuple[Path, dict]] = []
     path = path.resolve()
-    if path in _chain:
-        cycle = " -> ".join(p.name for p in _chain + (path,))
-        raise ProfileError(f"'extends' forms a cycle: {cycle}", file=str(path), key="extends")
-    doc = _read_file(path)
-    parent_name = doc.get("extends")
-    if parent_name is None:
-        return doc
-    if not isinstance(parent_name, str):
-        raise ProfileError(f"expected a profile name or path, got {shown(parent_name)}", file=str(path),
-                           key="extends")
-    parent_path = _parent_path(parent_name, path, allow_outside)
-    parent = read_document(parent_path, _chain + (path,), allow_outside=allow_outside)
-    parent.pop("name", None)
-    parent.pop("description", None)
-    child = {k: v for k, v in doc.items() if k != "extends"}
-    return merge(parent, child)
+    while True:
+        if any(path == seen for seen, _ in chain):
+            cycle = " -> ".join(p.name for p in [seen for seen, _ in chain] + [path])
+            raise ProfileError(f"'extends' forms a cycle: {cycle}", file=str(path), key="extends")
+        if len(chain) >= MAX_EXTENDS:
+            raise ProfileError(f"'extends' chain longer than {MAX_EXTENDS} files", file=str(path), key="extends")
+        doc = _read_file(path)
+        chain.append((path, doc))
+        parent_name = doc.get("extends")
+        if parent_name is None:
+            break
+        if not isinstance(parent_name, str):
+            raise ProfileError(f"expected a profile name or path, got {shown(parent_name)}", file=str(path),
+                               key="extends")
+        path = _parent_path(parent_name, path, allow_outside).resolve()
+    merged = chain[-1][1]
+    for _, doc in reversed(chain[:-1]):  # from the root down: each child over its parent
+        merged.pop("name", None)
+        merged.pop("description", None)
+        merged = merge(merged, {k: v for k, v in doc.items() if k != "extends"})
+    return merged
 
 
 def key_line(path: Path, key: str | None) -> int | None:
