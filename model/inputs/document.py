@@ -27,6 +27,11 @@ def key_path(key: str | None, name: str | int) -> str:
     return f"{key}.{name}" if key else str(name)
 
 
+#: Largest amount of work (bytes, operations, messages) a document may describe.  About 1e18
+#: B/s (an exascale machine's memory traffic) over 4e17 s (the age of the universe) is 4e35;
+#: 1e40 leaves room and keeps every time derived from it, summed over phases, finite.
+MAX_WORK = 1e40
+
 #: Integers at or beyond this are past the largest float (1.8e308): not finite as figures.
 _BIG = 2 ** 1024
 
@@ -118,6 +123,15 @@ class Reader:
         if not _finite(value):
             raise self.error(key, f"gives {what} of {value!r}: the inputs are too large (or too small) "
                                   "for a finite figure")
+        return value
+
+    def work(self, value: float, key: str | None, what: str) -> float:
+        """``value``, an amount of work derived from a document (bytes moved, operations, a count
+        times ``repeat``), if it is at most :data:`MAX_WORK`; else this format's error naming
+        ``key``.  Checked at load so that every time derived from it stays finite."""
+        if not _finite(value) or value > MAX_WORK:
+            raise self.error(key, f"gives {what} of {value:.3g}, beyond {MAX_WORK:.0e} (more than every computer "
+                                  "could do in the age of the universe): check the counts and 'repeat'")
         return value
 
     # --- tables and lists -------------------------------------------------------------------

@@ -507,11 +507,29 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
         raise ctx.error(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
     loop = _loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
-    return Phase(name, repeat, threads=int(threads), loop=loop,
-                 memory=_list(ctx, d, "memory", key, _memory), flops=flops,
-                 messages=_list(ctx, d, "messages", key, _messages),
-                 io=_list(ctx, d, "io", key, _io),
-                 network=_list(ctx, d, "network", key, _network))
+    phase = Phase(name, repeat, threads=int(threads), loop=loop,
+                  memory=_list(ctx, d, "memory", key, _memory), flops=flops,
+                  messages=_list(ctx, d, "messages", key, _messages),
+                  io=_list(ctx, d, "io", key, _io),
+                  network=_list(ctx, d, "network", key, _network))
+    for part, amount in _work(phase):  # every figure derived from the counts stays finite
+        ctx.work(amount * repeat, f"{key}.{part}", "an amount (x repeat)")
+    return phase
+
+
+def _work(phase: Phase):
+    """(key, amount) of every amount of work in ``phase``, before ``repeat``."""
+    if phase.loop is not None:
+        arrays = sum(len(offs) for _, offs in phase.loop.loads + phase.loop.stores)
+        yield "loop", float(phase.loop.points) * phase.loop.sweeps * phase.loop.element_bytes * arrays
+    for i, m in enumerate(phase.memory):
+        yield f"memory[{i}]", m.bytes
+    yield "flops", phase.flops.total + phase.flops.chained_adds + phase.flops.chained_fma
+    for i, m in enumerate(phase.messages):
+        yield f"messages[{i}]", m.count * max(m.size_bytes, 1.0)
+    for name, items in (("io", phase.io), ("network", phase.network)):
+        for i, item in enumerate(items):
+            yield f"{name}[{i}]", item.bytes
 
 
 def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
