@@ -50,6 +50,14 @@ def exists(path: str | os.PathLike) -> bool:
         return False
 
 
+def display_stem(path: str | os.PathLike) -> str:
+    """The stem of ``path`` as text that can be printed, drawn and written as UTF-8: a file name
+    that is not UTF-8 (bytes Python keeps as lone surrogates) gets U+FFFD for each bad byte,
+    as ``ls`` shows "?" (matplotlib and UTF-8 encoders refuse the surrogates)."""
+    stem = Path(path).stem
+    return stem.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def data_root(name: str) -> Path:
     """The folder of a bundled data package (``profiles`` or ``kernels``).
 
@@ -69,6 +77,22 @@ def _clip(text: str, limit: int = 200) -> str:
 
 def output_target(path: str | os.PathLike, *, key: str | None = None,
                   suffixes: tuple[str, ...] | None = None) -> Path:
+    """Check that ``path`` can be written and return what a write will really touch (see
+    :func:`_output_target`); a name the system refuses to look up (longer than 255 bytes, a
+    NUL byte) is an :class:`~pinchpoint.errors.InputError` naming the flag, not an OSError."""
+    from pinchpoint.errors import InputError, PinchpointError
+
+    try:
+        return _output_target(path, key=key, suffixes=suffixes)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, PinchpointError):
+            raise
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{_clip(str(path))!r} cannot be written: {reason}", key=key) from None
+
+
+def _output_target(path: str | os.PathLike, *, key: str | None = None,
+                   suffixes: tuple[str, ...] | None = None) -> Path:
     """Check that ``path`` can be written and return what a write will really touch.
 
     A symbolic link is followed to its target (writing replaces the target, not the link).

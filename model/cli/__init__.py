@@ -145,17 +145,21 @@ def main(argv: list[str] | None = None) -> int:
 
     set_verbosity(getattr(args, "verbosity", 0))
     from pinchpoint.cli import stdin
+    from pinchpoint.cli.output import StdoutError, guard_stdio, quiet_broken_pipe
 
     stdin.reset()
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     else:
         previous = None
+    restore = guard_stdio()
     try:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
         _say_inputs(args)
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not after we said we were done
+        return code
     except PinchpointError as exc:
         from pinchpoint.cli.flags import as_flag, flags_of, leaf_parser
 
@@ -169,9 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pinchpoint: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `pinchpoint ... | head`
-        return 0
+    except BrokenPipeError:  # `pinchpoint ... | head`, or stdout closed: quiet, as SIGPIPE would end us
+        quiet_broken_pipe()
+        return 128 + signal.SIGPIPE
+    except StdoutError as exc:  # stdout on a full disk, /dev/full
+        quiet_broken_pipe()  # what is buffered cannot be written either
+        print(f"pinchpoint: error: cannot write standard output: {exc.strerror}", file=sys.stderr)
+        return 2
     finally:
+        restore()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

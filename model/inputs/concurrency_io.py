@@ -23,7 +23,7 @@ import numpy as np
 
 from pinchpoint.errors import InputError, shown
 from pinchpoint.inputs.input_text import read_text
-from pinchpoint.paths import data_root, is_file
+from pinchpoint.paths import data_root, display_stem, is_file
 
 _CLIENTS = ("clients", "n")
 _THROUGHPUT = ("throughput", "x")
@@ -108,7 +108,7 @@ def parse_series(text: str, path: str | Path = "<stdin>") -> SeriesFile:
                              file=str(path), line=lineno) from None
         if not (math.isfinite(n) and math.isfinite(x)):
             raise InputError("clients and throughput must be finite", file=str(path), line=lineno)
-        name = rec[si].strip() if si is not None else path.stem
+        name = rec[si].strip() if si is not None else display_stem(path)
         data.setdefault(name, []).append((n, x))
     if not data:
         raise InputError("no data rows after the header", file=str(path))

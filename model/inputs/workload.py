@@ -99,7 +99,7 @@ from typing import Any, Mapping
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
-from pinchpoint.paths import data_root, exists
+from pinchpoint.paths import data_root, display_stem, exists
 
 SCHEMA_VERSION = 1
 #: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
@@ -595,4 +595,4 @@ def load_workload(name_or_path) -> Workload:
             raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
                                 f"(bundled: {', '.join(table) or 'none'})", key="workload")
         path = table[text_name]
-    return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=path.stem)
+    return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=display_stem(path))
