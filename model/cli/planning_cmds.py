@@ -300,6 +300,34 @@ def _fraction(text: str | None, flag: str) -> float | None:
         raise InputError(f"expected a fraction such as 5% or 0.05, got {text!r}", key=flag) from None
 
 
+def _print_fit(f, unit: str) -> None:
+    """One series' fit as text: what the points support, nothing more."""
+    import math
+
+    from pinchpoint.physics import usl
+
+    print()
+    print(f"{f.series}: " + ", ".join(f"N={n:g}: {x:g}" for n, x in zip(f.clients, f.throughput)))
+    if f.fitted:
+        for p in usl.PARAMS:
+            e = getattr(f, p)
+            ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {e.high:.4g}" if e.low is not None
+                  else ("  (fixed)" if e.fixed else ""))
+            print(f"  {p:5s} = {e.value:.4g}{ci}")
+        pk = f.peak_clients
+        if pk is not None and math.isfinite(pk):
+            print(f"  peak at N = {pk:.3g}: {f.peak_throughput:.4g} {unit}")
+    if f.amdahl is not None:
+        g, a = f.amdahl
+        print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
+    if f.tested:
+        t = f.test
+        print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
+    print(f"  verdict: {f.verdict}")
+    for note in f.notes:
+        print(f"  note: {note}")
+
+
 def run_scale(args: argparse.Namespace) -> int:
     import math
 
@@ -363,26 +391,12 @@ def run_scale(args: argparse.Namespace) -> int:
         return 0
     print(f"{data.path} [{data.unit}]")
     for f in fits:
-        print()
-        print(f"{f.series}: " + ", ".join(f"N={n:g}: {x:g}" for n, x in zip(f.clients, f.throughput)))
-        if f.fitted:
-            for p in usl.PARAMS:
-                e = getattr(f, p)
-                ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {e.high:.4g}" if e.low is not None
-                      else ("  (fixed)" if e.fixed else ""))
-                print(f"  {p:5s} = {e.value:.4g}{ci}")
-            pk = f.peak_clients
-            if pk is not None and math.isfinite(pk):
-                print(f"  peak at N = {pk:.3g}: {f.peak_throughput:.4g} {data.unit}")
-        g, a = f.amdahl
-        print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
-        t = f.test
-        print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
-        print(f"  verdict: {f.verdict}")
-        for note in f.notes:
-            print(f"  note: {note}")
+        _print_fit(f, data.unit)
     if mva is not None:
         print()
+        if mva.method != "exact":
+            print(f"MVA: {mva.clients[-1]:,} clients is past exact MVA's {queueing.MAX_EXACT:,}: {mva.method}, "
+                  f"at {mva.clients.size} populations (within a few per cent near N*, exact as N grows)")
         print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
               f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
         bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)
