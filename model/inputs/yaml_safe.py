@@ -16,6 +16,7 @@ References
 from __future__ import annotations
 
 from pinchpoint.errors import InputError
+from pinchpoint.inputs.document import Reader
 
 #: Nodes a document may hold with every alias expanded; kerncraft machine files hold a few
 #: thousand.
@@ -62,8 +63,9 @@ def load_yaml(text: str, *, file: str | None = None, max_nodes: int = MAX_NODES,
     Raises
     ------
     InputError
-        A syntax error (with its line), nesting deeper than ``max_depth``, or more than
-        ``max_nodes`` values once aliases are expanded.
+        A syntax error (with its line), nesting deeper than ``max_depth``, more than
+        ``max_nodes`` values once aliases are expanded, an integer too long to convert, or a
+        number that is not finite (naming its key).
     """
     import yaml
 
@@ -76,6 +78,12 @@ def load_yaml(text: str, *, file: str | None = None, max_nodes: int = MAX_NODES,
         if node is None:
             return None
         _expanded_size(node, max_nodes, max_depth, file)
-        return loader.construct_document(node)
+        try:
+            doc = loader.construct_document(node)
+        except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+            raise InputError(f"holds a value that cannot be read ({str(exc)[:100]})", file=file) from None
+        # the finite-number rule of every format (.inf, .nan, integers beyond any float)
+        Reader(file, InputError, yaml=True).check_tree(doc, max_depth=max_depth)
+        return doc
     finally:
         loader.dispose()
