@@ -252,14 +252,17 @@ def guard_stdio():
 
 
 def quiet_broken_pipe() -> None:
-    """After a broken pipe: point file descriptor 1 at /dev/null, so the interpreter's own
-    flush at exit does not print "Exception ignored ... BrokenPipeError" (Python's documented
-    advice for SIGPIPE, in the signal module's notes)."""
+    """After a broken pipe or a failed write: point file descriptor 1 at /dev/null, so the
+    interpreter's own flush at exit does not print "Exception ignored ... BrokenPipeError"
+    (Python's documented advice for SIGPIPE, in the signal module's notes).  Only when standard
+    output is file descriptor 1: a caller's replacement stream (a test) is left alone."""
     import os
 
     try:
+        if sys.stdout.fileno() != 1:
+            return
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.close(devnull)
-    except OSError:
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
         pass

@@ -32,6 +32,11 @@ def key_path(key: str | None, name: str | int) -> str:
 #: 1e40 leaves room and keeps every time derived from it, summed over phases, finite.
 MAX_WORK = 1e40
 
+#: Smallest and largest size (in SI units: s, B, B/s, Hz ...) of a quantity in any document:
+#: 1e-30 s is far below any clock, 1e30 B/s far above all the world's links together; inside
+#: this range every ratio and product of two figures is finite.
+PHYSICAL_RANGE = (1e-30, 1e30)
+
 #: Integers at or beyond this are past the largest float (1.8e308): not finite as figures.
 _BIG = 2 ** 1024
 
@@ -134,6 +139,17 @@ class Reader:
                                   "could do in the age of the universe): check the counts and 'repeat'")
         return value
 
+    def physical(self, si: float, key: str | None, raw) -> float:
+        """``si``, a quantity in SI units read from ``raw``, if it is zero or within
+        :data:`PHYSICAL_RANGE` in size; else this format's error naming ``key``.  "1e-300 B/s"
+        parses, but its ratio to any real rate overflows (a ceiling's growth to move the
+        bottleneck came out as inf)."""
+        lo, hi = PHYSICAL_RANGE
+        if si and not lo <= abs(si) <= hi:
+            raise self.error(key, f"{shown(raw)} is {abs(si):.3g} in SI units, outside any real machine or workload "
+                                  f"({lo:g} .. {hi:g}, or 0)")
+        return si
+
     # --- tables and lists -------------------------------------------------------------------
 
     def check_keys(self, table: Mapping, allowed: Iterable[str], key: str | None) -> None:
@@ -230,7 +246,7 @@ class Reader:
             raise self.error(key, f"{value!r} is negative (must be >= 0)")
         if positive and si <= 0:
             raise self.error(key, f"{value!r} must be greater than zero")
-        return si
+        return self.physical(si, key, value)
 
     def choice(self, value, choices: Iterable, key: str | None) -> Any:
         """``value`` if it is one of ``choices``."""

@@ -475,6 +475,7 @@ def _value(ctx: Reader, raw, param: Param, key: str, inherited_source: str | Non
     why = param.problem(si)
     if why:
         raise ctx.error(key, f"{shown(raw)} {why} ({param.doc})")
+    ctx.physical(si, key, raw)
     if spread is not None and spread[0] == "uniform" and param.positive and spread[1] <= 0:
         raise ctx.error(key, f"{raw!r} must stay greater than zero over its whole range")
     return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
