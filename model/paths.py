@@ -132,13 +132,16 @@ def _output_target(path: str | os.PathLike, *, key: str | None = None,
         raise InputError(f"{shown!r} cannot be written: permission denied", key=key)
     # The atomic write needs a new file beside the target: try one (root passes access()
     # checks that a read-only file system still refuses).
-    try:
+    probe = None
+    try:  # one block, so that a signal between creating and removing the probe removes it too
         fd, probe = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".probe", dir=folder)
+        os.close(fd)
     except OSError as exc:
         raise InputError(f"{shown!r} cannot be written: the folder {_clip(str(folder))!r} refuses new files "
                          f"({exc.strerror})", key=key) from None
-    os.close(fd)
-    os.unlink(probe)
+    finally:
+        if probe is not None:
+            os.unlink(probe)
     return real
 
 
@@ -174,11 +177,12 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         old = real.stat()
     except FileNotFoundError:
         old = None
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
-    except OSError as exc:
-        raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
-    try:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
+        except OSError as exc:
+            raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
         with os.fdopen(fd, mode, encoding=enc) as handle:
             yield handle
             handle.flush()
@@ -196,7 +200,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         os.replace(tmp, real)
     except BaseException as exc:
         try:
-            os.unlink(tmp)
+            if tmp is not None:
+                os.unlink(tmp)
         except FileNotFoundError:
             pass
         if isinstance(exc, OSError):
