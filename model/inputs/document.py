@@ -246,7 +246,7 @@ class Reader:
             raise self.error(key, f"{value!r} is negative (must be >= 0)")
         if positive and si <= 0:
             raise self.error(key, f"{value!r} must be greater than zero")
-        return self.physical(si, key, value)
+        return si
 
     def choice(self, value, choices: Iterable, key: str | None) -> Any:
         """``value`` if it is one of ``choices``."""
