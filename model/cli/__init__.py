@@ -130,7 +130,13 @@ class Terminated(KeyboardInterrupt):
     and iobench's data file behind (issue 19)."""
 
 
+#: Set when SIGTERM arrived: an exception that follows is its consequence (the signal landed
+#: inside a library's write and left a closed file behind), not a bug to show as a traceback.
+_terminating: list[int] = []
+
+
 def _on_sigterm(signum, frame):
+    _terminating.append(signum)
     raise Terminated()
 
 
@@ -148,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     from pinchpoint.cli.output import StdoutError, guard_stdio, quiet_broken_pipe
 
     stdin.reset()
+    _terminating.clear()
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     else:
@@ -180,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
         quiet_broken_pipe()  # what is buffered cannot be written either
         print(f"pinchpoint: error: cannot write standard output: {exc.strerror}", file=sys.stderr)
         return 2
+    except Exception:
+        if not _terminating:
+            raise
+        print("pinchpoint: terminated", file=sys.stderr)  # e.g. a ValueError from the file it closed
+        return 128 + signal.SIGTERM
     finally:
         restore()
         if previous is not None:

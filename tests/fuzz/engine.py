@@ -381,7 +381,7 @@ def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: st
         tally.add("clean")
         return "clean"
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - classifying is the point
-        tally.add("traceback", _site(exc), example)
+        tally.add("traceback", _site(exc), f"{example} -> {str(exc)[:160]}")
         return "traceback"
     tally.add("ok")
     return "ok"
