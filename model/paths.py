@@ -146,6 +146,18 @@ def _output_target(path: str | os.PathLike, *, key: str | None = None,
 
 
 @contextmanager
+def _in_place(real: Path, mode: str, enc, shown: str, key):
+    """A device or a pipe, written where it is; a failed write names ``key``."""
+    from pinchpoint.errors import InputError
+
+    try:
+        with open(real, mode, encoding=enc) as handle:
+            yield handle
+    except OSError as exc:
+        raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
+
+
+@contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8", *,
                  key: str | None = None, suffixes: tuple[str, ...] | None = None):
     """Write a file so that readers see the old content or the complete new one, never a part.
@@ -167,11 +179,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
     enc = None if "b" in mode else encoding
     shown = _clip(str(path))
     if real.exists() and not real.is_file():
-        try:
-            with open(real, mode, encoding=enc) as handle:
-                yield handle
-        except OSError as exc:
-            raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
+        with _in_place(real, mode, enc, shown, key) as handle:
+            yield handle
         return
     try:
         old = real.stat()

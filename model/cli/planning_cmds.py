@@ -328,22 +328,11 @@ def _print_fit(f, unit: str) -> None:
         print(f"  note: {note}")
 
 
-def run_scale(args: argparse.Namespace) -> int:
-    import math
-
-    from pinchpoint.physics import queueing, units, usl
-    from pinchpoint.inputs.concurrency_io import read_series
+def _scale_fits(args, data) -> list:
+    """The USL fit of each chosen series, with --series, --fix and --noise applied."""
     from pinchpoint.errors import InputError
-    from pinchpoint.cli.output import print_json, table
+    from pinchpoint.physics import usl
 
-    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
-
-    if is_stdin(args.data):
-        from pinchpoint.inputs.concurrency_io import parse_series
-
-        data = parse_series(read_stdin("DATA"), STDIN_NAME)
-    else:
-        data = read_series(args.data)
     series = list(data.series)
     if args.series:
         names = [s.name for s in series]
@@ -367,20 +356,54 @@ def run_scale(args: argparse.Namespace) -> int:
             fits.append(usl.fit(s.clients, s.throughput, series=s.name, fixed=fixed, noise=noise))
         except InputError as exc:
             raise InputError(exc.message, file=data.path, key=exc.key) from None
-    mva = None
+    return fits
+
+
+def _scale_mva(args, fits):
+    """MVA of the --demands and --delay stations (None without them)."""
+    from pinchpoint.errors import InputError
+    from pinchpoint.physics import queueing, units
+
     queues = _pairs(args.demands, "--demands", "time")
     delays = _pairs(args.delay, "--delay", "time")
-    if queues or delays:
-        try:
-            think = units.parse(args.think, "time", key="--think")
-        except Exception as exc:  # UnitError
-            raise InputError(getattr(exc, "message", str(exc)), key="--think") from None
-        top = args.clients or int(max(float(s.clients.max()) for s in series))
-        mva = queueing.mva([d for _, d in queues + delays], top, think_time=think,
-                           kinds=["queue"] * len(queues) + ["delay"] * len(delays),
-                           names=[n for n, _ in queues + delays])
-    elif args.clients is not None:
-        raise InputError("--clients needs --demands (it sets the MVA population)", key="--clients")
+    if not (queues or delays):
+        if args.clients is not None:
+            raise InputError("--clients needs --demands (it sets the MVA population)", key="--clients")
+        return None
+    try:
+        think = units.parse(args.think, "time", key="--think")
+    except Exception as exc:  # UnitError
+        raise InputError(getattr(exc, "message", str(exc)), key="--think") from None
+    top = args.clients or int(max(float(f.clients.max()) for f in fits))
+    return queueing.mva([d for _, d in queues + delays], top, think_time=think,
+                        kinds=["queue"] * len(queues) + ["delay"] * len(delays),
+                        names=[n for n, _ in queues + delays])
+
+
+def _print_mva(mva) -> None:
+    from pinchpoint.cli.output import table
+    from pinchpoint.physics import queueing
+
+    print()
+    if mva.method != "exact":
+        print(f"MVA: {mva.clients[-1]:,} clients is past exact MVA's {queueing.MAX_EXACT:,}: {mva.method}, "
+              f"at {mva.clients.size} populations (within a few per cent near N*, exact as N grows)")
+    print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
+          f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
+    bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)
+    rows = [[str(n), f"{x:.4g}", f"{b:.4g}", f"{r:.4g}"]
+            for n, x, b, r in zip(mva.clients, mva.throughput, bound, mva.response_time)]
+    print(table(rows, ["N", "X [1/s]", "bound", "R [s]"], align="rrrr"))
+
+
+def run_scale(args: argparse.Namespace) -> int:
+    from pinchpoint.cli.output import print_json
+    from pinchpoint.cli.stdin import STDIN_NAME, is_stdin, read_stdin
+    from pinchpoint.inputs.concurrency_io import parse_series, read_series
+
+    data = parse_series(read_stdin("DATA"), STDIN_NAME) if is_stdin(args.data) else read_series(args.data)
+    fits = _scale_fits(args, data)
+    mva = _scale_mva(args, fits)
     if args.plot:
         from pinchpoint.report.plots_planning import plot_scale
 
@@ -393,16 +416,7 @@ def run_scale(args: argparse.Namespace) -> int:
     for f in fits:
         _print_fit(f, data.unit)
     if mva is not None:
-        print()
-        if mva.method != "exact":
-            print(f"MVA: {mva.clients[-1]:,} clients is past exact MVA's {queueing.MAX_EXACT:,}: {mva.method}, "
-                  f"at {mva.clients.size} populations (within a few per cent near N*, exact as N grows)")
-        print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
-              f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
-        bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)
-        rows = [[str(n), f"{x:.4g}", f"{b:.4g}", f"{r:.4g}"]
-                for n, x, b, r in zip(mva.clients, mva.throughput, bound, mva.response_time)]
-        print(table(rows, ["N", "X [1/s]", "bound", "R [s]"], align="rrrr"))
+        _print_mva(mva)
     if args.plot:
         print(f"plot: {args.plot}")
     return 0

@@ -497,8 +497,4 @@ def table(results: dict[str, Tally]) -> str:
 
 def timed(fn, *args, **kw):
     start = time.perf_counter()
-    out = fn(*args, **kw)
-    return out, time.perf_counter() - start
-
-
-
+    return fn(*args, **kw), time.perf_counter() - start
