@@ -1,4 +1,4 @@
-"""The long fuzzing run of issue 18: mutated bundled and fixture files of every format and random
+"""The long fuzzing run: mutated bundled and fixture files of every format and random
 command lines, in process, with a 10 s limit per case; prints the table of the issue (cases,
 clean errors, tracebacks, hangs) and every crash site with one example.
 

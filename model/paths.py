@@ -169,7 +169,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
 
     Atomic replacement is for regular files only: a symbolic link is followed and its target
     replaced; a device (``/dev/null``, ``/dev/full``) or a pipe is written in place, since
-    renaming over it would replace the device node itself (issue 19).  A folder, a missing
+    renaming over it would replace the device node itself.  A folder, a missing
     folder and a target we may not write are refused with an InputError naming ``key`` (the
     command-line flag), and so is a write that fails (a full disk, ``/dev/full``).
     """

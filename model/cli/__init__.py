@@ -127,7 +127,7 @@ def _leaf_parsers(sub: argparse._SubParsersAction):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
     kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
-    and iobench's data file behind (issue 19)."""
+    and iobench's data file behind)."""
 
 
 #: Set when SIGTERM arrived: an exception that follows is its consequence (the signal landed

@@ -12,7 +12,7 @@ JSON_SCHEMA_VERSION = 1
 def _finite(obj):
     """``obj`` with NaN and infinities as None: JSON has no such numbers (Python would write
     the non-standard ``NaN``/``Infinity``, which other tools refuse), and null says "no finite
-    value" (issue 18)."""
+    value")."""
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):

@@ -168,7 +168,7 @@ def run_sweep(args: argparse.Namespace) -> int:
           f" = {summary.points} points")
     print(f"  at the profile's values: {fmt(plan.nominal_bytes_per_s)}")
     print(f"  ceiling ranges {fmt(summary.low)} .. {fmt(summary.high)}")
-    # the binding link users read is the one that binds after protocol overhead (issue 12 item 1)
+    # the binding link users read is the one that binds after protocol overhead
     print("  binds (after overhead): " + ", ".join(f"{k} {v:.1%}"
                                                    for k, v in summary.binding_share(effective=True).items()))
     print("  binds (raw): " + ", ".join(f"{k} {v:.1%}" for k, v in summary.binding_share().items()))

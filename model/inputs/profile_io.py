@@ -115,7 +115,7 @@ def _find_parent(parent_name: str, child: Path, allow_outside: bool) -> Path:
     child's own folder (``allow_outside`` lifts that limit).
 
     ``extends`` used to read any readable file, ``/etc/passwd`` or ``../../x`` included, and
-    echo its keys in error messages (issue 19).
+    echo its keys in error messages.
     """
     bundled = bundled_profiles()
     looks_like_path = ("/" in parent_name or "\\" in parent_name

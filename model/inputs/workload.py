@@ -1,7 +1,7 @@
 """Workloads: what work an application (or one phase of it) does, independent of the machine.
 
 This is the PMaC *application profile* (Snavely et al., "A Framework for Performance Modeling
-and Prediction", SC2002; Carrington et al., FGCS 2005; reference/formulas.md section 7): per
+and Prediction", SC2002; Carrington et al., FGCS 2005): per
 phase, the memory operations by working-set size and access pattern, the floating-point
 operations by kind, the messages, the I/O and the network traffic.  A machine *signature*
 (:mod:`pinchpoint.inputs.signature`) says how fast a machine does each kind of work; the convolution

@@ -2,7 +2,7 @@
 
 ``yaml.safe_load`` runs no code, but a 600-byte file of nested aliases ("billion laughs")
 describes a document of billions of nodes: walking, copying or printing it took 2.3 GB and
-minutes (issue 19).  Here the document is first composed into YAML's node graph, where an alias
+minutes.  Here the document is first composed into YAML's node graph, where an alias
 is one shared node, and its size *with aliases expanded* is counted (memoised, so the count
 itself is cheap) before any Python object is built.  Deep nesting is refused as well: PyYAML's
 composer and our own walkers recurse.

@@ -1,5 +1,5 @@
 """The fuzzing engine shared by the quick run (tests/fuzz/test_fuzz_quick.py) and the long run
-(benchmarks/fuzz.py), issue 18.
+(benchmarks/fuzz.py).
 
 Each format has seed files (every bundled and fixture file of that format) and a target: what a
 command does with such a file (load a profile and compute every ceiling and scenario, load a

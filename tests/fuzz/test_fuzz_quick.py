@@ -1,4 +1,4 @@
-"""The quick fuzzing run (issue 18): a few hundred mutated files per format and random command
+"""The quick fuzzing run: a few hundred mutated files per format and random command
 lines, deterministic seed, no traceback and no hang allowed.  The long run is
 benchmarks/fuzz.py."""
 

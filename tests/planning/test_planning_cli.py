@@ -74,7 +74,7 @@ def test_scale_bad_file_exits_2(capsys, tmp_path, body, fragment):
     assert code == 2 and fragment in err
 
 
-def test_scale_seed001_verdicts(capsys):
+def test_scale_anandtech_verdicts(capsys):
     code, out, _ = run(capsys, "scale", BUNDLED, "--json")
     assert code == 0
     d = json.loads(out)

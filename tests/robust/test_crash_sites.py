@@ -1,4 +1,4 @@
-"""The crash sites issue 18's fuzzing found, each now a clean error (or a defined value)."""
+"""The crash sites fuzzing found, each now a clean error (or a defined value)."""
 
 from __future__ import annotations
 
