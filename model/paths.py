@@ -146,6 +146,24 @@ def _output_target(path: str | os.PathLike, *, key: str | None = None,
 
 
 @contextmanager
+def _signals_held():
+    """SIGTERM and SIGINT held back (delivered on leaving) while a temporary file is created,
+    renamed or removed: a signal inside ``mkstemp`` or the clean-up left a ``.tmp`` behind."""
+    import signal
+    import threading
+
+    held = {signal.SIGTERM, signal.SIGINT}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
 def _in_place(real: Path, mode: str, enc, shown: str, key):
     """A device or a pipe, written where it is; a failed write names ``key``."""
     from pinchpoint.errors import InputError
@@ -189,7 +207,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
     tmp = None
     try:
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
+            with _signals_held():
+                fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
         except OSError as exc:
             raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
         with os.fdopen(fd, mode, encoding=enc) as handle:
@@ -208,11 +227,12 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
                 pass  # only root may give a file away; the mode is kept either way
         os.replace(tmp, real)
     except BaseException as exc:
-        try:
-            if tmp is not None:
-                os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        with _signals_held():
+            try:
+                if tmp is not None:
+                    os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         if isinstance(exc, OSError):
             raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
         raise

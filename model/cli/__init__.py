@@ -140,6 +140,15 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _quiet_terminated(hook):
+    """An unraisable-exception hook that drops our Terminated: raised inside a weakref callback
+    or a finaliser, Python can only print it ("Exception ignored in ...") and goes on."""
+    def quiet(info):
+        if not isinstance(info.exc_value, Terminated):
+            hook(info)
+    return quiet
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--version"]:  # the fast path: no subcommand modules imported
@@ -160,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         previous = None
     restore = guard_stdio()
+    unraisable, sys.unraisablehook = sys.unraisablehook, _quiet_terminated(sys.unraisablehook)
     try:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
@@ -194,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signal.SIGTERM
     finally:
         restore()
+        sys.unraisablehook = unraisable
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

@@ -166,14 +166,15 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
 
 
 def _check_meaning(doc: Reader, kernel: str, run: "KernelRun", key: str) -> None:
-    """Each point's unit is the one its kernel (or metric) reports, and a rate is above zero."""
+    """Each point's unit is the one its kernel (or metric) reports, and a known kernel's rate is
+    above zero (a kernel of another tool may report a zero)."""
     for i, point in enumerate(run.points):
         where = f"{key}.points[{i}].result"
         unit = point.result.unit
         expected = _expected_unit(kernel, point)
         if expected is not None and unit != expected:
             raise doc.error(f"{where}.unit", f"{unit!r} is not the unit of this result (expected {expected!r})")
-        if unit != "s" and point.result.max <= 0:
+        if kernel in _KERNEL_UNITS and unit != "s" and point.result.max <= 0:
             raise doc.error(f"{where}.max", f"a rate of {point.result.max!r} {unit} cannot be a measurement "
                                             "(a run that moved nothing failed)")
 
