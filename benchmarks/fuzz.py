@@ -3,8 +3,13 @@ command lines, in process, with a 10 s limit per case; prints a table (cases,
 clean errors, tracebacks, hangs) and every crash site with one example.
 
 Run: python3 benchmarks/fuzz.py [--profiles N] [--cases N] [--cli N] [--seed S]
-(the goal: 0 tracebacks and 0 hangs over 10,000 profile cases and 1,000 of every other
-format and of the command line).  The quick run inside the test suite is tests/fuzz/.
+Besides the mutated files: valid-but-extreme documents of every format judged for silent
+nonsense (NaN, infinity, a zero ceiling, given with exit 0), metamorphic checks (TOML = JSON,
+repeat x 2 doubles the time, the USL fit is scale-free) and command lines under environment
+faults (full, closed, ASCII-only stdout, a pipe that closes, names over 255 bytes, SIGTERM,
+endless stdin, non-UTF-8 file names): tests/fuzz/extreme.py and tests/fuzz/faults.py.
+The goal: 0 tracebacks, 0 hangs over 10 s and 0 silent nonsense over 10,000 profile cases and
+1,000 of every other format and of command lines.  The quick run is tests/fuzz/.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fuzz import engine  # noqa: E402  (after the path is set)
+from tests.fuzz import engine, extreme, faults  # noqa: E402  (after the path is set)
 
 
 def main() -> int:
@@ -47,6 +52,7 @@ def main() -> int:
         finally:
             os.chdir(here)
         print(f"CLI: {args.cli:,} cases in {seconds:.1f} s", file=sys.stderr)
+        _more(results, args, Path(folder))
     print(engine.table(results))
     for name, tally in results.items():
         if tally.unnamed:
@@ -55,7 +61,28 @@ def main() -> int:
             if site == "unnamed":
                 continue
             print(f"- {name}: {count} x {site}; e.g. {tally.examples[site][:160]}")
-    return 1 if any(t.traceback or t.hang for t in results.values()) else 0
+    return 1 if any(t.traceback or t.hang or t.nonsense for t in results.values()) else 0
+
+
+def _more(results: dict, args, folder: Path) -> None:
+    """The valid-but-extreme, metamorphic and environment-fault cases."""
+    for name in extreme.TARGETS | {"csv": None}:
+        n = args.profiles if name == "profiles" else args.cases
+        sub = folder / f"extreme-{name}"
+        sub.mkdir()
+        results[f"{name} (extreme)"], seconds = engine.timed(extreme.fuzz_extreme, name, n, args.seed,
+                                                             limit_s=args.limit, folder=sub)
+        print(f"{name} (extreme): {n:,} cases in {seconds:.1f} s", file=sys.stderr, flush=True)
+    sub = folder / "metamorphic"
+    sub.mkdir()
+    results["metamorphic"], seconds = engine.timed(extreme.fuzz_metamorphic, args.cases, args.seed,
+                                                   limit_s=args.limit, folder=sub)
+    print(f"metamorphic: {args.cases:,} cases in {seconds:.1f} s", file=sys.stderr, flush=True)
+    sub = folder / "faults"
+    sub.mkdir()
+    results["CLI under faults"], seconds = engine.timed(faults.fuzz_faults, args.cli, args.seed,
+                                                        limit_s=args.limit, folder=sub)
+    print(f"CLI under faults: {args.cli:,} cases in {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

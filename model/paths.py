@@ -34,12 +34,28 @@ def is_file(path: str | os.PathLike) -> bool:
         return False
 
 
+def is_dir(path: str | os.PathLike) -> bool:
+    """``Path(path).is_dir()``, False for a name the system cannot look up (see is_file)."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def exists(path: str | os.PathLike) -> bool:
     """``Path(path).exists()``, False for a name the system cannot look up (see is_file)."""
     try:
         return Path(path).exists()
     except (OSError, ValueError):
         return False
+
+
+def display_stem(path: str | os.PathLike) -> str:
+    """The stem of ``path`` as text that can be printed, drawn and written as UTF-8: a file name
+    that is not UTF-8 (bytes Python keeps as lone surrogates) gets U+FFFD for each bad byte,
+    as ``ls`` shows "?" (matplotlib and UTF-8 encoders refuse the surrogates)."""
+    stem = Path(path).stem
+    return stem.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def data_root(name: str) -> Path:
@@ -61,6 +77,22 @@ def _clip(text: str, limit: int = 200) -> str:
 
 def output_target(path: str | os.PathLike, *, key: str | None = None,
                   suffixes: tuple[str, ...] | None = None) -> Path:
+    """Check that ``path`` can be written and return what a write will really touch (see
+    :func:`_output_target`); a name the system refuses to look up (longer than 255 bytes, a
+    NUL byte) is an :class:`~pinchpoint.errors.InputError` naming the flag, not an OSError."""
+    from pinchpoint.errors import InputError, PinchpointError
+
+    try:
+        return _output_target(path, key=key, suffixes=suffixes)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, PinchpointError):
+            raise
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{_clip(str(path))!r} cannot be written: {reason}", key=key) from None
+
+
+def _output_target(path: str | os.PathLike, *, key: str | None = None,
+                   suffixes: tuple[str, ...] | None = None) -> Path:
     """Check that ``path`` can be written and return what a write will really touch.
 
     A symbolic link is followed to its target (writing replaces the target, not the link).
@@ -100,14 +132,47 @@ def output_target(path: str | os.PathLike, *, key: str | None = None,
         raise InputError(f"{shown!r} cannot be written: permission denied", key=key)
     # The atomic write needs a new file beside the target: try one (root passes access()
     # checks that a read-only file system still refuses).
-    try:
+    probe = None
+    try:  # one block, so that a signal between creating and removing the probe removes it too
         fd, probe = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".probe", dir=folder)
+        os.close(fd)
     except OSError as exc:
         raise InputError(f"{shown!r} cannot be written: the folder {_clip(str(folder))!r} refuses new files "
                          f"({exc.strerror})", key=key) from None
-    os.close(fd)
-    os.unlink(probe)
+    finally:
+        if probe is not None:
+            os.unlink(probe)
     return real
+
+
+@contextmanager
+def _signals_held():
+    """SIGTERM and SIGINT held back (delivered on leaving) while a temporary file is created,
+    renamed or removed: a signal inside ``mkstemp`` or the clean-up left a ``.tmp`` behind."""
+    import signal
+    import threading
+
+    held = {signal.SIGTERM, signal.SIGINT}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def _in_place(real: Path, mode: str, enc, shown: str, key):
+    """A device or a pipe, written where it is; a failed write names ``key``."""
+    from pinchpoint.errors import InputError
+
+    try:
+        with open(real, mode, encoding=enc) as handle:
+            yield handle
+    except OSError as exc:
+        raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
 
 
 @contextmanager
@@ -122,7 +187,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
 
     Atomic replacement is for regular files only: a symbolic link is followed and its target
     replaced; a device (``/dev/null``, ``/dev/full``) or a pipe is written in place, since
-    renaming over it would replace the device node itself (issue 19).  A folder, a missing
+    renaming over it would replace the device node itself.  A folder, a missing
     folder and a target we may not write are refused with an InputError naming ``key`` (the
     command-line flag), and so is a write that fails (a full disk, ``/dev/full``).
     """
@@ -132,21 +197,20 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
     enc = None if "b" in mode else encoding
     shown = _clip(str(path))
     if real.exists() and not real.is_file():
-        try:
-            with open(real, mode, encoding=enc) as handle:
-                yield handle
-        except OSError as exc:
-            raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
+        with _in_place(real, mode, enc, shown, key) as handle:
+            yield handle
         return
     try:
         old = real.stat()
     except FileNotFoundError:
         old = None
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
-    except OSError as exc:
-        raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
-    try:
+        try:
+            with _signals_held():
+                fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".tmp", dir=real.parent)
+        except OSError as exc:
+            raise InputError(f"{shown!r} cannot be written: {exc.strerror}", key=key) from None
         with os.fdopen(fd, mode, encoding=enc) as handle:
             yield handle
             handle.flush()
@@ -163,10 +227,12 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
                 pass  # only root may give a file away; the mode is kept either way
         os.replace(tmp, real)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        with _signals_held():
+            try:
+                if tmp is not None:
+                    os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         if isinstance(exc, OSError):
             raise InputError(f"{shown!r}: writing failed: {exc.strerror or exc}", key=key) from None
         raise

@@ -144,11 +144,26 @@ def _leaf_parsers(sub: argparse._SubParsersAction):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary folders removed,
     kernels stopped, no partial files): without it SIGTERM left /tmp/pinchpoint-measure-*/
-    and iobench's data file behind."""
+    and iobench's data file behind)."""
+
+
+#: Set when SIGTERM arrived: an exception that follows is its consequence (the signal landed
+#: inside a library's write and left a closed file behind), not a bug to show as a traceback.
+_terminating: list[int] = []
 
 
 def _on_sigterm(signum, frame):
+    _terminating.append(signum)
     raise Terminated()
+
+
+def _quiet_terminated(hook):
+    """An unraisable-exception hook that drops our Terminated: raised inside a weakref callback
+    or a finaliser, Python can only print it ("Exception ignored in ...") and goes on."""
+    def quiet(info):
+        if not isinstance(info.exc_value, Terminated):
+            hook(info)
+    return quiet
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,12 +177,16 @@ def main(argv: list[str] | None = None) -> int:
 
     set_verbosity(getattr(args, "verbosity", 0))
     from pinchpoint.cli import stdin
+    from pinchpoint.cli.output import StdoutError, guard_stdio, quiet_broken_pipe
 
     stdin.reset()
+    _terminating.clear()
     if threading.current_thread() is threading.main_thread():  # signal handlers live there only
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     else:
         previous = None
+    restore = guard_stdio()
+    unraisable, sys.unraisablehook = sys.unraisablehook, _quiet_terminated(sys.unraisablehook)
     try:
         check_outputs(args)  # before any work: a bad -o must not cost a minute of measuring
         stdin.check_once(args)
@@ -175,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         from pinchpoint.physics.units import rate_units
 
         with rate_units(getattr(args, "units", None)):
-            return int(args.run(args) or 0)
+            code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not after we said we were done
+        return code
     except PinchpointError as exc:
         from pinchpoint.cli.flags import as_flag, flags_of, leaf_parser
 
@@ -189,9 +210,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pinchpoint: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `pinchpoint ... | head`
-        return 0
+    except BrokenPipeError:  # `pinchpoint ... | head`, or stdout closed: quiet, as SIGPIPE would end us
+        quiet_broken_pipe()
+        return 128 + signal.SIGPIPE
+    except StdoutError as exc:  # stdout on a full disk, /dev/full
+        quiet_broken_pipe()  # what is buffered cannot be written either
+        print(f"pinchpoint: error: cannot write standard output: {exc.strerror}", file=sys.stderr)
+        return 2
+    except Exception:
+        if not _terminating:
+            raise
+        print("pinchpoint: terminated", file=sys.stderr)  # e.g. a ValueError from the file it closed
+        return 128 + signal.SIGTERM
     finally:
+        restore()
+        sys.unraisablehook = unraisable
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

@@ -77,16 +77,11 @@ def _add_import_nccl(isub) -> None:
 def _read_text(path: str, flag: str) -> str:
     from pinchpoint.errors import InputError
     from pinchpoint.cli.stdin import is_stdin, read_stdin
+    from pinchpoint.inputs.input_text import read_text
 
     if is_stdin(path):
         return read_stdin(flag)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path, key=flag) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot be read ({exc})", file=path, key=flag) from None
+    return read_text(path, InputError, key=flag)
 
 
 def _display_name(path: str) -> str:

@@ -12,7 +12,7 @@ JSON_SCHEMA_VERSION = 1
 def _finite(obj):
     """``obj`` with NaN and infinities as None: JSON has no such numbers (Python would write
     the non-standard ``NaN``/``Infinity``, which other tools refuse), and null says "no finite
-    value" (issue 18)."""
+    value")."""
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -137,3 +137,132 @@ def check_outputs(args) -> None:
         value = getattr(args, dest, None)
         if value:
             output_target(value, key=flag, suffixes=suffixes)
+
+
+# --- standard output faults ----------------------------------------------------------------
+
+#: Stand-ins for characters an ASCII-only terminal cannot show (``PYTHONIOENCODING=ascii``,
+#: ``LANG=C`` on an old system): "µs" becomes "us", as iperf3 and ping write it.
+ASCII_STAND_INS = {"µ": "u", "μ": "u", "×": "x", "·": ".", "≤": "<=", "≥": ">=", "≈": "~", "→": "->",
+                   "←": "<-", "–": "-", "—": "-", "…": "...", "±": "+/-", "°": " deg", "²": "^2", "³": "^3",
+                   "’": "'", "‘": "'", "“": '"', "”": '"', "Ω": "Ohm", "∞": "inf", "√": "sqrt"}
+
+
+def _stand_in(exc: UnicodeEncodeError):
+    text = exc.object[exc.start:exc.end]
+    return "".join(ASCII_STAND_INS.get(c, "?") for c in text), exc.end
+
+
+codecs_registered = False
+
+
+def _register_stand_ins() -> str:
+    global codecs_registered
+    import codecs
+
+    if not codecs_registered:
+        codecs.register_error("pinchpoint-stand-in", _stand_in)
+        codecs_registered = True
+    return "pinchpoint-stand-in"
+
+
+class StdoutError(OSError):
+    """Standard output refused a write (a full disk, ``/dev/full``, an I/O error)."""
+
+
+class _Guarded:
+    """Standard output whose write faults are named: a closed pipe (EPIPE) stays a
+    BrokenPipeError (quiet exit 141, as a process killed by SIGPIPE), any other OSError is a
+    :class:`StdoutError` (one line, exit 2).  Everything else is the stream's own."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _call(self, name, *args):
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(exc.errno, exc.strerror) from None
+
+    def write(self, text):
+        return self._call("write", text)
+
+    def writelines(self, lines):
+        return self._call("writelines", lines)
+
+    def flush(self):
+        return self._call("flush")
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+class _Closed:
+    """Standard output that was closed before we started (``pinchpoint ... >&-``): a write is
+    a broken pipe (nothing can read it)."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def write(self, text):
+        import errno
+
+        raise BrokenPipeError(errno.EPIPE, "standard output is closed")
+
+    writelines = write
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("standard output is closed")
+
+
+def _ascii_safe(stream) -> None:
+    """Let a stream whose encoding cannot show "µ" write a stand-in instead of raising."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        "µ×→".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=_register_stand_ins())
+
+
+def guard_stdio():
+    """Prepare standard output and error for a run: faults named, ASCII terminals served.
+    Returns a function that puts the originals back."""
+    saved = sys.stdout, sys.stderr
+    for stream in saved:
+        if stream is not None:
+            _ascii_safe(stream)
+    sys.stdout = _Closed() if sys.stdout is None else _Guarded(sys.stdout)
+
+    def restore() -> None:
+        sys.stdout, sys.stderr = saved
+
+    return restore
+
+
+def quiet_broken_pipe() -> None:
+    """After a broken pipe or a failed write: point file descriptor 1 at /dev/null, so the
+    interpreter's own flush at exit does not print "Exception ignored ... BrokenPipeError"
+    (Python's documented advice for SIGPIPE, in the signal module's notes).  Only when standard
+    output is file descriptor 1: a caller's replacement stream (a test) is left alone."""
+    import os
+
+    try:
+        if sys.stdout.fileno() != 1:
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        pass

@@ -125,10 +125,12 @@ def _print_fit(f, unit: str) -> None:
         pk = f.peak_clients
         if pk is not None and math.isfinite(pk):
             print(f"  peak at N = {pk:.3g}: {f.peak_throughput:.4g} {unit}")
-    g, a = f.amdahl
-    print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
-    t = f.test
-    print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
+    if f.amdahl is not None:
+        g, a = f.amdahl
+        print(f"  beta = 0 (Amdahl) fit: gamma = {g:.4g}, alpha = {a:.4g}")
+    if f.tested:  # only where the points can test beta (no p-value from an assumed noise alone)
+        t = f.test
+        print(f"  beta test ({t.method}): statistic {t.statistic:.3g}, p = {t.p_value:.3g}")
     print(f"  verdict: {f.verdict}")
     for note in f.notes:
         print(f"  note: {note}")
@@ -139,6 +141,9 @@ def _print_mva(mva) -> None:
     from pinchpoint.physics import queueing
 
     print()
+    if mva.method != "exact":
+        print(f"MVA: {mva.clients[-1]:,} clients is past exact MVA's {queueing.MAX_EXACT:,}: {mva.method}, "
+              f"at {mva.clients.size} populations (within a few per cent near N*, exact as N grows)")
     print(f"MVA: bottleneck {mva.bottleneck} (D_max = {mva.max_demand:g} s), D = {mva.total_demand:g} s, "
           f"Z = {mva.think_time:g} s, N* = {mva.n_star:.3g}, X <= {1 / mva.max_demand:.4g} /s")
     bound = queueing.throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time)

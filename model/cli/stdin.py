@@ -18,9 +18,11 @@ def is_stdin(arg) -> bool:
 
 
 def read_stdin(flag: str) -> str:
-    """All of standard input as text; an error when another argument already read it or it is
-    a terminal (nothing piped in)."""
+    """All of standard input as text, under the cap of input files (read in chunks, so a signal
+    stops it); an error when another argument already read it, it is a terminal (nothing piped
+    in), or it is longer than any real input."""
     from pinchpoint.errors import InputError
+    from pinchpoint.inputs.input_text import read_capped
 
     if _consumed_by:
         raise InputError(f"standard input ('-') was already read for {_consumed_by[0]}: only one "
@@ -28,10 +30,19 @@ def read_stdin(flag: str) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         raise InputError("'-' reads standard input, but nothing is piped in", key=flag)
     _consumed_by.append(flag)
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream without bytes (tests replace sys.stdin by a StringIO)
+        from pinchpoint.inputs.input_text import MAX_BYTES
+
+        text = sys.stdin.read(MAX_BYTES + 1)
+        if len(text) > MAX_BYTES:
+            raise InputError(f"cannot read: more than {MAX_BYTES:,} characters, more than any real input",
+                             file=STDIN_NAME, key=flag)
+        return text
     try:
-        return sys.stdin.read()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"standard input is not UTF-8 text ({exc.reason})", file=STDIN_NAME, key=flag) from None
+        return read_capped(stream, InputError, file=STDIN_NAME, key=flag)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=STDIN_NAME, key=flag) from None
 
 
 def check_once(args) -> None:

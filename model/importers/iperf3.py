@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import InputError
-from pinchpoint.inputs.input_text import parse_bounded
+from pinchpoint.inputs.input_text import parse_bounded, read_text
 from pinchpoint.importers.iperf3_text import looks_like_text, parse_iperf3_text
 from pinchpoint.physics import tcp
 
@@ -339,10 +339,9 @@ def _loss_fields(doc, data, end, mss) -> dict:
 
 def load_iperf3(path) -> Iperf3Result:
     """Read and parse an iperf3 report (JSON or text); unreadable or invalid files raise InputError."""
-    p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"cannot read the iperf3 report: {reason}", file=str(path)) from None
+        text = read_text(path, InputError)
+    except InputError as exc:
+        raise InputError(f"cannot read the iperf3 report: {exc.message.removeprefix('cannot read: ')}",
+                         file=str(path)) from None
     return parse_iperf3(text, file=str(path))

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from pinchpoint.errors import InputError, shown
-from pinchpoint.paths import data_root, is_file
+from pinchpoint.inputs.input_text import read_text
+from pinchpoint.paths import data_root, display_stem, is_file
 
 _CLIENTS = ("clients", "n")
 _THROUGHPUT = ("throughput", "x")
@@ -64,11 +65,7 @@ def resolve(name_or_path: str) -> Path:
 def read_series(name_or_path: str) -> SeriesFile:
     """Read a CSV of throughput vs clients; errors name the file and line."""
     path = resolve(name_or_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot be read ({exc})", file=str(path)) from None
-    return parse_series(text, path)
+    return parse_series(read_text(path, InputError), path)
 
 
 def parse_series(text: str, path: str | Path = "<stdin>") -> SeriesFile:
@@ -111,7 +108,7 @@ def parse_series(text: str, path: str | Path = "<stdin>") -> SeriesFile:
                              file=str(path), line=lineno) from None
         if not (math.isfinite(n) and math.isfinite(x)):
             raise InputError("clients and throughput must be finite", file=str(path), line=lineno)
-        name = rec[si].strip() if si is not None else path.stem
+        name = rec[si].strip() if si is not None else display_stem(path)
         data.setdefault(name, []).append((n, x))
     if not data:
         raise InputError("no data rows after the header", file=str(path))

@@ -1,13 +1,18 @@
-"""Reading input files defensively: text that is not UTF-8, documents nested past any real
-file's depth (issue 18).  Every refusal is the caller's LocatedError kind, naming the file."""
+"""Reading input files defensively: one size cap for files and standard input, read in chunks
+(a signal handler runs between two of them), text that is not UTF-8, documents nested past any
+real file's depth, numbers that are not finite, JSON objects that name a key twice.  Every
+refusal is the caller's LocatedError kind, naming the file."""
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from pathlib import Path
+from typing import BinaryIO
 
-from pinchpoint.errors import LocatedError
+from pinchpoint.errors import LocatedError, shown
+from pinchpoint.inputs.document import Reader
 
 #: Deepest nesting of tables and arrays a profile, workload, signature or tool report may have:
 #: real files stay below 10; Python's parsers recurse and hit RecursionError near 1,000.
@@ -19,23 +24,50 @@ MAX_DEPTH = 64
 MAX_BYTES = 64 * 2 ** 20
 
 
-def read_text(path: str | Path, error: type[LocatedError], *, key: str | None = None) -> str:
-    """The UTF-8 text of ``path``; an unreadable or non-UTF-8 file raises ``error``."""
+#: Bytes read at a time: small enough that SIGTERM or Ctrl-C (whose Python handlers run between
+#: two reads) stops a read of /dev/zero at once, large enough to cost nothing on a real file.
+CHUNK_BYTES = 1 << 20
+
+
+def read_capped(stream: BinaryIO, error: type[LocatedError], *, file: str | None, key: str | None = None,
+                limit: int | None = None) -> str:
+    """The UTF-8 text of an open binary ``stream`` (a file, a pipe, standard input), read in
+    chunks and refused past ``limit`` bytes (:data:`MAX_BYTES`) without reading further."""
+    limit = MAX_BYTES if limit is None else limit
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(min(CHUNK_BYTES, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise error(f"cannot read: more than {limit:,} bytes, more than any real input", file=file, key=key)
+    data = b"".join(chunks)
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_BYTES:
-            raise error(f"cannot read: {size:,} bytes, more than any real input ({MAX_BYTES:,} at most)",
-                        file=str(path), key=key)
-        return Path(path).read_text(encoding="utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})", file=file,
+                    key=key) from None
+
+
+def read_text(path: str | Path, error: type[LocatedError], *, key: str | None = None) -> str:
+    """The UTF-8 text of ``path``; an unreadable, non-UTF-8 or oversized file raises ``error``.
+
+    The cap holds for what is read, not what ``stat`` says: ``/dev/zero`` or a FIFO has size 0.
+    """
+    try:
+        with open(path, "rb") as stream:
+            return read_capped(stream, error, file=str(path), key=key)
     except FileNotFoundError:
         raise error("cannot read: no such file", file=str(path), key=key) from None
     except IsADirectoryError:
         raise error("cannot read: it is a folder, expected a file", file=str(path), key=key) from None
-    except UnicodeDecodeError as exc:
-        raise error(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path),
-                    key=key) from None
-    except OSError as exc:
-        raise error(f"cannot read: {exc.strerror or exc}", file=str(path), key=key) from None
+    except LocatedError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise error(f"cannot read: {reason}", file=str(path), key=key) from None
 
 
 #: TOML texts at least this long are parsed with rtoml when it is installed (``pip install
@@ -64,32 +96,50 @@ def toml_loads(text: str) -> dict:
     return tomllib.loads(text)
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice (Python's json keeps the last value silently)."""
+
+
+def _unique_pairs(pairs: list) -> dict:
+    table = dict(pairs)
+    if len(table) != len(pairs):
+        seen = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise DuplicateKey(name)
+            seen.add(name)
+    return table
+
+
+def json_loads(text: str):
+    """``json.loads`` that refuses a key given twice in one object, as TOML does."""
+    return json.loads(text, object_pairs_hook=_unique_pairs)
+
+
 def parse_bounded(parse, text: str, error: type[LocatedError], *, file: str | None = None,
                   max_depth: int = MAX_DEPTH):
-    """``parse(text)``, refusing documents nested deeper than ``max_depth``.
+    """``parse(text)``, refusing documents nested deeper than ``max_depth``, numbers that are not
+    finite (:meth:`Reader.check_tree`) and, for JSON, a key given twice in one object.
 
-    The parsers recurse (RecursionError on "[[[[...") and so do our walkers after them, so the
-    depth of what parses is checked too, without recursion.
+    ``json.loads`` is replaced by :func:`json_loads` here, so that every JSON reader refuses
+    duplicate keys.  The parsers recurse (RecursionError on "[[[[...") and so do our walkers
+    after them, so the depth of what parses is checked too, without recursion.
     """
+    if parse is json.loads:
+        parse = json_loads
     try:
         doc = parse(text)
     except RecursionError:
         raise error(f"nested deeper than {max_depth} levels", file=file) from None
+    except DuplicateKey as exc:
+        raise error(f"the key {shown(exc.args[0])} appears twice in one object (refused: which one is "
+                    "meant is unclear)", file=file) from None
     except ValueError as exc:
         if type(exc) is not ValueError:  # the parser's own syntax errors: the caller words them
             raise
         # Python refuses integers of more than 4,300 digits
         raise error(f"holds a value that cannot be read ({str(exc)[:100]})", file=file) from None
-    level, depth = ([doc] if isinstance(doc, (dict, list)) else []), 0
-    while level:  # one level at a time, tables and arrays only (a 100,000-link file: 0.1 s)
-        if depth > max_depth:
-            raise error(f"nested deeper than {max_depth} levels", file=file)
-        deeper = []
-        for node in level:
-            for value in (node.values() if isinstance(node, dict) else node):
-                if isinstance(value, (dict, list)):
-                    deeper.append(value)
-        level, depth = deeper, depth + 1
+    Reader(file, error).check_tree(doc, max_depth=max_depth)
     return doc
 
 

@@ -100,6 +100,7 @@ def _value(ctx: Reader, raw, param: Param, key: str, inherited_source: str | Non
             si = units.parse(raw, param.dimension, file=ctx.file, key=key)
     except UnitError as exc:
         raise ctx.adopt(exc, key) from None
+    ctx.physical(si, key, raw)
     return Value(si, raw if isinstance(raw, str) else repr(raw), source, spread)
 
 

@@ -145,9 +145,54 @@ def _check_param(name, value, file, key):
         raise SignatureError(f"{value!r} is not a string, number or boolean", file=file, key=key)
     if name == "pattern" and value not in PATTERNS:
         raise SignatureError(f"{value!r} is not one of {', '.join(PATTERNS)}", file=file, key=key)
-    if (name.endswith("_bytes") or name in ("loop_length", "threads", "processes")) \
-            and not isinstance(value, bool) and isinstance(value, (int, float)) and value < 0:
-        raise SignatureError(f"{value!r} must not be negative", file=file, key=key)
+    if name.endswith("_bytes") or name in _COUNTS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SignatureError(f"{value!r} is not a number (a size or a count)", file=file, key=key)
+        if value < 0:
+            raise SignatureError(f"{value!r} must not be negative", file=file, key=key)
+
+
+#: Parameters that are counts: a string there ("1024") was accepted and failed in a prediction.
+_COUNTS = ("loop_length", "threads", "processes", "nodes", "cpus_per_node")
+#: The unit each kernel's results are in (a MAPS point in "s" was read as B/s); a point's
+#: ``metric`` says it for kernels that report several (ping: latency in s, bandwidth in B/s).
+_KERNEL_UNITS = {"peak": "flop/s", "maps": "B/s", "stream": "B/s", "iobench": "B/s", "netstream": "B/s",
+                 "memperf": "B/s", "cachebench": "B/s", "xbench_memory": "B/s"}
+
+
+def _expected_unit(kernel: str, point: "Point") -> str | None:
+    metric = point.params.get("metric")
+    if metric == "latency":
+        return "s"
+    if isinstance(metric, str) and metric.startswith("bandwidth"):
+        return "B/s"
+    return _KERNEL_UNITS.get(kernel)
+
+
+def _check_meaning(doc: Reader, kernel: str, run: "KernelRun", key: str) -> None:
+    """Each point's unit is the one its kernel (or metric) reports, and a known kernel's rate is
+    above zero (a kernel of another tool may report a zero)."""
+    for i, point in enumerate(run.points):
+        where = f"{key}.points[{i}].result"
+        unit = point.result.unit
+        expected = _expected_unit(kernel, point)
+        if expected is not None and unit != expected:
+            raise doc.error(f"{where}.unit", f"{unit!r} is not the unit of this result (expected {expected!r})")
+        if kernel in _KERNEL_UNITS and unit != "s" and point.result.max <= 0:
+            raise doc.error(f"{where}.max", f"a rate of {point.result.max!r} {unit} cannot be a measurement "
+                                            "(a run that moved nothing failed)")
+
+
+def _check_host(doc: Reader, host: Mapping) -> None:
+    """``host.caches``, read by the predictions, is a list of tables with a size."""
+    if "caches" not in host:
+        return
+    for i, cache in enumerate(doc.list(host["caches"], "host.caches")):
+        key = f"host.caches[{i}]"
+        doc.table(cache, key, required=("size_bytes",))
+        doc.number(cache["size_bytes"], f"{key}.size_bytes", positive=True)
+        if "level" in cache:
+            doc.whole(cache["level"], f"{key}.level", minimum=1, what="a cache level")
 
 
 @dataclass(frozen=True, eq=True)
@@ -305,6 +350,7 @@ class Signature:
         if "cpu_model" not in host:
             raise doc.error("host.cpu_model", "missing or not a string")
         doc.text(host["cpu_model"], "host.cpu_model")
+        _check_host(doc, host)
         doc.table(d["compiler"], "compiler")
         if not isinstance(d["created"], str) or not d["created"]:
             raise doc.error("created", "must be a non-empty date string")
@@ -313,6 +359,7 @@ class Signature:
             if not isinstance(name, str) or not re.match(r"^[a-z][a-z0-9_]*$", name):
                 raise doc.error("kernels", f"{name!r} is not a kernel name")
             kernels[name] = KernelRun.from_dict(run, file=file, key=f"kernels.{name}")
+            _check_meaning(doc, name, kernels[name], f"kernels.{name}")
         return cls(dict(d["host"]), dict(d["compiler"]), d["created"], kernels, d["schema"])
 
 

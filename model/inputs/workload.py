@@ -119,7 +119,7 @@ from typing import Mapping
 from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
-from pinchpoint.paths import data_root, exists
+from pinchpoint.paths import data_root, display_stem, exists
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
@@ -371,11 +371,29 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
         if trips is not None:
             raise ctx.error(f"{key}.inner_trips", "given twice (in the phase and in its loop)")
         trips, loops = _trips(ctx, d["loop"], f"{key}.loop")
-    return Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
-                 memory=_list(ctx, d, "memory", key, _memory), flops=flops,
-                 messages=_list(ctx, d, "messages", key, _messages),
-                 io=_list(ctx, d, "io", key, _io),
-                 network=_list(ctx, d, "network", key, _network))
+    phase = Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
+                  memory=_list(ctx, d, "memory", key, _memory), flops=flops,
+                  messages=_list(ctx, d, "messages", key, _messages),
+                  io=_list(ctx, d, "io", key, _io),
+                  network=_list(ctx, d, "network", key, _network))
+    for part, amount in _work(phase):  # every figure derived from the counts stays finite
+        ctx.work(amount * repeat, f"{key}.{part}", "an amount (x repeat)")
+    return phase
+
+
+def _work(phase: Phase):
+    """(key, amount) of every amount of work in ``phase``, before ``repeat``."""
+    if phase.loop is not None:
+        arrays = sum(len(offs) for _, offs in phase.loop.loads + phase.loop.stores)
+        yield "loop", float(phase.loop.points) * phase.loop.sweeps * phase.loop.element_bytes * arrays
+    for i, m in enumerate(phase.memory):
+        yield f"memory[{i}]", m.bytes
+    yield "flops", phase.flops.total + phase.flops.chained_adds + phase.flops.chained_fma
+    for i, m in enumerate(phase.messages):
+        yield f"messages[{i}]", m.count * max(m.size_bytes, 1.0)
+    for name, items in (("io", phase.io), ("network", phase.network)):
+        for i, item in enumerate(items):
+            yield f"{name}[{i}]", item.bytes
 
 
 def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:
@@ -441,4 +459,4 @@ def load_workload(name_or_path) -> Workload:
             raise WorkloadError(f"no bundled workload named {text_name!r} and no such file "
                                 f"(bundled: {', '.join(table) or 'none'})", key="workload")
         path = table[text_name]
-    return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=path.stem)
+    return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=display_stem(path))

@@ -2,7 +2,7 @@
 
 ``yaml.safe_load`` runs no code, but a 600-byte file of nested aliases ("billion laughs")
 describes a document of billions of nodes: walking, copying or printing it took 2.3 GB and
-minutes (issue 19).  Here the document is first composed into YAML's node graph, where an alias
+minutes.  Here the document is first composed into YAML's node graph, where an alias
 is one shared node, and its size *with aliases expanded* is counted (memoised, so the count
 itself is cheap) before any Python object is built.  Deep nesting is refused as well: PyYAML's
 composer and our own walkers recurse.
@@ -16,6 +16,7 @@ References
 from __future__ import annotations
 
 from pinchpoint.errors import InputError
+from pinchpoint.inputs.document import Reader
 
 #: Nodes a document may hold with every alias expanded; kerncraft machine files hold a few
 #: thousand.
@@ -62,8 +63,9 @@ def load_yaml(text: str, *, file: str | None = None, max_nodes: int = MAX_NODES,
     Raises
     ------
     InputError
-        A syntax error (with its line), nesting deeper than ``max_depth``, or more than
-        ``max_nodes`` values once aliases are expanded.
+        A syntax error (with its line), nesting deeper than ``max_depth``, more than
+        ``max_nodes`` values once aliases are expanded, an integer too long to convert, or a
+        number that is not finite (naming its key).
     """
     import yaml
 
@@ -76,6 +78,12 @@ def load_yaml(text: str, *, file: str | None = None, max_nodes: int = MAX_NODES,
         if node is None:
             return None
         _expanded_size(node, max_nodes, max_depth, file)
-        return loader.construct_document(node)
+        try:
+            doc = loader.construct_document(node)
+        except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+            raise InputError(f"holds a value that cannot be read ({str(exc)[:100]})", file=file) from None
+        # the finite-number rule of every format (.inf, .nan, integers beyond any float)
+        Reader(file, InputError, yaml=True).check_tree(doc, max_depth=max_depth)
+        return doc
     finally:
         loader.dispose()

@@ -6,9 +6,9 @@
 fraction of Amdahl's law), ``beta`` [-] the coherency (crosstalk) penalty.  With ``beta = 0`` the
 law is Amdahl's and throughput never falls as clients are added; with ``beta > 0`` it peaks at
 ``N* = sqrt((1 - alpha) / beta)`` and then falls: *retrograde* scaling.  A retrograde curve on
-hardware that scales under another software stack is the shape of a software bottleneck: seed
-001 (AnandTech, "No More Apple Mysteries, Part Two", 2005) measured MySQL on one dual G5 at 113
-and 62 queries/s for 5 and 10 clients under Mac OS X, 411 and 443 under Yellow Dog Linux.
+hardware that scales under another software stack is the shape of a software bottleneck: J. De
+Gelas ("No More Apple Mysteries, Part Two", AnandTech, 2005-09-01) measured MySQL on one dual G5
+at 113 and 62 queries/s for 5 and 10 clients under Mac OS X, 411 and 443 under Yellow Dog Linux.
 
 The fit is bounded non-linear least squares (``alpha``, ``beta`` in [0, 1], ``gamma`` > 0) from
 several starting points: ``gamma`` in closed form for each (``alpha``, ``beta``), those two by
@@ -16,8 +16,11 @@ nlopt's BOBYQA (:func:`_fit`).  Standard errors come from the Jacobian at the so
 ``cov = s^2 (J^T J)^-1`` with ``s^2 = RSS / (n - k)``, and intervals from Student's t
 (:mod:`pinchpoint.physics.distributions`).  Whether ``beta`` is significantly above zero is decided by the
 nested-model test against the best ``beta = 0`` (Amdahl) fit: an F test when the full fit has
-residual degrees of freedom; otherwise (two or three points) a chi-square test of the Amdahl
-fit's residuals against an assumed relative measurement noise (default 5 %).
+residual degrees of freedom.  Without them (one to three points) the noise cannot be estimated:
+there is no test and no fitted peak, and the verdict says only what the points show, whether
+throughput falls between two client counts by more than an assumed relative noise (default 5 %).
+One point is a reference figure: nothing is fitted.  Throughputs are fitted scaled to their
+largest value (the law is linear in ``gamma``), so 1e-300 and 1e300 fit as 1 does.
 
 A significant ``beta`` alone does not make a series retrograde: a USL fitted to throughput that
 rises to a plateau (the exact MVA solution of Jain's Example 34.2 [4]) can put a peak at 13 clients
@@ -52,6 +55,11 @@ from pinchpoint.errors import InputError
 
 PARAMS = ("gamma", "alpha", "beta")
 DEFAULT_NOISE = 0.05  # assumed relative measurement noise when the data cannot estimate it
+#: Client counts read: fractional average sessions (0.1) up to any real population; outside
+#: this range N (N - 1) loses all precision or overflows.
+CLIENTS_RANGE = (1e-6, 1e9)
+#: A fixed gamma, relative to the largest throughput, outside this range describes other data.
+GAMMA_RANGE = (1e-12, 1e12)
 LEVEL = 0.95
 
 
@@ -85,12 +93,12 @@ class Estimate:
 class BetaTest:
     """Nested-model test of beta = 0 (Amdahl) against the full USL."""
 
-    method: str  # "F" or "chi2 (assumed noise)"
+    method: str  # "F", or "none" when the noise cannot be estimated (statistic, p_value: nan)
     statistic: float
     p_value: float
     rss_amdahl: float
     rss_usl: float | None
-    noise: float | None  # relative noise assumed (chi2 method)
+    noise: float | None  # relative noise assumed when untested
     significant: bool
 
     def to_dict(self) -> dict:
@@ -111,13 +119,13 @@ class USLFit:
     beta: Estimate | None
     rss: float | None
     dof: int | None
-    amdahl: tuple[float, float]  # (gamma, alpha) of the beta = 0 fit
+    amdahl: tuple[float, float] | None  # (gamma, alpha) of the beta = 0 fit; None for one point
     test: BetaTest
     level: float = LEVEL
     notes: tuple[str, ...] = field(default=())
-    #: When the series is too short for the full fit but retrograde: the USL with alpha held at 0
-    #: (or at its --fix value) through the points, (gamma, alpha, beta).  An illustration of one
-    #: curve consistent with the data, not an estimate with an interval.
+    #: When the series is too short for the full fit but falls: the USL with alpha held at 0 (or
+    #: at its --fix value) through the points, (gamma, alpha, beta).  One curve consistent with
+    #: the data, not an estimate: it places no peak and is drawn only between the points.
     alpha_held: tuple[float, float, float] | None = None
     #: The fall is seen: in the data, or in the fitted curve past a peak inside the measured range
     #: (module docstring); None before that was judged (only beta's test decides then).
@@ -133,24 +141,37 @@ class USLFit:
         return self.alpha_held
 
     @property
+    def tested(self) -> bool:
+        """beta was tested (the full fit has residual degrees of freedom to estimate the noise)."""
+        return self.test.method == "F"
+
+    @property
     def peak_clients(self) -> float | None:
-        p = self._params()
-        return None if p is None else peak_clients(p[1], p[2])
+        """N at the fitted peak; None when the points cannot determine the curve."""
+        return peak_clients(self.alpha.value, self.beta.value) if self.fitted and self.tested else None
 
     @property
     def peak_throughput(self) -> float | None:
-        n, p = self.peak_clients, self._params()
+        n = self.peak_clients
         if n is None or not math.isfinite(n):
             return None
-        return float(usl(n, *p))
+        return float(usl(n, *self._params()))
 
     @property
     def retrograde(self) -> bool:
-        """beta significantly > 0 and throughput seen to fall past a peak (module docstring)."""
+        """Throughput seen to fall past a peak, beta significantly > 0 where it can be tested
+        (module docstring)."""
+        if not self.tested:
+            return bool(self.falls)
         return self.test.significant and self.falls is not False
 
     @property
     def verdict(self) -> str:
+        if self.amdahl is None:
+            return ("one client count: nothing to fit (a reference figure); measure at several client counts "
+                    "to see how throughput scales")
+        if not self.tested:
+            return self._short_verdict()
         if self.test.significant and not self.retrograde:
             pk = self.peak_clients
             where = (f"the fitted peak at N = {pk:.3g} is beyond the largest measured N = {self.clients.max():g}"
@@ -162,17 +183,32 @@ class USLFit:
             where = (f" past N = {self.peak_clients:.3g}" if self.peak_clients and math.isfinite(self.peak_clients)
                      else "")
             return ("retrograde: throughput falls as clients are added" + where + " (beta > 0, p = "
-                    f"{self.test.p_value:.2g}): contention in software (locks, thread or process handling, "
-                    "coherency traffic), not a hardware ceiling")
+                    f"{self.test.p_value:.2g}): " + _CAUSE)
         if self.fitted and self.alpha.value > 0.5:
             return (f"not retrograde; strongly serialised (alpha = {self.alpha.value:.2f}): throughput levels off "
                     f"near {self.gamma.value / self.alpha.value:.4g}")
         return "not retrograde: throughput rises or levels off with clients (beta not significant)"
 
+    def _short_verdict(self) -> str:
+        """What one to three points show, without a test or a peak."""
+        n, x = self.clients, self.throughput
+        drops = [(x[i] - x[j], i, j) for i in range(n.size) for j in range(i + 1, n.size) if n[j] > n[i]]
+        why = (f"{n.size} points cannot estimate the noise: no significance test and no peak position; "
+               "measure more client counts")
+        if self.retrograde and drops:
+            _, i, j = max(drops)
+            return (f"retrograde in the measured points: throughput falls from {x[i]:.4g} at N = {n[i]:g} to "
+                    f"{x[j]:.4g} at N = {n[j]:g} ({(x[j] - x[i]) / x[i]:+.0%}), more than the assumed "
+                    f"{self.test.noise:.0%} noise; {why}.  A fall as clients are added is the shape of " + _CAUSE)
+        return (f"not retrograde in the measured points: no fall larger than the assumed {self.test.noise:.0%} "
+                f"noise; {why}")
+
     def predict(self, clients) -> np.ndarray:
         p = self._params()
         if p is not None:
             return usl(clients, *p)
+        if self.amdahl is None:
+            return np.full(np.shape(clients), np.nan)
         g, a = self.amdahl
         return usl(clients, g, a, 0.0)
 
@@ -186,11 +222,15 @@ class USLFit:
             "confidence_level": self.level, "rss": self.rss, "dof": self.dof,
             "peak_clients": pk if pk is None or math.isfinite(pk) else None,
             "peak_throughput": self.peak_throughput,
-            "amdahl_fit": {"gamma": self.amdahl[0], "alpha": self.amdahl[1]},
+            "amdahl_fit": ({"gamma": self.amdahl[0], "alpha": self.amdahl[1]} if self.amdahl else None),
             "alpha_held_fit": (dict(zip(PARAMS, self.alpha_held)) if self.alpha_held else None),
             "beta_test": self.test.to_dict(),
             "retrograde": self.retrograde, "verdict": self.verdict, "notes": list(self.notes),
         }
+
+
+_CAUSE = ("contention in software (locks, thread or process handling, coherency traffic), "
+          "not a hardware ceiling")
 
 
 def _check_data(clients, throughput, series: str):
@@ -202,6 +242,10 @@ def _check_data(clients, throughput, series: str):
         raise InputError(f"series {series!r}: clients and throughput must be finite numbers")
     if np.any(n <= 0):
         raise InputError(f"series {series!r}: the number of clients must be > 0, got {n.min():g}")
+    lo, hi = CLIENTS_RANGE
+    if np.any(n < lo) or np.any(n > hi):
+        raise InputError(f"series {series!r}: client counts must lie in {lo:g} .. {hi:g}, got "
+                         f"{n.min():g} .. {n.max():g}")
     if np.any(x <= 0):
         raise InputError(f"series {series!r}: throughput must be > 0, got {x.min():g}")
     order = np.argsort(n, kind="stable")
@@ -261,6 +305,8 @@ def _fit(n, x, fixed: dict[str, float]):
         except (nlopt.RoundoffLimited, nlopt.runtime_error):
             pass  # stopped by round-off (or a failure): the best point seen so far is kept
     v = best[1]
+    if v is None:  # every evaluation was nan: values no float arithmetic can fit
+        raise InputError("the USL cannot be fitted to these values (no finite sum of squares)")
     columns = _jacobian_columns(n, v["gamma"], v["alpha"], v["beta"])
     jac = np.column_stack([columns[p] for p in free]) if free else np.empty((n.size, 0))
     return {p: float(v[p]) for p in PARAMS}, best[0], jac, free
@@ -277,99 +323,118 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     fixed : dict, optional
         Parameters held at given values ({"alpha": 0.0}); the others are fitted.
     noise : float, optional
-        Relative measurement noise [-] for the chi-square test when the full fit has no residual
-        degrees of freedom (default 5 %).  Ignored otherwise.
+        Relative measurement noise [-] a fall must exceed when the data cannot estimate the
+        noise (default 5 %).  Ignored otherwise.
 
     Raises
     ------
     InputError
-        Fewer points than the free parameters of the beta = 0 model (the smallest model the
-        test needs), bad values, or a fixed parameter out of its bounds.
+        Bad values, too few different client counts for the beta = 0 model, or a fixed
+        parameter out of its bounds.
     """
-    from pinchpoint.physics.distributions import chi2_sf, f_sf, t_ppf
-
     fixed = dict(fixed or {})
+    n, x = _check_data(clients, throughput, series)
+    top = float(x.max())  # the fit runs on x / top: gamma is linear, the rest scale-free
+    _check_fixed(fixed, top)
+    rel = DEFAULT_NOISE if noise is None else float(noise)
+    if not (math.isfinite(rel) and rel > 0):
+        raise InputError(f"the relative noise must be > 0, got {noise!r}", key="noise")
+    if n.size == 1:
+        test = BetaTest("none", math.nan, math.nan, math.nan, None, rel, False)
+        return USLFit(series, n, x, None, None, None, None, None, None, test, level,
+                      (), None, False)
+    k0 = len([p for p in ("gamma", "alpha") if p not in fixed])
+    if len(set(n.tolist())) < k0:  # (np.unique would import numpy.ma: 11 ms)
+        raise InputError(f"series {series!r}: needs measurements at {k0} or more different client counts")
+    scaled = {k: (v / top if k == "gamma" else v) for k, v in fixed.items()}
+    f = _fit_scaled(n, x / top, scaled, rel, level, series)
+    up = lambda e: None if e is None else Estimate(  # noqa: E731
+        e.value * top, *(None if v is None else v * top for v in (e.stderr, e.low, e.high)), e.fixed)
+    sq = lambda v: None if v is None else v * top * top  # noqa: E731 (inf past 1e154: JSON null)
+    t = f.test
+    return USLFit(series, n, x, up(f.gamma), f.alpha, f.beta, sq(f.rss), f.dof,
+                  (f.amdahl[0] * top, f.amdahl[1]),
+                  BetaTest(t.method, t.statistic, t.p_value, sq(t.rss_amdahl), sq(t.rss_usl), t.noise, t.significant),
+                  level, f.notes, None if f.alpha_held is None else (f.alpha_held[0] * top, *f.alpha_held[1:]),
+                  f.falls)
+
+
+def _check_fixed(fixed: dict, top: float) -> None:
     for k, v in fixed.items():
         if k not in PARAMS:
             raise InputError(f"no USL parameter {k!r} (parameters: {', '.join(PARAMS)})", key="fix")
         ok = v > 0 if k == "gamma" else 0 <= v <= 1
         if not (math.isfinite(v) and ok):
             raise InputError(f"{k} = {v!r} is out of bounds ({'> 0' if k == 'gamma' else 'in [0, 1]'})", key="fix")
+        lo, hi = GAMMA_RANGE
+        if k == "gamma" and not lo <= v / top <= hi:
+            raise InputError(f"gamma = {v!r} is out of range for throughputs of at most {top:.4g} (expected "
+                             f"{lo:g} .. {hi:g} times that)", key="fix")
     if "beta" in fixed:
         raise InputError("beta cannot be fixed: the fit exists to estimate it", key="fix")
-    n, x = _check_data(clients, throughput, series)
+
+
+def _fit_scaled(n, x, fixed: dict, rel: float, level: float, series: str) -> USLFit:
+    """:func:`fit` on throughputs scaled to at most 1 (two points or more)."""
+    from pinchpoint.physics.distributions import f_sf, t_ppf
+
     k_full = len([p for p in PARAMS if p not in fixed])
     amdahl_fixed = {**fixed, "beta": 0.0}
     k0 = len([p for p in PARAMS if p not in amdahl_fixed])
-    if n.size < max(k0, 1):
-        raise InputError(f"series {series!r}: {n.size} data point(s), fewer than the {max(k0, 1)} fit parameters "
-                         f"({', '.join(p for p in PARAMS if p not in amdahl_fixed)}) of even the beta = 0 model")
-    if len(set(n.tolist())) < min(n.size, k0):  # (np.unique would import numpy.ma: 11 ms)
-        raise InputError(f"series {series!r}: needs measurements at {k0} or more different client counts")
     notes = []
     p0, rss0, _, _ = _fit(n, x, amdahl_fixed) if k0 else (amdahl_fixed, float(np.sum((usl(n, **amdahl_fixed) - x) ** 2)), None, [])
-    ests = {p: None for p in PARAMS}
-    rss = dof = None
-    if n.size >= k_full:
-        pv, rss, jac, free = _fit(n, x, fixed)
-        dof = int(n.size - k_full)
-        se = {}
-        if dof > 0:
-            s2 = rss / dof
-            cov = s2 * np.linalg.pinv(jac.T @ jac)
-            t = t_ppf(0.5 + level / 2, dof)
-            for i, p in enumerate(free):
-                se[p] = float(math.sqrt(max(cov[i, i], 0.0)))
-        else:
-            t = None
-            notes.append(f"{n.size} points for {k_full} parameters: an exact fit with no residual degrees of "
-                         "freedom, so no confidence intervals")
-        for p in PARAMS:
-            if p in fixed:
-                ests[p] = Estimate(fixed[p], None, None, None, fixed=True)
-            elif p in se:
-                lo_b, hi_b = (0.0, math.inf) if p == "gamma" else (0.0, 1.0)
-                ests[p] = Estimate(pv[p], se[p], max(pv[p] - t * se[p], lo_b), min(pv[p] + t * se[p], hi_b))
-            else:
-                ests[p] = Estimate(pv[p], None, None, None)
-    else:
-        notes.append(f"{n.size} points cannot determine the {k_full} USL parameters: only the beta = 0 "
-                     "(Amdahl) model is fitted, and the retrograde test compares the data with it")
-    # Is beta significantly above zero?
-    scale2 = float(np.mean(x)) ** 2
+    ests, rss, dof = _full_fit(n, x, fixed, k_full, level, notes)
     if dof:
-        s2 = max(rss / dof, (1e-9 ** 2) * scale2)
+        s2 = max(rss / dof, (1e-9 ** 2) * float(np.mean(x)) ** 2)  # exact data: round-off, not zero
         f_stat = max(rss0 - rss, 0.0) / s2
         p_value = f_sf(f_stat, 1, dof)
-        test = BetaTest("F", f_stat, p_value, rss0, rss, None,
-                        bool(p_value < 1 - level and ests["beta"].value > 0))
+        test = BetaTest("F", f_stat, p_value, rss0, rss, None, bool(p_value < 1 - level and ests["beta"].value > 0))
+        margin = np.full(n.size, t_ppf(0.5 + level / 2, dof) * math.sqrt(s2) * math.sqrt(2))
+        curve = (ests["gamma"].value, ests["alpha"].value, ests["beta"].value)
     else:
-        rel = DEFAULT_NOISE if noise is None else float(noise)
-        if not (math.isfinite(rel) and rel > 0):
-            raise InputError(f"the relative noise must be > 0, got {noise!r}", key="noise")
-        r0 = (usl(n, p0["gamma"], p0["alpha"], 0.0) - x) / (rel * x)
-        chi2 = float(np.sum(r0 ** 2))
-        df = max(n.size - k0, 1)
-        p_value = chi2_sf(chi2, df)
-        sig = p_value < 1 - level and (ests["beta"] is None or ests["beta"].value > 0)
-        test = BetaTest("chi2 (assumed noise)", chi2, p_value, rss0, rss, rel, bool(sig))
-        notes.append(f"the measurement noise cannot be estimated from {n.size} points: {rel:.0%} relative noise "
-                     "is assumed for the beta test (--noise)")
+        test = BetaTest("none", math.nan, math.nan, rss0, rss, rel, False)
+        notes.append(f"the measurement noise cannot be estimated from {n.size} points: a fall counts when it "
+                     f"exceeds twice the assumed {rel:.0%} relative noise (--noise); beta is not tested")
+        margin, curve = 2 * rel * x, None
+    falls = _falls(n, x, margin, curve)
     held = None
-    if ests["beta"] is None and test.significant and not {"gamma", "alpha"} <= set(fixed):
+    if not dof and falls and not {"gamma", "alpha"} <= set(fixed):
         pa, _, _, _ = _fit(n, x, {"alpha": 0.0, **fixed})
         held = (float(pa["gamma"]), float(pa["alpha"]), float(pa["beta"]))
-        notes.append(f"one retrograde USL curve through the points, alpha held at {held[1]:g}: gamma = "
-                     f"{held[0]:.4g}, beta = {held[2]:.3g}, peak at N = {peak_clients(held[1], held[2]):.3g}")
-    curve = (ests["gamma"].value, ests["alpha"].value, ests["beta"].value) if ests["beta"] is not None else held
-    if dof:
-        s_res = math.sqrt(max(rss / dof, (1e-9 ** 2) * scale2))  # exact data: round-off, not zero
-        margin = np.full(n.size, t_ppf(0.5 + level / 2, dof) * s_res * math.sqrt(2))
-    else:
-        margin = 2 * (DEFAULT_NOISE if noise is None else float(noise)) * x
-    falls = _falls(n, x, margin, curve)
+        notes.append(f"one USL curve through the points, alpha held at {held[1]:g} (beta = {held[2]:.3g}): "
+                     "an illustration between the points, which cannot place its peak")
     return USLFit(series, n, x, ests["gamma"], ests["alpha"], ests["beta"], rss, dof,
                   (float(p0["gamma"]), float(p0["alpha"])), test, level, tuple(notes), held, falls)
+
+
+def _full_fit(n, x, fixed: dict, k_full: int, level: float, notes: list):
+    """The estimates of the full USL (None each when the points are too few), RSS, dof."""
+    from pinchpoint.physics.distributions import t_ppf
+
+    ests = {p: None for p in PARAMS}
+    if n.size < k_full:
+        notes.append(f"{n.size} points cannot determine the {k_full} USL parameters: only the beta = 0 "
+                     "(Amdahl) model is fitted")
+        return ests, None, None
+    pv, rss, jac, free = _fit(n, x, fixed)
+    dof = int(n.size - k_full)
+    se = {}
+    if dof > 0:
+        cov = rss / dof * np.linalg.pinv(jac.T @ jac)
+        t = t_ppf(0.5 + level / 2, dof)
+        se = {p: float(math.sqrt(max(cov[i, i], 0.0))) for i, p in enumerate(free)}
+    else:
+        notes.append(f"{n.size} points for {k_full} parameters: an exact fit with no residual degrees of "
+                     "freedom, so no confidence intervals")
+    for p in PARAMS:
+        if p in fixed:
+            ests[p] = Estimate(fixed[p], None, None, None, fixed=True)
+        elif p in se:
+            lo_b, hi_b = (0.0, math.inf) if p == "gamma" else (0.0, 1.0)
+            ests[p] = Estimate(pv[p], se[p], max(pv[p] - t * se[p], lo_b), min(pv[p] + t * se[p], hi_b))
+        else:
+            ests[p] = Estimate(pv[p], None, None, None)
+    return ests, rss, dof
 
 
 def _falls(n, x, margin, curve) -> bool:

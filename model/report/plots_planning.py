@@ -252,23 +252,53 @@ def plot_predictions(predictions, path) -> Path:
 
 def plot_scale(fits, path, unit: str = "1/s", mva=None) -> Path:
     """Measured throughput vs clients with the USL fit (or the beta = 0 fit) and, if given,
-    the MVA curve and its asymptotic bound."""
+    the MVA curve and its asymptotic bound.
+
+    A fitted curve is solid between the smallest and largest measured client counts and dashed
+    beyond them (extrapolated); a curve the points cannot determine (two points, alpha held)
+    is drawn between the points only, dotted; one point gets no curve."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     top = max([float(f.clients.max()) for f in fits] + ([float(mva.clients.max())] if mva is not None else []))
-    grid = np.linspace(1, max(top * 1.5, 2), 200)
+    low = min([float(f.clients.min()) for f in fits] + [1.0])
+    grid = np.linspace(low, max(top * 1.5, 2), 400)
+    extrapolated = False
     for f in fits:
         line = ax.plot(f.clients, f.throughput, "o", label=f"{f.series} (measured)")[0]
-        tag = "USL" if f.fitted else ("USL, alpha held" if f.alpha_held else "beta = 0 fit")
-        ax.plot(grid, f.predict(grid), "-", color=line.get_color(),
-                label=f"{f.series}: {tag}{' (retrograde)' if f.retrograde else ''}")
+        extrapolated |= _draw_fit(ax, f, grid, line.get_color())
     if mva is not None:
         from pinchpoint.physics.queueing import throughput_bound
 
-        ax.plot(mva.clients, mva.throughput, "k--", label="MVA")
+        ax.plot(mva.clients, mva.throughput, "k--", label=f"MVA ({mva.method})")
         ax.plot(mva.clients, throughput_bound(mva.clients, mva.total_demand, mva.max_demand, mva.think_time),
                 "k:", label="asymptotic bound")
     ax.set_xlabel("concurrent clients N")
     ax.set_ylabel(f"throughput [{unit}]")
+    if extrapolated:
+        ax.plot([], [], color="grey", linestyle="--", label="dashed: extrapolated beyond the measured N")
     ax.legend(fontsize=8)
     return _save(fig, path)
+
+
+def _draw_fit(ax, f, grid, color) -> bool:
+    """Draw one series' curve; True when a dashed (extrapolated) part was drawn."""
+    if f.amdahl is None:  # one point: nothing fitted
+        return False
+    lo, hi = float(f.clients.min()), float(f.clients.max())
+    if f.fitted and f.tested:
+        tag = "USL"
+    elif f.alpha_held is not None:
+        inside = np.linspace(lo, hi, 100)
+        ax.plot(inside, f.predict(inside), ":", color=color,
+                label=f"{f.series}: one USL curve through the points (alpha held; undetermined)")
+        return False
+    else:
+        tag = "USL, exact through the points" if f.fitted else "beta = 0 fit"
+    inside = (grid >= lo) & (grid <= hi)
+    y = f.predict(grid)
+    ax.plot(np.r_[lo, grid[inside], hi], f.predict(np.r_[lo, grid[inside], hi]), "-", color=color,
+            label=f"{f.series}: {tag}{' (retrograde)' if f.retrograde else ''}")
+    for part in (grid <= lo, grid >= hi):
+        if part.sum() > 1:
+            ax.plot(grid[part], y[part], "--", color=color)
+    return bool((grid <= lo).sum() > 1 or (grid >= hi).sum() > 1)

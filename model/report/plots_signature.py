@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from pinchpoint.errors import InputError, SignatureError
 from pinchpoint.measure.hostinfo import data_cache_sizes
@@ -214,6 +215,12 @@ def _fmt_size(n: int) -> str:
     return f"{n} B"
 
 
-def save(ax, path) -> None:
-    """Save the figure of ``ax`` (format from the suffix: .svg, .png, .pdf)."""
-    ax.figure.savefig(path, bbox_inches="tight")
+def save(ax, path, *, key: str = "-o") -> None:
+    """Save the figure of ``ax`` (format from the suffix: .svg, .png, .pdf), atomically: an
+    interrupted or failed write (SIGTERM, a full disk, ``/dev/full``) leaves an existing file as
+    it was and is an error naming ``key``, never a "wrote" line."""
+    from pinchpoint.paths import atomic_write
+
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_write(path, "wb", key=key) as fh:
+        ax.figure.savefig(fh, format=fmt, bbox_inches="tight")

@@ -1,5 +1,5 @@
 """The fuzzing engine shared by the quick run (tests/fuzz/test_fuzz_quick.py) and the long run
-(benchmarks/fuzz.py), issue 18.
+(benchmarks/fuzz.py).
 
 Each format has seed files (every bundled and fixture file of that format) and a target: what a
 command does with such a file (load a profile and compute every ceiling and scenario, load a
@@ -48,6 +48,11 @@ class _Refused(Exception):
     """The CLI answered exit 2 with one line: a clean refusal."""
 
 
+class SilentNonsense(Exception):
+    """An answer given with exit 0 that cannot be right (NaN, a zero ceiling, two runs that must
+    agree and do not): counted apart from tracebacks (tests/fuzz/extreme.py)."""
+
+
 class Hang(BaseException):
     """Raised by SIGALRM when a case runs past its limit (BaseException: nothing catches it)."""
 
@@ -59,6 +64,7 @@ class Tally:
     clean: int = 0
     traceback: int = 0
     hang: int = 0
+    nonsense: int = 0  # answers given that cannot be right (SilentNonsense)
     unnamed: int = 0  # clean errors that do not name the file they are about
     sites: dict = field(default_factory=dict)  # "file:line:function ExcType" -> count
     examples: dict = field(default_factory=dict)  # site -> a short description of one case
@@ -365,6 +371,9 @@ def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: st
     except Hang:
         tally.add("hang", "hang", example)
         return "hang"
+    except SilentNonsense as exc:
+        tally.add("nonsense", f"nonsense: {str(exc)[:100]}", example)
+        return "nonsense"
     except (PinchpointError, _Refused) as exc:
         if must_name and must_name not in str(exc):
             tally.unnamed += 1
@@ -372,7 +381,7 @@ def run_case(call: Callable[[], None], tally: Tally, limit_s: float, example: st
         tally.add("clean")
         return "clean"
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - classifying is the point
-        tally.add("traceback", _site(exc), example)
+        tally.add("traceback", _site(exc), f"{example} -> {str(exc)[:160]}")
         return "traceback"
     tally.add("ok")
     return "ok"
@@ -478,16 +487,14 @@ def fuzz_cli(cases: int, seed: int, *, limit_s: float = 10.0) -> Tally:
 
 
 def table(results: dict[str, Tally]) -> str:
-    rows = ["| input | cases | ok | clean error | traceback | hang |", "|---|---|---|---|---|---|"]
+    rows = ["| input | cases | ok | clean error | traceback | hang | silent nonsense |",
+            "|---|---|---|---|---|---|---|"]
     for name, t in results.items():
-        rows.append(f"| {name} | {t.cases:,} | {t.ok:,} | {t.clean:,} | {t.traceback:,} | {t.hang:,} |")
+        rows.append(f"| {name} | {t.cases:,} | {t.ok:,} | {t.clean:,} | {t.traceback:,} | {t.hang:,} | "
+                    f"{t.nonsense:,} |")
     return "\n".join(rows)
 
 
 def timed(fn, *args, **kw):
     start = time.perf_counter()
-    out = fn(*args, **kw)
-    return out, time.perf_counter() - start
-
-
-
+    return fn(*args, **kw), time.perf_counter() - start

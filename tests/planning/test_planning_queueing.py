@@ -94,3 +94,44 @@ def test_asymptotic_bounds_and_n_star():
 def test_bad_network_is_an_input_error(kwargs, fragment):
     with pytest.raises(InputError, match=fragment):
         queueing.mva(**kwargs)
+
+
+def test_large_populations_keep_a_log_spaced_selection_of_the_exact_values():
+    kept = queueing.mva([0.2, 0.1, 0.3], 500, think_time=1.0)
+    assert kept.clients.size <= queueing.SHOWN and kept.clients[0] == 1 and kept.clients[-1] == 500
+    # the same recursion: each kept population's throughput is the exact one (computed below)
+    q, xs = np.zeros(3), {}
+    for n in range(1, 501):
+        r = np.array([0.2, 0.1, 0.3]) * (1 + q)
+        x = n / (1.0 + r.sum())
+        q = x * r
+        xs[n] = x
+    assert kept.method == "exact"
+    assert kept.throughput == pytest.approx([xs[int(n)] for n in kept.clients], rel=1e-12)
+
+
+@pytest.mark.parametrize("demands, z", [([1e-3], 0.0), ([1e-3, 0.8e-3, 0.5e-3], 2e-3), ([0.2, 0.1, 0.05], 0.0)])
+def test_schweitzer_is_close_to_exact_and_exact_far_past_n_star(demands, z):
+    """Schweitzer's approximation (Q(n-1) = (n-1)/n Q(n)) against exact MVA at the same
+    populations: within 5 % everywhere (Lazowska et al. 1984, sec. 6.4.2, report errors of a few
+    per cent), and the gap closes as N grows past N* (X -> 1 / D_max): below 1e-4 from 100 x N*, below
+    1e-6 at 20,000 clients."""
+    d = np.array(demands)
+    exact = queueing.mva(demands, 20_000, think_time=z)
+    approx = queueing._schweitzer(d, np.ones(d.size, bool), z, exact.clients, tuple("abc"[:d.size]),
+                                  ("queue",) * d.size)
+    assert np.all(np.abs(approx.throughput / exact.throughput - 1) < 0.05)
+    far = exact.clients >= 100 * exact.n_star
+    gap = np.abs(approx.throughput / exact.throughput - 1)
+    assert np.all(gap[far] < 1e-4) and gap[-1] < 1e-6
+    # Little's law holds in the approximation too: sum of Q_k + X Z = N
+    assert approx.queue_length.sum(axis=0) + approx.throughput * z == pytest.approx(exact.clients, rel=1e-9)
+
+
+def test_past_the_exact_limit_the_approximation_is_used_and_bounded():
+    res = queueing.mva([1e-3, 0.5e-3], 10 ** 9)
+    assert res.method.startswith("Schweitzer") and res.clients[-1] == 10 ** 9
+    assert res.throughput[-1] == pytest.approx(1000.0, rel=1e-9)
+    assert np.all(np.diff(res.throughput) >= -1e-9)  # throughput never falls in a product-form network
+    with pytest.raises(InputError, match="at most"):
+        queueing.mva([1e-3], 10 ** 13)

@@ -1,4 +1,4 @@
-"""USL fits: the seed 001 MySQL series, exact synthetic data, bad input."""
+"""USL fits: the AnandTech 2005 MySQL series, exact synthetic data, bad input."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pinchpoint.physics import usl
 from pinchpoint.inputs.concurrency_io import read_series
 from pinchpoint.errors import InputError
 
-# seed 001 (AnandTech, "No More Apple Mysteries, Part Two", 2005-09-01, "The Xserve Server Platform"):
+# J. De Gelas (AnandTech, "No More Apple Mysteries, Part Two", 2005-09-01, "The Xserve Server Platform"):
 # MySQL on one dual 2.5 GHz G5, queries/s. "At 5 concurrent simulated users ... 411 versus 113 queries per
 # second. It gets worse at 10 concurrent users: 443 queries per second on Linux versus 62 on Mac Os X."
-SEED001_MACOSX = {5: 113, 10: 62}
-SEED001_LINUX = {5: 411, 10: 443}
+ANANDTECH_MACOSX = {5: 113, 10: 62}
+ANANDTECH_LINUX = {5: 411, 10: 443}
 BUNDLED = "mysql-g5-anandtech-2005-09-01"
 #: the usl R package's oracledb data set (S. Moeding, BSD 2-clause; tests/fixtures/usl)
 ORACLEDB = Path(__file__).parent.parent / "fixtures" / "usl" / "oracledb-usl-r-package.csv"
@@ -30,37 +30,59 @@ def test_formula_and_peak():
     assert math.isinf(usl.peak_clients(0.2, 0.0))
 
 
-def test_bundled_file_holds_the_seed_figures():
+def test_bundled_file_holds_the_published_figures():
     data = read_series(BUNDLED)
     got = {s.name: dict(zip(s.clients.tolist(), s.throughput.tolist())) for s in data.series}
-    assert got == {"macosx-server-10.4": SEED001_MACOSX, "yellow-dog-linux-4.0.1": SEED001_LINUX}
+    assert got == {"macosx-server-10.4": ANANDTECH_MACOSX, "yellow-dog-linux-4.0.1": ANANDTECH_LINUX}
     assert data.unit == "queries/s"
     assert any("anandtech.com/show/1778" in c for c in data.comments)
 
 
-def test_seed001_macosx_is_retrograde():
-    f = usl.fit(list(SEED001_MACOSX), list(SEED001_MACOSX.values()), series="macosx")
+def test_anandtech_macosx_is_retrograde():
+    f = usl.fit(list(ANANDTECH_MACOSX), list(ANANDTECH_MACOSX.values()), series="macosx")
     assert f.retrograde
     assert "contention in software" in f.verdict
     # no beta = 0 curve can fall: the best one is flat at the mean, 87.5 q/s
     assert f.amdahl[0] * 1 == pytest.approx(87.5, rel=1e-6) and f.amdahl[1] == pytest.approx(1.0, abs=1e-6)
 
 
-def test_seed001_macosx_alpha_held_curve_peaks_near_two_clients():
+def test_anandtech_macosx_two_points_place_no_peak():
     # With alpha = 0 the USL through (5, 113) and (10, 62) solves by hand:
     # 10 (1 + 20 b) / (5 (1 + 90 b)) = 62 / 113  ->  b = (2 - r) / (90 r - 40), r = 62 / 113
     r = 62 / 113
     beta = (2 - r) / (90 * r - 40)
     gamma = 113 * (1 + 20 * beta) / 5
-    f = usl.fit(list(SEED001_MACOSX), list(SEED001_MACOSX.values()), series="macosx")
+    f = usl.fit(list(ANANDTECH_MACOSX), list(ANANDTECH_MACOSX.values()), series="macosx")
     assert f.alpha_held == pytest.approx((gamma, 0.0, beta), rel=1e-6)
-    # seed 001: Mac OS X "shows better performance going from one to a second connection ... After that,
-    # however, performance completely collapses": the curve peaks between 2 and 3 clients.
-    assert 2 < f.peak_clients < 3
+    # that curve is one of many through two points: no peak position is stated, nor a p-value
+    # from an assumed noise; the verdict says what the points show (113 -> 62: -45 %)
+    assert f.peak_clients is None and f.peak_throughput is None and not f.tested
+    assert "falls from 113 at N = 5 to 62 at N = 10 (-45%)" in f.verdict
+    assert "p =" not in f.verdict and "peak at" not in " ".join(f.notes)
+    d = f.to_dict()
+    assert d["peak_clients"] is None and d["beta_test"]["method"] == "none"
 
 
-def test_seed001_linux_is_not_retrograde():
-    f = usl.fit(list(SEED001_LINUX), list(SEED001_LINUX.values()), series="linux")
+def test_one_point_is_a_reference_figure_not_an_error():
+    f = usl.fit([100], [250.0], series="apache")
+    assert not f.fitted and f.amdahl is None and not f.retrograde
+    assert "nothing to fit" in f.verdict
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-150, 1.0, 1e150, 1e300])
+def test_the_fit_does_not_depend_on_the_throughput_scale(factor):
+    """Metamorphic: throughput times a constant scales gamma by it and leaves the rest alone
+    (1e300 overflowed the sums of squares; 1e-300 divided by zero)."""
+    n = np.arange(1, 13)
+    x = usl.usl(n, 250.0, 0.04, 0.003)
+    ref, f = usl.fit(n, x), usl.fit(n, x * factor)
+    assert f.gamma.value == pytest.approx(ref.gamma.value * factor, rel=1e-6)
+    assert (f.alpha.value, f.beta.value) == pytest.approx((ref.alpha.value, ref.beta.value), rel=1e-6, abs=1e-12)
+    assert f.retrograde == ref.retrograde and f.test.p_value == pytest.approx(ref.test.p_value, rel=1e-6)
+
+
+def test_anandtech_linux_is_not_retrograde():
+    f = usl.fit(list(ANANDTECH_LINUX), list(ANANDTECH_LINUX.values()), series="linux")
     assert not f.retrograde
     # an Amdahl curve passes through both points: 2 (1 + 4 alpha) / (1 + 9 alpha) = 443 / 411
     alpha = (2 - 443 / 411) / (9 * 443 / 411 - 8)
@@ -78,7 +100,7 @@ def test_exact_synthetic_data_recovers_parameters():
 
 def test_peak_beyond_the_measured_range_is_not_retrograde():
     # the same curve measured only up to N = 16 rises all the way: beta is significant, but
-    # nothing measured falls (issue 12 item 5)
+    # nothing measured falls
     n = np.arange(1, 17)
     f = usl.fit(n, usl.usl(n, 250.0, 0.04, 0.003))
     assert f.test.significant and f.peak_clients > 16
@@ -139,7 +161,8 @@ def test_fixing_a_parameter():
 
 
 @pytest.mark.parametrize("n, x, fixed, fragment", [
-    ([4], [100.0], {}, "fewer than the 2 fit parameters"),  # fewer data points than fit parameters
+    ([4, 6], [100.0, 110.0], {"gamma": 1e308}, "out of range for throughputs"),
+    ([1e10, 2e10], [1.0, 2.0], {}, "client counts must lie in"),
     ([4, 4], [100.0, 101.0], {}, "different client counts"),
     ([1, 2, 3], [1.0, -2.0, 3.0], {}, "throughput must be > 0"),
     ([0, 2, 3], [1.0, 2.0, 3.0], {}, "clients must be > 0"),
