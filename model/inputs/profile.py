@@ -196,7 +196,7 @@ class Link:
     @property
     def efficiency(self) -> float:
         """Protocol efficiency of posted writes one way [-] (1 where the kind models none)."""
-        return self._figures.efficiency["write"]
+        return self._figures.efficiency("write")
 
     @property
     def effective_capacity_bytes_per_s(self) -> float:
@@ -207,11 +207,11 @@ class Link:
         """Raw bytes per payload byte moved by ``op`` ("write" or "read"): on the direction the data
         takes, and on the other one (PCIe: read requests and the DLLPs that answer the data)."""
         f = self._figures
-        return 1.0 / f.efficiency[op], f.reverse[op]
+        return 1.0 / f.efficiency(op), f.reverse(op)
 
     def effective_for(self, op: str) -> float:
         """Effective capacity for transfers of kind ``op`` [B/s]."""
-        return self.capacity_bytes_per_s * self._figures.efficiency[op]
+        return self.capacity_bytes_per_s * self._figures.efficiency(op)
 
     @property
     def read_bound_bytes_per_s(self) -> float | None:
@@ -233,17 +233,20 @@ class Link:
 
 
 class _Figures(tuple):
-    """A link's figures, computed once when it is built (a 100,000-link fabric asks for each several times)."""
+    """A link's figures, computed once when it is built (a 100,000-link fabric asks for each several
+    times); a flat tuple: a dict per link would cost tens of MiB on such a fabric."""
 
     __slots__ = ()
     capacity = property(lambda s: s[0])
-    efficiency = property(lambda s: s[1])  # op -> efficiency
-    reverse = property(lambda s: s[2])  # op -> bytes on the other direction per payload byte
-    duplex = property(lambda s: s[3])
-    read_bound = property(lambda s: s[4])
+    duplex = property(lambda s: s[5])
+    read_bound = property(lambda s: s[6])
 
+    def efficiency(self, op: str) -> float:
+        return self[1] if op == "write" else self[2]
 
-_NO_REVERSE = {"write": 0.0, "read": 0.0}
+    def reverse(self, op: str) -> float:
+        """Bytes on the other direction per payload byte, as a share of its raw capacity."""
+        return self[3] if op == "write" else self[4]
 
 
 def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
@@ -260,11 +263,12 @@ def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
         if not (math.isfinite(value) and value > 0):
             raise ProfileError(f"its {what} ({definition.formula}) comes to {value:g} B/s: expected a finite "
                                "rate above zero", key=key)
-    reverse = _NO_REVERSE
+    back_write = back_read = 0.0
     if definition.reverse_cost is not None:
-        reverse = {op: float(definition.reverse_cost(values, op)) for op in ("write", "read")}
+        back_write = float(definition.reverse_cost(values, "write"))
+        back_read = float(definition.reverse_cost(values, "read"))
     bound = None if definition.read_bound is None else definition.read_bound(values)
-    return _Figures((capacity, {"write": write, "read": read}, reverse, definition.duplex(values),
+    return _Figures((capacity, write, read, back_write, back_read, definition.duplex(values),
                      None if bound is None else float(bound)))
 
 
