@@ -206,8 +206,8 @@ class Link:
     def costs(self, op: str = "write") -> tuple[float, float]:
         """Raw bytes per payload byte moved by ``op`` ("write" or "read"): on the direction the data
         takes, and on the other one (PCIe: read requests and the DLLPs that answer the data)."""
-        f = self._figures
-        return 1.0 / f.efficiency(op), f.reverse(op)
+        back = _other_direction(self)
+        return 1.0 / self._figures.efficiency(op), back[0] if op == "write" else back[1]
 
     def effective_for(self, op: str) -> float:
         """Effective capacity for transfers of kind ``op`` [B/s]."""
@@ -216,7 +216,7 @@ class Link:
     @property
     def read_bound_bytes_per_s(self) -> float | None:
         """One requester's reads through this link [B/s] (outstanding requests x round trip), or None."""
-        return self._figures.read_bound
+        return _other_direction(self)[2]
 
     @property
     def effective_both_ways_bytes_per_s(self) -> float:
@@ -238,15 +238,10 @@ class _Figures(tuple):
 
     __slots__ = ()
     capacity = property(lambda s: s[0])
-    duplex = property(lambda s: s[5])
-    read_bound = property(lambda s: s[6])
+    duplex = property(lambda s: s[3])
 
     def efficiency(self, op: str) -> float:
         return self[1] if op == "write" else self[2]
-
-    def reverse(self, op: str) -> float:
-        """Bytes on the other direction per payload byte, as a share of its raw capacity."""
-        return self[3] if op == "write" else self[4]
 
 
 def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
@@ -263,13 +258,21 @@ def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
         if not (math.isfinite(value) and value > 0):
             raise ProfileError(f"its {what} ({definition.formula}) comes to {value:g} B/s: expected a finite "
                                "rate above zero", key=key)
-    back_write = back_read = 0.0
-    if definition.reverse_cost is not None:
-        back_write = float(definition.reverse_cost(values, "write"))
-        back_read = float(definition.reverse_cost(values, "read"))
-    bound = None if definition.read_bound is None else definition.read_bound(values)
-    return _Figures((capacity, write, read, back_write, back_read, definition.duplex(values),
-                     None if bound is None else float(bound)))
+    return _Figures((capacity, write, read, definition.duplex(values)))
+
+
+def _other_direction(link: Link) -> tuple[float, float, float | None]:
+    """What reads and writes put on the link's other direction (per payload byte, as a share of
+    its raw capacity) and the read bound: asked of the links flows cross, so made on first use."""
+    hit = link.__dict__.get("_other")
+    if hit is None:
+        d, values = link.definition, link.values()
+        back = (0.0, 0.0) if d.reverse_cost is None else (float(d.reverse_cost(values, "write")),
+                                                          float(d.reverse_cost(values, "read")))
+        bound = None if d.read_bound is None else d.read_bound(values)
+        hit = (*back, None if bound is None else float(bound))
+        _set(link, "_other", hit)
+    return hit
 
 
 @dataclass(frozen=True)

@@ -216,29 +216,35 @@ class _Clusters:
 
     def __init__(self, profile):
         self.topo = topology(profile)
-        self.parent: dict = {}
+        parent: dict = {}
+        self.parent = parent
         comps = profile.components
+
+        def root(n):  # path halving; a local function: this loop runs once per link of a fabric
+            while True:
+                p = parent.get(n, n)
+                if p == n:
+                    return n
+                parent[n] = parent.get(p, p)
+                n = parent[n]
+
         for link in profile.links.values():
             ends = link.between
             if len(ends) == 2:
                 if comps[ends[0]].forwards and comps[ends[1]].forwards:
-                    self._union(ends[0], ends[1])
+                    a, b = root(ends[0]), root(ends[1])
+                    if a != b:
+                        parent[a] = b
                 continue
             for m in ends:  # a shared bus: its hub joins its forwarding members
                 if comps[m].forwards:
-                    self._union(("bus", link.id), m)
+                    a, b = root(("bus", link.id)), root(m)
+                    if a != b:
+                        parent[a] = b
+        self._find = root
 
     def _root(self, n):
-        parent = self.parent
-        while parent.get(n, n) != n:
-            parent[n] = parent.get(parent[n], parent[n])
-            n = parent[n]
-        return n
-
-    def _union(self, a, b) -> None:
-        ra, rb = self._root(a), self._root(b)
-        if ra != rb:
-            self.parent[ra] = rb
+        return self._find(n)
 
     def _touch(self, node: str) -> set:
         """Clusters a step from ``node``."""
