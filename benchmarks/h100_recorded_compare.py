@@ -2,9 +2,10 @@
 
 Measured (the figures tests/profiles/test_pcie_behaviour.py also holds): NVIDIA H100 80GB HBM3 at PCIe 5.0 x16 in a KVM guest,
 pinned host buffers, CUDA copy engines, fastest of 10.  The model: the h100-pcie-host profile's pcie
-link (MPS 256, MRRS 512, 5 % DLLP share one way, 2 DLLPs per TLP returned), host -> GPU as device
-reads, GPU -> host as device writes, both at once as reads one way and writes the other, with the
-8 us per-transfer cost h100-pcie-host-1mib states (read off the 4 MiB host -> GPU point).
+link (MPS 256, MRRS 512, one ACK/FC DLLP per TLP received, counted on the direction that carries
+it), host -> GPU as device reads, GPU -> host as device writes, both at once as reads one way and
+writes the other, with the 8 us per-transfer cost h100-pcie-host-1mib states (read off the 4 MiB
+host -> GPU point).
 Run: python3 benchmarks/h100_recorded_compare.py
 """
 

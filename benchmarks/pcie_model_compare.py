@@ -9,16 +9,16 @@ Both count ceil(size / MPS) TLPs of 24 bytes beside the data (framing, sequence 
 LCRC); they differ in what the data direction loses besides:
   - pcie-model subtracts 8 bytes per ACK latency limit and per FC update interval (the PCIe spec's
     tables, in symbol times) and SKP ordered sets from every direction's raw rate;
-  - pinchpoint charges a flat ``dllp_overhead`` (5 %) one way, and the other direction's ACK/FC DLLPs
-    and read requests only when both directions carry data (see protocols.pcie_rates).
+  - pinchpoint charges the data direction nothing for DLLPs (the ACK/FC DLLPs that answer a write
+    travel the other way, ``acks_per_tlp`` per TLP, and cost only when that direction carries data
+    too; see protocols.pcie_rates).
 Within one generation, width and MPS the ratio is the same at every size: the TLP accounting agrees
 and only the DLLP share differs.  Where it differs most (gen 1 x16, MPS 128: pinchpoint 1.43 x) the
 cause is a unit: the spec's ACK latency limits and FC update intervals are in symbol times, which
 pass on every lane at once; pcie-model divides the 8-byte DLLP by the limit as if it were bytes of the
 whole link, so on an xN link it charges about N times the share the spec's rates imply (gen 3 x16,
 MPS 256: an ACK per 168 symbol times is 8 of 2688 bytes, 0.3 %; pcie-model charges 8/168 = 4.8 %, as
-much again for FC updates).  On x1 links pcie-model's share (2.4-3.4 % at gen 3+) is below our flat 5 %,
-so we are up to 2.4 % lower there.
+much again for FC updates).  So pinchpoint's write rates lie above pcie-model's by its DLLP share.
 Run: python3 benchmarks/pcie_model_compare.py PCIE_MODEL_DIR [--all]
 """
 

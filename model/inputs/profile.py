@@ -196,7 +196,7 @@ class Link:
     @property
     def efficiency(self) -> float:
         """Protocol efficiency of posted writes one way [-] (1 where the kind models none)."""
-        return self._figures.efficiency["write"]
+        return self._figures.efficiency("write")
 
     @property
     def effective_capacity_bytes_per_s(self) -> float:
@@ -206,17 +206,17 @@ class Link:
     def costs(self, op: str = "write") -> tuple[float, float]:
         """Raw bytes per payload byte moved by ``op`` ("write" or "read"): on the direction the data
         takes, and on the other one (PCIe: read requests and the DLLPs that answer the data)."""
-        f = self._figures
-        return 1.0 / f.efficiency[op], f.reverse[op]
+        back = _other_direction(self)
+        return 1.0 / self._figures.efficiency(op), back[0] if op == "write" else back[1]
 
     def effective_for(self, op: str) -> float:
         """Effective capacity for transfers of kind ``op`` [B/s]."""
-        return self.capacity_bytes_per_s * self._figures.efficiency[op]
+        return self.capacity_bytes_per_s * self._figures.efficiency(op)
 
     @property
     def read_bound_bytes_per_s(self) -> float | None:
         """One requester's reads through this link [B/s] (outstanding requests x round trip), or None."""
-        return self._figures.read_bound
+        return _other_direction(self)[2]
 
     @property
     def effective_both_ways_bytes_per_s(self) -> float:
@@ -233,17 +233,15 @@ class Link:
 
 
 class _Figures(tuple):
-    """A link's figures, computed once when it is built (a 100,000-link fabric asks for each several times)."""
+    """A link's figures, computed once when it is built (a 100,000-link fabric asks for each several
+    times); a flat tuple: a dict per link would cost tens of MiB on such a fabric."""
 
     __slots__ = ()
     capacity = property(lambda s: s[0])
-    efficiency = property(lambda s: s[1])  # op -> efficiency
-    reverse = property(lambda s: s[2])  # op -> bytes on the other direction per payload byte
     duplex = property(lambda s: s[3])
-    read_bound = property(lambda s: s[4])
 
-
-_NO_REVERSE = {"write": 0.0, "read": 0.0}
+    def efficiency(self, op: str) -> float:
+        return self[1] if op == "write" else self[2]
 
 
 def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
@@ -260,12 +258,21 @@ def _figures(link: Link, definition, values: dict, key: str) -> _Figures:
         if not (math.isfinite(value) and value > 0):
             raise ProfileError(f"its {what} ({definition.formula}) comes to {value:g} B/s: expected a finite "
                                "rate above zero", key=key)
-    reverse = _NO_REVERSE
-    if definition.reverse_cost is not None:
-        reverse = {op: float(definition.reverse_cost(values, op)) for op in ("write", "read")}
-    bound = None if definition.read_bound is None else definition.read_bound(values)
-    return _Figures((capacity, {"write": write, "read": read}, reverse, definition.duplex(values),
-                     None if bound is None else float(bound)))
+    return _Figures((capacity, write, read, definition.duplex(values)))
+
+
+def _other_direction(link: Link) -> tuple[float, float, float | None]:
+    """What reads and writes put on the link's other direction (per payload byte, as a share of
+    its raw capacity) and the read bound: asked of the links flows cross, so made on first use."""
+    hit = link.__dict__.get("_other")
+    if hit is None:
+        d, values = link.definition, link.values()
+        back = (0.0, 0.0) if d.reverse_cost is None else (float(d.reverse_cost(values, "write")),
+                                                          float(d.reverse_cost(values, "read")))
+        bound = None if d.read_bound is None else d.read_bound(values)
+        hit = (*back, None if bound is None else float(bound))
+        _set(link, "_other", hit)
+    return hit
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,11 @@ import re
 from typing import Any, Mapping
 
 from pinchpoint.errors import ProfileError, UnitError
+from pinchpoint.gc_pause import gc_paused
 from pinchpoint.inputs import spread as _spread
 from pinchpoint.inputs.document import Reader
 from pinchpoint.inputs.profile import SCHEMA_VERSION, Cache, Component, Flow, Link, Profile, Scenario, Value
+from pinchpoint.inputs.values import default_value
 from pinchpoint.physics import linkkinds, units
 from pinchpoint.physics.componentkinds import COMPONENT_KINDS
 from pinchpoint.physics.kind_types import LinkReader, Param
@@ -31,7 +33,8 @@ def profile_from_document(doc: Mapping[str, Any], *, file: str | None = None,
                           default_name: str | None = None) -> Profile:
     """Validate a parsed (and already merged) profile document and build a :class:`Profile`."""
     try:
-        return _profile(doc, file, default_name)
+        with gc_paused():  # a fabric's document makes millions of containers, none in a cycle
+            return _profile(doc, file, default_name)
     except ProfileError as exc:  # raised by an object checking itself: it knows the key, not the file
         raise exc if exc.file else exc.located(file=file) from None
 
@@ -110,7 +113,7 @@ def _params(ctx, table, specs: tuple[Param, ...], key: str, source: str | None) 
         if spec.name in table:
             out[spec.name] = _value(ctx, table[spec.name], spec, f"{key}.{spec.name}", source)
         elif spec.default is not None:
-            out[spec.name] = Value(spec.default, f"{spec.default:g}", "default")
+            out[spec.name] = default_value(spec)
     return out
 
 
@@ -195,7 +198,8 @@ def _link(ctx, lid, table, components, source) -> Link:
     if definition.defaults is not None:  # a PCIe generation fills lane rate and line code
         table = definition.defaults(dict(table), _LinkReader(ctx, key))
     params = _params(ctx, table, definition.params, key, lsource)
-    params.update(_owned(ctx, lid, definition, between, params, components))
+    if definition.owners:
+        params.update(_owned(ctx, lid, definition, between, params, components))
     # the link checks its values itself (ranges, the kind's joint rule, capacity above zero,
     # duplex); its errors name the key, and profile_from_document adds the file
     return Link(lid, kname, tuple(between), params, ctx.text_field(table, "description", key), lsource)

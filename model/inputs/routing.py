@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pinchpoint.errors import ProfileError
+from pinchpoint.gc_pause import gc_paused
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,24 @@ class LegRule:
 
 
 class _Topology:
-    """Each component's neighbours with the links joining them (a shared bus joins every pair of
-    its members), made once per profile."""
+    """Each component's links (a shared bus joins every pair of its members), made once per
+    profile; neighbours are read off the links, so a 100,000-link fabric keeps one reference per
+    link end, not a tuple."""
 
     def __init__(self, profile):
         self.comps = profile.components
-        self.nbrs: dict[str, list[tuple[str, object]]] = {c: [] for c in profile.components}
+        links_of: dict[str, list] = {c: [] for c in profile.components}
         for link in profile.links.values():
-            for a in link.between:
-                self.nbrs[a].extend((b, link) for b in link.between if b != a)
+            for end in link.between:
+                links_of[end].append(link)
+        self.links_of = links_of
+
+    def nbrs(self, c: str):
+        """(neighbour, link) for every link of ``c`` and every other end of it."""
+        for link in self.links_of[c]:
+            for other in link.between:
+                if other != c:
+                    yield other, link
 
     def forwards(self, c: str) -> bool:
         return self.comps[c].forwards
@@ -64,7 +74,8 @@ class _Topology:
         comp = self.comps[end]
         if comp.forwards or comp.device:
             return frozenset()
-        return frozenset(n for n, _ in self.nbrs[end] if n != other and not self.forwards(n))
+        return frozenset(n for n, link in self.nbrs(end)
+                         if len(link.between) == 2 and n != other and not self.forwards(n))
 
 
 def topology(profile) -> _Topology:
@@ -100,7 +111,7 @@ def _peer_fabric(topo, source, sink, entry, exit_) -> frozenset[str] | None:
     todo, reached = list(starts), False
     while todo:
         u = todo.pop()
-        for v, link in topo.nbrs[u]:
+        for v, link in topo.nbrs(u):
             if not link.definition.peer:
                 continue
             if v in goals:
@@ -132,6 +143,11 @@ def check_routes(profile) -> None:
     """Every leg of every flow has a route under the rules; else a ProfileError naming the flow
     and the component in the way.  Forwarding components are joined into clusters once (union
     find), so a leg costs a few look-ups, not a search of a 100,000-link fabric."""
+    with gc_paused():  # tens of thousands of new tuples, none in a cycle
+        _check_all(profile)
+
+
+def _check_all(profile) -> None:
     clusters = None
     for flow in profile.flows.values():
         _check_via(profile, flow)
@@ -160,7 +176,7 @@ def _check_via(profile, flow) -> None:
         if not comp.forwards:
             raise ProfileError(f"{c!r} does not forward ({_a(comp.kind)}): a route crosses only forwarding "
                                f"components (`forwards = true` on {c} if it does)", key=key)
-        if not any(n in near or (n in flow.via and n != c) for n, _ in topo.nbrs[c]):
+        if not any(n in near or (n in flow.via and n != c) for n, _ in topo.nbrs(c)):
             raise ProfileError(f"{c!r} is not adjacent to {', '.join(sorted(near))} or another via "
                                "component: no route can cross it", key=key)
 
@@ -185,7 +201,7 @@ def _search(topo, rule: LegRule, comps) -> bool:
     seen, todo = {rule.source}, [rule.source]
     while todo:
         u = todo.pop()
-        for v, _ in topo.nbrs[u]:
+        for v, _ in topo.nbrs(u):
             if v in seen or not _may_enter(rule, comps, u, v):
                 continue
             if v == rule.sink:
@@ -200,33 +216,40 @@ class _Clusters:
 
     def __init__(self, profile):
         self.topo = topology(profile)
-        self.parent: dict = {}
-        fwd = self.topo.forwards
+        parent: dict = {}
+        self.parent = parent
+        comps = profile.components
+
+        def root(n):  # path halving; a local function: this loop runs once per link of a fabric
+            while True:
+                p = parent.get(n, n)
+                if p == n:
+                    return n
+                parent[n] = parent.get(p, p)
+                n = parent[n]
+
         for link in profile.links.values():
-            members = [m for m in link.between if fwd(m)]
-            hub = ("bus", link.id) if len(link.between) > 2 else None
-            first = hub if hub is not None else (members[0] if len(members) == 2 else None)
-            if first is None:
+            ends = link.between
+            if len(ends) == 2:
+                if comps[ends[0]].forwards and comps[ends[1]].forwards:
+                    a, b = root(ends[0]), root(ends[1])
+                    if a != b:
+                        parent[a] = b
                 continue
-            for m in members:
-                self._union(first, m)
+            for m in ends:  # a shared bus: its hub joins its forwarding members
+                if comps[m].forwards:
+                    a, b = root(("bus", link.id)), root(m)
+                    if a != b:
+                        parent[a] = b
+        self._find = root
 
     def _root(self, n):
-        parent = self.parent
-        while parent.get(n, n) != n:
-            parent[n] = parent.get(parent[n], parent[n])
-            n = parent[n]
-        return n
-
-    def _union(self, a, b) -> None:
-        ra, rb = self._root(a), self._root(b)
-        if ra != rb:
-            self.parent[ra] = rb
+        return self._find(n)
 
     def _touch(self, node: str) -> set:
         """Clusters a step from ``node``."""
         out = set()
-        for n, link in self.topo.nbrs[node]:
+        for n, link in self.topo.nbrs(node):
             if len(link.between) > 2:
                 out.add(self._root(("bus", link.id)))
             elif self.topo.forwards(n):
@@ -235,10 +258,10 @@ class _Clusters:
 
     def joins(self, rule: LegRule) -> bool:
         s, t, topo = rule.source, rule.sink, self.topo
-        near_s = {n for n, _ in topo.nbrs[s]}
-        if t in near_s or any(t in {n for n, _ in topo.nbrs[j]} for j in rule.entry):
+        near_s = {n for n, _ in topo.nbrs(s)}
+        if t in near_s or any(t in {n for n, _ in topo.nbrs(j)} for j in rule.entry):
             return True
-        if (near_s | {n for j in rule.entry for n, _ in topo.nbrs[j]}) & rule.exit:
+        if (near_s | {n for j in rule.entry for n, _ in topo.nbrs(j)}) & rule.exit:
             return True
         side_s = self._touch(s) | ({self._root(s)} if topo.forwards(s) else set())
         for j in rule.entry:
@@ -259,7 +282,7 @@ def _why_no_route(profile, flow, rule: LegRule) -> str:
     while todo and t not in pred:
         nxt = []
         for u in todo:
-            for v, _ in topo.nbrs[u]:
+            for v, _ in topo.nbrs(u):
                 if v not in pred:
                     pred[v] = u
                     nxt.append(v)

@@ -31,14 +31,29 @@ class Value:
         return out
 
 
+_DEFAULTS: dict[Param, Value] = {}
+
+
+def default_value(spec: Param) -> Value:
+    """The one Value of a parameter's default (shared: values are frozen; a 100,000-link fabric
+    would otherwise make one per link, and each would be checked)."""
+    v = _DEFAULTS.get(spec)
+    if v is None:
+        v = _DEFAULTS.setdefault(spec, Value(spec.default, f"{spec.default:g}", "default"))
+    return v
+
+
 def check_values(owner, key: str, params: Mapping[str, Value], specs: Mapping[str, Param]) -> None:
     """Each value is a finite number, a parameter of ``specs`` and within its range, and a spread
     stays within it.  ``owner()`` names the holder, only for a message: the happy path, run for
-    every value of a 100,000-link profile, formats nothing."""
+    every value of a 100,000-link profile, formats nothing.  A parameter's own default is in its
+    range (tests/profiles/test_param_ranges.py checks every kind's): it is not checked again."""
     for name, v in params.items():
         spec = specs.get(name)
         if spec is None:
             raise ProfileError(f"{owner()} has no parameter {name!r}", key=key)
+        if v is _DEFAULTS.get(spec):
+            continue
         si = v.si
         if not (isinstance(si, float) or type(si) is int):
             raise ProfileError(f"{name} = {si!r} is not a number", key=f"{key}.{name}")

@@ -160,8 +160,8 @@ PCIE_PARAMS = (
     Param("lane_rate", "frequency", "transfers per second per lane (from generation)", required=False),
     Param("encoding", "dimensionless", "line-code efficiency (from generation)", required=False, maximum=1.0),
     Param("mps", "size", "max payload size", default=256.0, choices=PCIE_SIZES),
-    Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header)",
-          required=False),
+    Param("tlp_overhead", "size", "per-TLP framing, sequence, header and LCRC (FLIT mode: the header); at least "
+          "the 4 bytes a completion's 3DW header saves", required=False, minimum=4.0),
     Param("dllp_overhead", "dimensionless", "share of link time lost to traffic not counted per TLP (0: the "
           "ACK/FC DLLPs are counted per TLP, acks_per_tlp)", required=False, positive=False, maximum=1.0,
           maximum_included=False),

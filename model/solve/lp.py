@@ -186,8 +186,11 @@ def _assemble(part, node_list, edges, flows, weights, legs, pricing: Pricing) ->
     e = _Edges.of(part.whole, nodes, edges, rindex)
     n_e, n_n = len(edges), len(nodes)
     eq, ub = ([], [], []), ([], [], [])
+    priced = {op: np.array([pricing.costs(lid, op) for lid in e.links], dtype=float).reshape(n_e, 2)
+              for op in {leg.op for leg in legs}}  # per kind of transfer, once: the legs share them
     for li, leg in enumerate(legs):
-        _leg_columns(li, leg, e, n_e, n_n, nodes, flows, weights, pricing, eq, ub, rows, bounds, edges)
+        _leg_columns(li, leg, e, n_e, n_n, nodes, flows, weights, (pricing, priced[leg.op]), eq, ub, rows, bounds,
+                     edges)
     passes = []
     for fi, f in enumerate(flows):
         for lid, n in f.passes.items():
@@ -203,9 +206,11 @@ def _assemble(part, node_list, edges, flows, weights, legs, pricing: Pricing) ->
 
 def _leg_columns(li, leg, e: _Edges, n_e, n_n, nodes, flows, weights, pricing, eq, ub, rows, bounds, edges) -> None:
     """One leg's block of columns: conservation rows, priced capacity rows (the data's direction
-    and the other), and a row for each link that bounds its reads."""
+    and the other), and a row for each link that bounds its reads.  ``pricing``: the Pricing and
+    each edge's (data direction, other direction) cost for the leg's kind of transfer."""
     import numpy as np
 
+    pricing, priced = pricing
     base, row0, w = 1 + li * n_e, li * n_n, weights[leg.flow]
     cols = np.arange(n_e)
     mask = np.frombuffer(bytes(leg.mask), dtype=np.uint8).astype(bool)
@@ -218,7 +223,6 @@ def _leg_columns(li, leg, e: _Edges, n_e, n_n, nodes, flows, weights, pricing, e
               np.array([row0 + nodes[leg.source], row0 + nodes[leg.sink]])],
          [base + cols[usable], base + cols[usable], np.zeros(2, dtype=np.int64)],
          [np.ones(k), -np.ones(k), np.array([-w, w])])
-    priced = np.array([pricing.costs(lid, leg.op) for lid in e.links], dtype=float).reshape(n_e, 2)
     counted = usable & (e.row_of >= 0)
     if flows[leg.flow].passes:
         counted &= np.array([lid not in flows[leg.flow].passes for lid in e.links], dtype=bool)

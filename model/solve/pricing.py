@@ -41,11 +41,12 @@ class Pricing:
             return None
         caps = self._caps.get(op)
         if caps is None:
-            caps = {}
-            for lid, link in self.profile.links.items():
-                cap = link.effective_for(op)
-                bound = link.read_bound_bytes_per_s if op == "read" else None
-                caps[lid] = cap if bound is None else min(cap, bound)
+            caps = {lid: link.effective_for(op) for lid, link in self.profile.links.items()}
+            if op == "read":
+                for lid, link in self.profile.links.items():
+                    bound = link.read_bound_bytes_per_s if link.definition.read_bound is not None else None
+                    if bound is not None:
+                        caps[lid] = min(caps[lid], bound)
             self._caps[op] = caps
         return caps
 

@@ -32,8 +32,8 @@ def draw_value(p: Param, rng: random.Random) -> float:
         if not p.maximum_included:
             value = min(value, p.maximum * 0.999)
         value = max(value, 1e-3) if p.positive else value
-    else:  # a rate, size, clock or time: any order of magnitude
-        value = 10 ** rng.uniform(-3, 11)
+    else:  # a rate, size, clock or time: any order of magnitude (above its minimum)
+        value = max(10 ** rng.uniform(-3, 11), p.minimum or 0.0)
     assert p.problem(value) is None, (p.name, value)
     return value
 
@@ -59,6 +59,10 @@ def test_formula_text_gives_the_functions_value_at_random_values(name):
         if kind.efficiency is not None:
             eff = float(kind.efficiency(values))
             assert math.isclose(eff, _evaluate(kind.efficiency_formula, values), rel_tol=1e-12), (name, values)
+        if kind.read_efficiency is not None:  # reads: completions bring the data (PCIe)
+            read = float(kind.read_efficiency(values))
+            text = kind.read_efficiency_formula.replace("min(", "Min(")
+            assert math.isclose(read, _evaluate(text, values), rel_tol=1e-12), (name, values)
 
 
 def test_a_wrong_formula_text_is_caught():
