@@ -82,8 +82,11 @@ def test_flows_line_up_by_role_and_compare_effective_ceilings():
         own = flow_ceiling(p, cell.name)
         assert cell.effective == pytest.approx(own.effective_ceiling_bytes_per_s, rel=1e-12)
         assert cell.effective < cell.ceiling.ceiling_bytes_per_s  # PCIe overhead: effective below raw
-    assert c.best("h2d") == (max(("h100-pcie-host", on_host), ("hgx-h100-8gpu", on_hgx),
-                                 key=lambda t: t[1].effective)[0],)
+    # both copies cross one PCIe 5.0 x16 link: the same ceiling, so both are best
+    top = max(on_host.effective, on_hgx.effective)
+    assert set(c.best("h2d")) == {m for m, cell in (("h100-pcie-host", on_host), ("hgx-h100-8gpu", on_hgx))
+                                  if cell.effective >= top * (1 - 1e-9)}
+    assert on_host.effective == pytest.approx(on_hgx.effective, rel=1e-12)
     # the board's eight rx-nicN keep their own rows (the same names on every machine that has them)
     assert {f"rx-nic{i}" for i in range(8)} <= set(c.flows)
     assert compare([host, hgx], ["h2d-gpu0"]).flows == ("h2d",)  # a machine's own name finds its row
