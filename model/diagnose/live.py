@@ -71,7 +71,12 @@ def probe_inputs(probe, run, profile=None, flow=None) -> DiagnoseInputs:
     fields = result.diagnose_fields()
     fields["origin"] = None
     speed = probe.get("speed_bits_per_s")
-    if speed:
+    notes = list(fields.get("notes", ()))
+    if speed and probe.get("virtual_interface"):
+        # a veth's 10 Gbit/s is a constant of its driver, not a line: loopback runs pass it
+        notes.append(f"the interface is virtual (no device in sysfs): its speed {speed / 1e6:.0f} Mb/s from "
+                     "ethtool is nominal, not a line rate, so no line ceiling is set")
+    elif speed:
         fields["line_bytes_per_s"] = speed / 8
     mtu = probe.get("mtu_bytes")
     if mtu:
@@ -87,7 +92,6 @@ def probe_inputs(probe, run, profile=None, flow=None) -> DiagnoseInputs:
     cc = (run.tcp_info or {}).get("congestion_control") or probe.get("net.ipv4.tcp_congestion_control")
     fields["loss_model"] = model_for(cc)
     fields["tcp_info"] = run.tcp_info
-    notes = list(fields.get("notes", ()))
     mismatch = mtu_mismatch(probe, run.tcp_info)
     if mismatch:
         notes.append(mismatch)

@@ -5,6 +5,7 @@ refusal is the caller's LocatedError kind, naming the file."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import tomllib
@@ -100,33 +101,38 @@ class DuplicateKey(ValueError):
     """A JSON object names one key twice (Python's json keeps the last value silently)."""
 
 
-def _unique_pairs(pairs: list) -> dict:
+def _unique_pairs(pairs: list, repeatable: frozenset = frozenset()) -> dict:
     table = dict(pairs)
     if len(table) != len(pairs):
         seen = set()
         for name, _ in pairs:
-            if name in seen:
+            if name in seen and name not in repeatable:
                 raise DuplicateKey(name)
             seen.add(name)
     return table
 
 
-def json_loads(text: str):
-    """``json.loads`` that refuses a key given twice in one object, as TOML does."""
-    return json.loads(text, object_pairs_hook=_unique_pairs)
+def json_loads(text: str, *, repeatable: frozenset = frozenset()):
+    """``json.loads`` that refuses a key given twice in one object, as TOML does, except the
+    keys in ``repeatable``: a format that writes them once per item (iperf3 writes its socket
+    buffer sizes once per stream into one object), of which the last is kept."""
+    if not repeatable:
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    return json.loads(text, object_pairs_hook=lambda pairs: _unique_pairs(pairs, repeatable))
 
 
 def parse_bounded(parse, text: str, error: type[LocatedError], *, file: str | None = None,
-                  max_depth: int = MAX_DEPTH):
+                  max_depth: int = MAX_DEPTH, repeatable_keys: frozenset = frozenset()):
     """``parse(text)``, refusing documents nested deeper than ``max_depth``, numbers that are not
     finite (:meth:`Reader.check_tree`) and, for JSON, a key given twice in one object.
 
     ``json.loads`` is replaced by :func:`json_loads` here, so that every JSON reader refuses
-    duplicate keys.  The parsers recurse (RecursionError on "[[[[...") and so do our walkers
-    after them, so the depth of what parses is checked too, without recursion.
+    duplicate keys (except ``repeatable_keys``, which the format itself repeats).  The parsers
+    recurse (RecursionError on "[[[[...") and so do our walkers after them, so the depth of what
+    parses is checked too, without recursion.
     """
     if parse is json.loads:
-        parse = json_loads
+        parse = functools.partial(json_loads, repeatable=frozenset(repeatable_keys))
     try:
         doc = parse(text)
     except RecursionError:

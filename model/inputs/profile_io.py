@@ -20,7 +20,7 @@ from typing import Any
 from pinchpoint.errors import ProfileError, did_you_mean, shown
 from pinchpoint.gc_pause import gc_paused
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
-from pinchpoint.paths import atomic_write, data_root, is_file
+from pinchpoint.paths import atomic_write, data_root, display_stem, is_file
 from pinchpoint.inputs.profile import Profile, profile_from_document
 
 MACHINES = "machines"
@@ -218,7 +218,7 @@ def load_profile(name_or_path: str | Path) -> Profile:
     with gc_paused():  # millions of containers for a data-centre fabric, none in a cycle
         doc = read_document(path)
         try:
-            return profile_from_document(doc, file=str(path), default_name=path.stem)
+            return profile_from_document(doc, file=str(path), default_name=display_stem(path))
         except ProfileError as exc:
             if exc.line is None and exc.file == str(path):
                 raise exc.located(line=key_line(path, exc.key)) from None

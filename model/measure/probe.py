@@ -158,6 +158,9 @@ def _interface_facts(probe, tools, sys_root, dev) -> None:
     base = sys_root / "class" / "net" / dev
     mtu = read_text(probe, base / "mtu", "the MTU")
     probe.add("mtu_bytes", int(mtu) if mtu and mtu.isdigit() else None, f"{base}/mtu")
+    if base.is_dir() and not (base / "device").exists():
+        # veth, bridges, tun: no device behind them; the speed ethtool gives (veth: 10000Mb/s) is nominal
+        probe.add("virtual_interface", True, f"{base}/device absent")
     _ethtool(probe, tools, dev)
     pci = base / "device"
     for key in ("current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"):

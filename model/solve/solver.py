@@ -42,9 +42,12 @@ class Context:
 
 def solve_flows(part: Part, flows, weights: list[float], legs: list[Leg], pricing: Pricing) -> list[Solution]:
     """Flows at once: closed form where routes are unique, the LP otherwise."""
-    if part.forest:
-        return fixed_routes(part, flows, weights, legs, pricing)[1]
-    return lp(part, flows, weights, legs, pricing)[1]
+    try:
+        if part.forest:
+            return fixed_routes(part, flows, weights, legs, pricing)[1]
+        return lp(part, flows, weights, legs, pricing)[1]
+    except ProfileError as exc:  # "no positive throughput is possible": the solvers know no file
+        raise exc.located(file=pricing.profile.path) from None
 
 
 def solve_flow(part: Part, flow, legs: list[Leg], pricing: Pricing) -> Solution:

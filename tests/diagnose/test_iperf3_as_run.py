@@ -172,3 +172,11 @@ def test_udp_loss_and_jitter_reach_the_verdict():
     assert f"{raw['lost_packets']} of {raw['packets']} datagrams lost" in note and "jitter" in note
     t = load_iperf3(FIXTURES / "loopback-udp-b50M-iperf3.12.txt")
     assert any("0 of 191 datagrams lost" in n for n in t.notes)
+
+
+def test_only_the_keys_iperf3_repeats_per_stream_may_repeat():
+    text = (FIXTURES / "loopback-tcp-P4-b100M-iperf3.12.json").read_text()
+    assert text.count('"rcvbuf_actual"') == 4  # iperf3 3.12 writes one per stream into "start"
+    assert load_iperf3(FIXTURES / "loopback-tcp-P4-b100M-iperf3.12.json").rcvbuf_bytes == 131072
+    with pytest.raises(InputError, match="'cookie' appears twice"):
+        parse_iperf3(text.replace('"cookie":', '"cookie": "x", "cookie":', 1))

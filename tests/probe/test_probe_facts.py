@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -63,7 +64,7 @@ def test_facts_from_sysfs_and_proc_each_with_its_source(tmp_path, monkeypatch):
     p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
     assert p.get("mtu_bytes") == 9000 and p.facts["mtu_bytes"].source == f"{net}/mtu"
     assert p.get("pcie_current_link_width") == "4" and p.get("pcie_max_link_width") == "16"
-    assert p.get("numa_node") == "1"
+    assert p.get("numa_node") == "1" and p.get("virtual_interface") is None  # a device is behind eth7
     assert p.get("net.ipv4.tcp_rmem") == [4096, 131072, 6291456]
     assert p.get("net.ipv4.tcp_congestion_control") == "cubic" and p.get("net.core.default_qdisc") == "fq_codel"
     assert p.get("cpu_governor") == "powersave" and p.get("cpu_frequency_hz") == 1.2e9
@@ -146,3 +147,25 @@ def test_findings_name_a_downgraded_pcie_link_and_a_powersave_governor(tmp_path,
     (sys_root / "class" / "net" / "eth7" / "device" / "current_link_speed").write_text("16.0 GT/s PCIe\n")
     q = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
     assert not any("PCIe link" in f for f in q.findings)
+
+
+def test_a_virtual_interface_s_nominal_speed_is_no_line_rate(tmp_path, monkeypatch):
+    """A veth reports 10000Mb/s whatever it carries (loopback runs pass 15 Gbit/s): no line ceiling."""
+    from types import SimpleNamespace
+
+    from pinchpoint.diagnose.live import probe_inputs
+
+    sys_root, proc_root, net = _fake_roots(tmp_path)
+    for f in (net / "device").iterdir():
+        f.unlink()
+    (net / "device").rmdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    p = probe_mod.gather(interface="eth7", sys_root=str(sys_root), proc_root=str(proc_root))
+    assert p.get("virtual_interface") is True
+    p.add("speed_bits_per_s", 10e9, "ethtool eth7")
+    report = (Path(__file__).parent.parent / "fixtures" / "iperf3" / "loopback-tcp-iperf3.12.json").read_text()
+    inputs = probe_inputs(p, SimpleNamespace(iperf3_json=report, tcp_info=None))
+    assert inputs.line_bytes_per_s is None
+    assert any("virtual" in n and "10000 Mb/s" in n for n in inputs.notes)
+    del p.facts["virtual_interface"]
+    assert probe_inputs(p, SimpleNamespace(iperf3_json=report, tcp_info=None)).line_bytes_per_s == 10e9 / 8

@@ -70,3 +70,20 @@ def test_every_host_at_once_gets_line_rate_over_oversubscription(profile):
     # alone, each flow gets the full line: the oversubscription binds only when hosts share
     for c in all_ceilings(profile):
         assert c.ceiling_bytes_per_s == pytest.approx(line, rel=1e-9), c.name
+
+
+def test_a_scenario_the_solvers_cannot_answer_names_the_file(tmp_path):
+    """One link at 1e-30 of the rest: too wide for floats, too large for exact arithmetic; the
+    refusal comes from the solver, which knows no file, and is located on the way out."""
+    from pathlib import Path
+
+    from pinchpoint.errors import ProfileError
+
+    text = (Path(__file__).resolve().parents[2] / "profiles" / "machines" / f"{NAME}.toml").read_text()
+    at = text.rindex('rate = "1 Gbit/s"')
+    case = tmp_path / "narrow.toml"
+    case.write_text(text[:at] + 'rate = "1e-30 Gbit/s"' + text[at + len('rate = "1 Gbit/s"'):])
+    profile = load_profile(case)
+    with pytest.raises(ProfileError, match="no positive throughput") as caught:
+        scenario_ceilings(profile, next(iter(profile.scenarios)))
+    assert caught.value.file == str(case) and str(case) in str(caught.value)
