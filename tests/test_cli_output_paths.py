@@ -1,5 +1,5 @@
 """Every option that names a file to write refuses a bad path in one line, exit 2, before any
-work and with nothing left behind (issue 17, output paths; issue 19, item 2).
+work and with nothing left behind (an earlier review, output paths; an earlier review, item 2).
 
 The test walks the real parser, so a command added later is covered as soon as it exists.
 """

@@ -1,4 +1,4 @@
-"""Tiny inputs that used to take the machine (issue 19, item 4): quantity strings with operators
+"""Tiny inputs that used to take the machine: quantity strings with operators
 or exponents, numbers beyond double precision, YAML alias bombs, enormous counts, and values
 echoed back at any length."""
 

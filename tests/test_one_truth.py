@@ -1,4 +1,4 @@
-"""One link, one pair of numbers (issue 25 item 5): every command that prints a link's or a flow's
+"""One link, one pair of numbers: every command that prints a link's or a flow's
 ceiling prints the raw and effective figure `ceilings` prints, on every bundled profile.
 
 Commands: ceilings (--json), explain (links and flows), classify, diagnose (the host path: each

@@ -73,7 +73,7 @@ def test_outer_site_packages_is_seen_from_the_nested_venv(tmp_path):
 
 def test_report_dependencies_are_core_dependencies():
     """``pinchpoint report`` and every ``--plot`` draw with matplotlib: a plain ``pip install .``
-    must bring it (issue 17)."""
+    must bring it."""
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
     core = {line.split(">")[0].split("=")[0].strip().lower()

@@ -1,5 +1,5 @@
 """atomic_write: atomic for regular files, in place for devices and pipes, refusals that say
-why (issue 19, item 2)."""
+why."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``compare --workload`` options that did nothing (issue 17): --plot wrote no file, a second
+"""``compare --workload`` options that did nothing: --plot wrote no file, a second
 --signature replaced the first."""
 
 from __future__ import annotations

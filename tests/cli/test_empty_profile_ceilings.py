@@ -1,5 +1,5 @@
 """``ceilings`` on a profile that answers nothing (``detect`` on a VM: components, no capacities)
-says why and what to add or measure, instead of two empty tables (issue 17)."""
+says why and what to add or measure, instead of two empty tables."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every argument of every subcommand has help text (issue 17: 21 had none).  The test walks the
+"""Every argument of every subcommand has help text.  The test walks the
 parser, so new commands and options are covered without editing it."""
 
 from __future__ import annotations

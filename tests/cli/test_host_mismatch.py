@@ -1,5 +1,5 @@
 """A signature put beside a profile of another machine gets a warning naming both inputs, and an
-efficiency above the theoretical capacity is not shown as one (issue 17)."""
+efficiency above the theoretical capacity is not shown as one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every JSON object the CLI prints says which tool wrote it, in which layout and when (issue 17),
+"""Every JSON object the CLI prints says which tool wrote it, in which layout and when,
 like iperf3's ``start`` block, and keeps its own keys."""
 
 from __future__ import annotations

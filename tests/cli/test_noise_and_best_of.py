@@ -1,5 +1,4 @@
-"""Noisy repetitions are reported, and `detect` takes the best of them with the spread recorded
-(issue 17: one noisy median made the memory capacity 45.0 GB/s in one run, 73.4 minutes later)."""
+"""Noisy repetitions are reported, and `detect` takes the best of them with the spread recorded."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from pinchpoint.errors import InputError
 from pinchpoint.measure.noise import NOISE_LIMIT, noise_summary, noisy_points
 from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature
 
-ISSUE_RUNS = [32.8e9, 41.7e9, 59.5e9, 45.0e9]  # the same MAPS point over four runs (issue 17)
+ISSUE_RUNS = [32.8e9, 41.7e9, 59.5e9, 45.0e9]  # the same MAPS point over four runs
 
 
 def _sig(reps_by_ws):

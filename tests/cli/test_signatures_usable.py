@@ -1,4 +1,4 @@
-"""Bundled and imported signatures are usable where their data suffice (issue 17): ``signature
+"""Bundled and imported signatures are usable where their data suffice: ``signature
 plot`` draws what a signature has, ``pinchpoint signatures`` lists the bundled ones, and
 likwid-bench points (``import likwid``, ``import kerncraft --signature``) price memory traffic
 and give measured memory ceilings; where data are missing the error names what is missing."""

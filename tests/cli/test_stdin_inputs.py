@@ -1,4 +1,4 @@
-"""``-`` reads an input file from standard input (issue 17): ``iperf3 -J ... | pinchpoint
+"""``-`` reads an input file from standard input: ``iperf3 -J ... | pinchpoint
 diagnose --iperf3 -`` and the other file inputs where a pipe makes sense."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Global -q / -v (issue 17), before or after the subcommand, as iperf3 and likwid take them."""
+"""Global -q / -v, before or after the subcommand, as iperf3 and likwid take them."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def test_nvswitch_fabric_from_topo():
     assert nv.kind == "nvlink" and nv.between == ("gpu3", "nvswitch")
     assert nv.capacity_bytes_per_s == pytest.approx(18 * 25e9)  # H100: 18 links of 25 GB/s each way
     c = {x.name: x for x in all_ceilings(p)}
-    # NVLink alone: GPU peer copies keep to the peer fabric that joins them (issue 25)
+    # NVLink alone: GPU peer copies keep to the peer fabric that joins them
     assert c["gpu0-to-gpu1"].ceiling_bytes_per_s == pytest.approx(18 * 25e9)
 
 

@@ -1,4 +1,4 @@
-"""`diagnose`: the issue's acceptance cases from the seeds, verdicts, advice and bad input."""
+"""`diagnose`: the issue's acceptance cases from the published sources, verdicts, advice and bad input."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ def kinds(v):
     return [c.kind for c in v.ceilings]
 
 
-# --- seed 002: AARNet, Canberra to Perth ------------------------------------------------------
+# --- AARNet's 10 Gbit/s talk (2008): AARNet, Canberra to Perth ------------------------------------------------------
 
-#: seed 002 "Canberra to Perth": up to 705 Mbps un-tweaked; RTT 44.5 ms; auto-tuning max 4 MB;
+#: AARNet's 10 Gbit/s talk (2008) "Canberra to Perth": up to 705 Mbps un-tweaked; RTT 44.5 ms; auto-tuning max 4 MB;
 #: "Tested with Interface MTU of 1500, but mostly 9000"; 10 GbE.
 AARNET_705 = dict(measured_bytes_per_s=705 * MBIT, rtt_s=0.0445, window_bytes=4 * MIB,
                   line_bytes_per_s=10 * GBIT, mtu_bytes=9000)
-#: seed 002 "Canberra to Perth Results": 8.98 Gbps over 10 minutes once max buffers were 100 MB.
+#: AARNet's 10 Gbit/s talk (2008) "Canberra to Perth Results": 8.98 Gbps over 10 minutes once max buffers were 100 MB.
 AARNET_898 = dict(AARNET_705, measured_bytes_per_s=8.98 * GBIT, window_bytes=100e6)
 
 
@@ -67,7 +67,7 @@ def test_aarnet_898_binds_at_the_path():
     assert window.ceiling_bytes_per_s > v.binding.ceiling_bytes_per_s
 
 
-# --- "We're getting 260 Mbps from our 1Gbps optical circuit. Is that good?" (seed 002) --------
+# --- "We're getting 260 Mbps from our 1Gbps optical circuit. Is that good?" (AARNet's 10 Gbit/s talk (2008)) --------
 
 Q260 = dict(measured_bytes_per_s=260 * MBIT, line_bytes_per_s=1 * GBIT)
 
@@ -88,7 +88,7 @@ def test_260_without_rtt_lists_hypotheses():
     assert windows[0.002].window_bytes == pytest.approx(260e6 / 8 * 0.002)  # 65 kB
     assert windows[0.002].fits and "64 KiB" in windows[0.002].text  # the classic window without scaling
     assert not windows[0.01].fits
-    # the loss that explains it by Mathis, e.g. at 20 ms: 7.4e-6 (formulas.md 4)
+    # the loss that explains it by Mathis, e.g. at 20 ms: 7.4e-6 (docs/formulas.md)
     assert losses[0.02].loss == pytest.approx(7.4e-6, rel=0.01)
     assert v.verdict == "far-below-all"  # 28 % of the 941.5 Mbit/s framing ceiling: nothing modelled explains it
     assert any("--rtt" in a for a in v.advice)
@@ -105,12 +105,12 @@ def test_260_with_2ms_and_large_window_is_below_framing():
     assert "policed" in text
 
 
-# --- seed 000: the G5 ------------------------------------------------------------------------
+# --- the UvA G5 report (2004): the G5 ------------------------------------------------------------------------
 
-#: seed 000, 4.4.1 Iperf UDP: "Maximum speed attained is 7.8 Gigabit/s" (sender side), with the
+#: the UvA G5 report (2004), 4.4.1 Iperf UDP: "Maximum speed attained is 7.8 Gigabit/s" (sender side), with the
 #: PCI-X burst raised to 4096 and MTU 9000 / 16000; the 133 MHz 64-bit slot.
 G5_UDP = dict(measured_bytes_per_s=7.8 * GBIT, protocol="udp", side="sender", mtu_bytes=9000, flow="nic-tx")
-#: seed 000, 4.4.1 Iperf TCP: "Maximum achieved performance is 3.5 Gigabit/s with 16 ... streams".
+#: the UvA G5 report (2004), 4.4.1 Iperf TCP: "Maximum achieved performance is 3.5 Gigabit/s with 16 ... streams".
 G5_TCP = dict(measured_bytes_per_s=3.5 * GBIT, protocol="tcp", mtu_bytes=9000, flow="nic-tx", streams=16)
 
 
@@ -166,17 +166,17 @@ def test_g5_cpu_rule_of_thumb_is_marked_an_estimate(g5):
 
 
 def test_throttled_clock_lowers_the_cpu_ceiling_and_advises(g5):
-    # seed 002: "cpuspeed" service ran the CPUs at a lower clock than nominal
+    # AARNet's 10 Gbit/s talk (2008): "cpuspeed" service ran the CPUs at a lower clock than nominal
     v = diagnose(DiagnoseInputs(**G5_TCP, profile=g5, clock_hz=1.0e9))
     cpu = next(c for c in v.ceilings if c.kind == "cpu")
     assert cpu.ceiling_bytes_per_s == pytest.approx(2 * 1e9 / 12000 * 8948)
     assert any("power saving" in a for a in v.advice)
 
 
-# --- seed 003: Open Transport ----------------------------------------------------------------
+# --- Apple's Open Transport FAQ (1996): Open Transport ----------------------------------------------------------------
 
 def test_open_transport_93_on_10mbit_is_at_ceiling():
-    # seed 003: "Open Transport has been clocked at over 9.3 Mbps ... approach theoretical maximum
+    # Apple's Open Transport FAQ (1996): "Open Transport has been clocked at over 9.3 Mbps ... approach theoretical maximum
     # performance for 10 Mbps Ethernet"
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=9.3 * MBIT, line_bytes_per_s=10 * MBIT, timestamps=False))
     assert v.binding.kind == "framing" and v.verdict == "at-ceiling"
@@ -185,7 +185,7 @@ def test_open_transport_93_on_10mbit_is_at_ceiling():
 
 
 def test_open_transport_48_on_fast_ethernet_is_not():
-    # seed 003: "48 Mbps with a Rockwell fast Ethernet card and driver (1500 byte block size)"
+    # Apple's Open Transport FAQ (1996): "48 Mbps with a Rockwell fast Ethernet card and driver (1500 byte block size)"
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=48 * MBIT, line_bytes_per_s=100 * MBIT, timestamps=False))
     assert v.binding.kind == "framing"
     assert v.verdict != "at-ceiling"
@@ -193,7 +193,7 @@ def test_open_transport_48_on_fast_ethernet_is_not():
 
 
 def test_other_media():
-    # seed 003: 93 Mbit/s on ATM-155 with 8K blocks; 72 Mbit/s on FDDI with 4K blocks
+    # Apple's Open Transport FAQ (1996): 93 Mbit/s on ATM-155 with 8K blocks; 72 Mbit/s on FDDI with 4K blocks
     atm = diagnose(DiagnoseInputs(measured_bytes_per_s=93 * MBIT, line_bytes_per_s=155.52 * MBIT, medium="atm",
                                   timestamps=False))
     assert atm.binding.kind == "framing" and atm.binding.ceiling_bytes_per_s / MBIT == pytest.approx(134.5, abs=0.1)
@@ -293,8 +293,8 @@ def test_nothing_to_compare_with():
 
 
 def test_pcix_split_read_bound(g5):
-    # formulas.md 2: X <= N x MMRBC / (T_latency + MMRBC / B_peak); 1 us, MMRBC 512: 2.77 Gbit/s per read
-    # 2.6 Gbit/s: seed 000's 7.8 was measured at MMRBC 4096 and is above this bound (above-ceiling)
+    # docs/formulas.md: X <= N x MMRBC / (T_latency + MMRBC / B_peak); 1 us, MMRBC 512: 2.77 Gbit/s per read
+    # 2.6 Gbit/s: the UvA G5 report (2004)'s 7.8 was measured at MMRBC 4096 and is above this bound (above-ceiling)
     at_512 = {**G5_UDP, "measured_bytes_per_s": 2.6 * GBIT}
     v = diagnose(DiagnoseInputs(**at_512, profile=g5, mmrbc_bytes=512, outstanding_reads=1, read_latency_s=1e-6))
     split = next(c for c in v.ceilings if "split reads" in c.name)
@@ -307,14 +307,14 @@ def test_pcix_split_read_bound(g5):
     v4 = diagnose(DiagnoseInputs(**G5_UDP, profile=g5, mmrbc_bytes=4096, outstanding_reads=1, read_latency_s=1e-6))
     split4 = next(c for c in v4.ceilings if "split reads" in c.name)
     assert split4.ceiling_bytes_per_s * share == pytest.approx(4096 / (1e-6 + 4096 / (133e6 * 8)), rel=1e-9)
-    assert split4.ceiling_bytes_per_s * share / GBIT == pytest.approx(6.8, abs=0.05)  # formulas.md 2 (133.33 MHz)
+    assert split4.ceiling_bytes_per_s * share / GBIT == pytest.approx(6.8, abs=0.05)  # docs/formulas.md (133.33 MHz)
     # a receive flow (DMA writes) has no split-read bound
     rx = diagnose(DiagnoseInputs(**(G5_UDP | {"flow": "nic-rx"}), profile=g5, outstanding_reads=1, read_latency_s=1e-6))
     assert not any("split reads" in c.name for c in rx.ceilings)
 
 
 def _pcie_host(cpb=None, cpp=None, current="3.16 GHz"):
-    """A 10 GbE NIC in a PCIe 1.1 x8 slot (seed 002's Myricom card), one quad-core CPU."""
+    """A 10 GbE NIC in a PCIe 1.1 x8 slot (AARNet's 10 Gbit/s talk (2008)'s Myricom card), one quad-core CPU."""
     from pinchpoint.inputs.profile import profile_from_document
 
     cpu = {"kind": "cpu", "clock": "3.16 GHz", "current_clock": current, "cores": 4}
@@ -351,7 +351,7 @@ def test_pcie_ceiling_and_measured_cpu_costs():
 
 
 def test_throttled_cpu_binds_seed_002():
-    # seed 002: "Servers reported only running @ 2.0 GHz ... 'cpuspeed' service was saving power"
+    # AARNet's 10 Gbit/s talk (2008): "Servers reported only running @ 2.0 GHz ... 'cpuspeed' service was saving power"
     p = _pcie_host(cpb=1.0, cpp=10000, current="2.0 GHz")
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=0.9 * 2e9 / (1.0 + 10000 / 8948), mtu_bytes=9000,
                                 profile=p, flow="rx"))
@@ -360,10 +360,10 @@ def test_throttled_cpu_binds_seed_002():
     assert any("power saving" in a and "cpupower" in a for a in v.advice)
 
 
-# --- issue 12 item 4, issue 17: a figure above a ceiling -------------------------------------
+# --- an earlier review, a figure above a ceiling -------------------------------------
 
 def test_figure_above_the_loss_bound_names_the_wrong_inputs():
-    # issue 12 item 4: 500 Mbit/s over 90 ms with p = 4.6e-5 is 3.5x Mathis' bound
+    # 500 Mbit/s over 90 ms with p = 4.6e-5 is 3.5x Mathis' bound
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=500e6 / 8, line_bytes_per_s=10 * GBIT, rtt_s=0.090,
                                 mtu_bytes=9000, loss=4.6e-5, window_bytes=256 * 2**20, loss_model="reno"))
     assert v.verdict == "above-ceiling" and v.binding.kind == "loss"
@@ -386,8 +386,8 @@ def test_figure_above_the_window_bound_names_the_window():
 
 
 def test_g5_tcp_figure_refutes_the_cpu_rule_of_thumb(g5):
-    # issue 17: 3.5 Gbit/s on nic-rx was "efficiency 181 %, at-ceiling; limited by the host CPU"
-    # although PCI-X sits at 46 % (issue 25: of the 7.566 Gbit/s `ceilings` and `classify` give): the
+    # 3.5 Gbit/s on nic-rx was "efficiency 181 %, at-ceiling; limited by the host CPU"
+    # although PCI-X sits at 46 %: the
     # rule of thumb is refuted and the hard ceilings judge it
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=3.5 * GBIT, profile=g5, flow="nic-rx"))
     cpu = next(c for c in v.set_aside if c.kind == "cpu")
@@ -398,7 +398,7 @@ def test_g5_tcp_figure_refutes_the_cpu_rule_of_thumb(g5):
     assert any("refutes" in n and "rule of thumb" in n for n in v.notes)
 
 
-# --- issue 12 item 10: advice consistent with its inputs --------------------------------------
+# --- advice consistent with its inputs --------------------------------------
 
 def test_no_tcp_rmem_advice_when_the_window_is_already_large():
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=1e6 / 8, rtt_s=0.040, window_bytes=32 * 2**20))

@@ -10,7 +10,7 @@ import pytest
 from pinchpoint.cli import main
 
 IPERF3_TCP = Path(__file__).parent.parent / "fixtures" / "iperf3" / "loopback-tcp-iperf3.12.json"
-#: seed 002: 705 Mbit/s Canberra -> Perth, RTT 44.5 ms, 4 MB auto-tuning maximum, 10 GbE, MTU 9000
+#: AARNet's 10 Gbit/s talk (2008): 705 Mbit/s Canberra -> Perth, RTT 44.5 ms, 4 MB auto-tuning maximum, 10 GbE, MTU 9000
 AARNET = ["diagnose", "--measured", "705 Mbit/s", "--link", "10 Gbit/s", "--mtu", "9000", "--rtt", "44.5 ms",
           "--window", "4 MiB"]
 
@@ -43,7 +43,7 @@ def test_json_output(capsys):
 
 
 def test_g5_profile_flags(capsys):
-    # seed 000: UDP 7.8 Gbit/s, MMRBC 4096, MTU 9000, through the 133 MHz PCI-X slot
+    # the UvA G5 report (2004): UDP 7.8 Gbit/s, MMRBC 4096, MTU 9000, through the 133 MHz PCI-X slot
     code, out, _ = run(capsys, "diagnose", "--measured", "7.8 Gbit/s", "--protocol", "udp", "--side", "sender",
                        "--profile", "powermac-g5", "--flow", "nic-tx", "--mtu", "9000", "--mmrbc", "4096", "--json")
     d = json.loads(out)

@@ -14,7 +14,7 @@ MIB = 2 ** 20
 
 
 def test_window_ceiling_worked_values():
-    # formulas.md 4: 64 KiB at 2 ms = 262 Mbit/s; 4 MiB at 44.5 ms = 754 Mbit/s
+    # docs/formulas.md: 64 KiB at 2 ms = 262 Mbit/s; 4 MiB at 44.5 ms = 754 Mbit/s
     assert tcp.window_ceiling(65536, 0.002) / MBIT == pytest.approx(65536 * 8 / 0.002 / 1e6, rel=1e-12)
     assert tcp.window_ceiling(65536, 0.002) / MBIT == pytest.approx(262.1, abs=0.05)
     assert tcp.window_ceiling(4 * MIB, 0.0445) / MBIT == pytest.approx(754.0, abs=0.1)
@@ -22,12 +22,12 @@ def test_window_ceiling_worked_values():
 
 
 def test_seed_002_aarnet_711_convention():
-    # seed 002, "Canberra to Perth": "4M * 8 bits / 0.045 sec = 711 Mbps" (decimal MB, RTT rounded)
+    # AARNet's 10 Gbit/s talk (2008), "Canberra to Perth": "4M * 8 bits / 0.045 sec = 711 Mbps" (decimal MB, RTT rounded)
     assert tcp.window_ceiling(4e6, 0.045) / MBIT == pytest.approx(711, abs=0.5)
 
 
 def test_bdp():
-    # formulas.md 4: 10 Gbit/s x 44.5 ms = 55.6 MB
+    # docs/formulas.md: 10 Gbit/s x 44.5 ms = 55.6 MB
     assert tcp.bdp(10 * GBIT, 0.0445) / 1e6 == pytest.approx(55.6, abs=0.05)
 
 
@@ -41,7 +41,7 @@ def test_linux_doubles_setsockopt_and_advertises_a_share():
 
 
 def test_mathis_issue_fixture():
-    # issue 3 acceptance: MSS 1460, RTT 80 ms, p = 1e-5, C = 1.22 -> about 56.5 Mbit/s
+    # an earlier review acceptance: MSS 1460, RTT 80 ms, p = 1e-5, C = 1.22 -> about 56.5 Mbit/s
     x = tcp.mathis_ceiling(1460, 0.080, 1e-5, c=1.22)
     assert x / MBIT == pytest.approx(1460 * 8 / 0.080 * 1.22 / math.sqrt(1e-5) / 1e6, rel=1e-12)
     assert x / MBIT == pytest.approx(56.5, rel=0.01)
@@ -49,7 +49,7 @@ def test_mathis_issue_fixture():
 
 
 def test_mathis_inverse():
-    # formulas.md 4: MSS 1448, 20 ms, 260 Mbit/s -> p about 7.4e-6
+    # docs/formulas.md: MSS 1448, 20 ms, 260 Mbit/s -> p about 7.4e-6
     p = tcp.mathis_loss_for_rate(260 * MBIT, 1448, 0.020, c=1.22)
     assert p == pytest.approx(7.4e-6, rel=0.01)
     assert tcp.mathis_ceiling(1448, 0.020, p, c=1.22) == pytest.approx(260 * MBIT, rel=1e-9)
@@ -82,13 +82,13 @@ def test_cubic_response_function_constant():
 
 
 def test_slow_start_ramp():
-    # formulas.md 4: 10 Gb/s x 100 ms, IW 10: 13 RTTs = 1.3 s
+    # docs/formulas.md: 10 Gb/s x 100 ms, IW 10: 13 RTTs = 1.3 s
     assert tcp.slow_start_rtts(tcp.bdp(10 * GBIT, 0.1), 1460) == pytest.approx(13.06, abs=0.01)
     assert tcp.slow_start_ramp_time(10 * GBIT, 0.1, 1460) == pytest.approx(1.3, abs=0.01)
     assert tcp.slow_start_rtts(1000, 1460) == 0
 
 
-#: seed 002, "Canberra to Perth cont.": iperf -i 1 after raising tcp_rmem/wmem max to 100 MB,
+#: AARNet's 10 Gbit/s talk (2008), "Canberra to Perth cont.": iperf -i 1 after raising tcp_rmem/wmem max to 100 MB,
 #: RTT 44.5 ms, MTU 9000: Mbit/s per one-second interval.
 SEED_002_TRACE_MBIT = [13.8, 122, 669, 1850, 5340, 8680, 8390, 8380, 8390, 8400, 8380, 7190, 9460]
 
@@ -121,5 +121,5 @@ def test_slow_start_trace_doubles_per_rtt():
 
 
 def test_udp_sides_seed_000():
-    # seed 000, 4.4.1 Iperf UDP: 7.8 Gbit/s sent, "only" 4.1 Gbit/s received (47 % lost)
+    # the UvA G5 report (2004), 4.4.1 Iperf UDP: 7.8 Gbit/s sent, "only" 4.1 Gbit/s received (47 % lost)
     assert 1 - tcp.udp_delivered_share(7.8, 4.1) == pytest.approx(0.47, abs=0.01)

@@ -196,7 +196,7 @@ def test_nothing_arrived_is_a_verdict():
     assert d["verdict"] == "nothing-arrived"
 
 
-# --- issue 30's overflows: finite answers or one line ----------------------------------------------
+# --- an earlier review's overflows: finite answers or one line ----------------------------------------------
 
 def test_extreme_rtt_and_loss_give_finite_figures_or_one_line(capsys):
     from pinchpoint.cli import main

@@ -1,4 +1,4 @@
-"""Generated (not mutated) hostile input, from the format definitions themselves (issue 18):
+"""Generated (not mutated) hostile input, from the format definitions themselves:
 every link kind's and component kind's parameters with any value hypothesis can think of, and
 any quantity text.  Only PinchpointErrors may come out, and no NaN or infinity in the JSON."""
 

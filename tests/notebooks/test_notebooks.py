@@ -15,11 +15,11 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 EXPECTED = {
-    "g5-bottleneck.ipynb",        # seed 000
-    "is-260-mbps-good.ipynb",     # seed 002
-    "pmac-power4.ipynb",          # seed 004
+    "g5-bottleneck.ipynb",        # the UvA G5 report (2004)
+    "is-260-mbps-good.ipynb",     # AARNet's 10 Gbit/s talk (2008)
+    "pmac-power4.ipynb",          # IBM's PMaC Redpaper on POWER4
     "this-machine.ipynb",         # detect, measure, staircase, held-out predictions
-    "server-concurrency.ipynb",   # seed 001
+    "server-concurrency.ipynb",   # AnandTech's G5 server tests (2005)
     "gpu-server-purchase.ipynb",  # plan: an 8-GPU server from needs and options
 }
 SLOW = {"this-machine.ipynb"}

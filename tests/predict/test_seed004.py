@@ -1,4 +1,4 @@
-"""Seed 004 side by side: the published POWER4 signatures (Chen and Ebbers, "PMaC Benchmarking on
+"""IBM's PMaC Redpaper on POWER4 side by side: the published POWER4 signatures (Chen and Ebbers, "PMaC Benchmarking on
 Three POWER4 Platforms", IBM Redpaper; seeds/004_54083ee15ebb83d5.txt) predict a compute-heavy, a
 memory-heavy and a message-heavy workload on the p690, the p650 and the p655 (1.3 GHz), and the
 ranking follows the published tables.

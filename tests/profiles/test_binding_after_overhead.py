@@ -51,7 +51,7 @@ def test_solve_mps_for_56_gbit_finds_256():
 
 
 def test_solve_lanes_answers_a_pcie_width():
-    # issue 12 item 2: 10 GbE behind PCIe gen1 x4 answered 5 lanes
+    # 10 GbE behind PCIe gen1 x4 answered 5 lanes
     p = load_profile(FIX / "nic10g-pcie1x4.toml")
     s = solve(p, "rx", 10 * GBIT, "pcie.lanes")
     assert s.value_si == 8 and s.reachable
@@ -85,7 +85,7 @@ def test_parallel_links_add_in_the_formula_and_the_explanation():
 
 
 def test_solve_one_of_three_parallel_links():
-    # issue 12 item 3: "no value works" when upi0 at 28.4 GB/s gives 70 GB/s with the other two
+    # "no value works" when upi0 at 28.4 GB/s gives 70 GB/s with the other two
     p = load_profile(FIX / "upi-3link.toml")
     s = solve(p, "remote", 70e9, "upi0.rate")
     assert s.reachable and s.value_si == pytest.approx(70e9 - 2 * 20.8e9, rel=1e-12)
@@ -102,7 +102,7 @@ def test_scenario_binding_parallel_links_all_carry_the_dual():
 def test_scenario_flows_name_their_own_full_links_and_ties_have_no_dual():
     # remote (s0 -> s1) and back (s1 -> s0) run at one common rate; each fills its own direction
     # of the three UPI links, so each row names them (it used to name upi0 alone for back).  Two
-    # directions bind at once: more of either alone gains nothing, so every dual is 0 (issue 25:
+    # directions bind at once: more of either alone gains nothing, so every dual is 0 (
     # a dual means the same on every flow)
     p = load_profile(FIX / "upi-3link.toml")
     for c in scenario_ceilings(p, "crossing"):

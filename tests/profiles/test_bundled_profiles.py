@@ -11,7 +11,7 @@ from pinchpoint.inputs.profile_io import bundled_profiles, load_profile
 
 NAMES = sorted(bundled_profiles())
 
-# issue 2, item 6: the names the seeds ask for.
+# the names the published sources ask for.
 REQUIRED = {
     "powermac-g5", "powermac-g5-2005", "xeon-dual-3.6", "opteron-250-dual", "acer-r520-5110",
     "acer-r520-e5405", "acer-r520-x5460", "desktop-e8500", "powermac-9500", "ibm-p690", "ibm-p650",

@@ -1,5 +1,4 @@
-"""``extends`` reaches bundled profiles and files under the profile's own folder, nothing else
-(issue 19, item 6): it used to read /etc/passwd or ../x and echo their keys in errors."""
+"""``extends`` reaches bundled profiles and files under the profile's own folder, nothing else: it used to read /etc/passwd or ../x and echo their keys in errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Profiles (and signatures) are frozen all the way down, hash by their contents and cannot be
-built invalid: issue 16 ("data objects are frozen only on the surface")."""
+built invalid: an earlier review ("data objects are frozen only on the surface")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Power Mac G5 ceilings worked by hand in seed 000, section 2, as named fixtures."""
+"""The Power Mac G5 ceilings worked by hand in the UvA G5 report (2004), section 2, as named fixtures."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from pinchpoint.inputs.profile_io import load_profile
 
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 
-# seed 000 (Visser & Hilster, G5 Performance Report, UvA 2004), 2.1.1: 133e6 x 64 = 8.5 Gbit/s.
+# Visser & Hilster, G5 Performance Report (UvA, 2004), 2.1.1: 133e6 x 64 = 8.5 Gbit/s.
 # The profile states 133 MHz, so the exact figure is 8.512 Gbit/s.
 G5_PCIX_GBIT = 8.512
-# seed 000, 2.1.3: HT 2 x 16 bit x 800 MHz = 25.6 Gbit/s (3.2 GB/s) per direction.
+# the UvA G5 report (2004), 2.1.3: HT 2 x 16 bit x 800 MHz = 25.6 Gbit/s (3.2 GB/s) per direction.
 G5_HT_GBIT = 25.6
-# seed 000, 2.1.4: each FSB two 32-bit paths at 1 GHz: 4 GB/s each way, 8 GB/s in all.
+# the UvA G5 report (2004), 2.1.4: each FSB two 32-bit paths at 1 GHz: 4 GB/s each way, 8 GB/s in all.
 G5_FSB_EACH_WAY = 4e9
-# seed 000, 2.1.5: DDR-400, 128 bit: 6.4 GB/s (its formula prints 12.8; the text says 6.4).
+# the UvA G5 report (2004), 2.1.5: DDR-400, 128 bit: 6.4 GB/s (its formula prints 12.8; the text says 6.4).
 G5_MEMORY = 6.4e9
 
 
@@ -74,7 +74,7 @@ def test_send_and_receive_share_the_half_duplex_pcix_bus(g5):
 
 
 def test_effective_pcix_ceiling_with_default_mmrbc(g5):
-    # PCI-X burst efficiency with MMRBC 512 and 8 overhead clocks: 64 / 72 (formulas.md 2).
+    # PCI-X burst efficiency with MMRBC 512 and 8 overhead clocks: 64 / 72 (docs/formulas.md).
     c = flow_ceiling(g5, "nic-rx")
     assert c.effective_ceiling_bytes_per_s == pytest.approx(G5_PCIX_GBIT * GBIT * 64 / 72)
     bigger = flow_ceiling(g5.with_link_param("pcix", "burst", 4096.0), "nic-rx")
@@ -99,12 +99,12 @@ def test_ceilings_json_command(cli):
 
 
 def test_solve_pcix_clock_for_10_gbit(cli):
-    # issue 2: the G5's PCI-X clock for 10 Gbit/s at 64 bit is 156.25 MHz.
+    # the G5's PCI-X clock for 10 Gbit/s at 64 bit is 156.25 MHz.
     out = cli("solve", "powermac-g5", "--flow", "nic-rx", "--target", "10 Gbit/s", "--vary", "pcix.clock", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     # 10 Gbit/s of payload after PCI-X overhead at MMRBC 512: 64 of every 72 clocks carry data,
-    # so 156.25 MHz x 72 / 64 (issue 12 item 1); the raw-capacity answer is kept beside it
+    # so 156.25 MHz x 72 / 64; the raw-capacity answer is kept beside it
     assert doc["value"] == pytest.approx(156.25e6 * 72 / 64, rel=1e-12)
     assert doc["raw_value"] == pytest.approx(156.25e6, rel=1e-12)
     assert doc["reachable"] is True
@@ -119,7 +119,7 @@ def test_solve_says_when_another_link_binds_first(g5):
 
 
 def test_solve_does_not_claim_an_unreachable_target(cli):
-    # issue 17: "312.5 MHz gives nic-rx 20 Gbit/s" followed by "reaches 10 Gbit/s"
+    # "312.5 MHz gives nic-rx 20 Gbit/s" followed by "reaches 10 Gbit/s"
     out = cli("solve", "powermac-g5", "--flow", "nic-rx", "--target", "20 Gbit/s", "--vary", "pcix.clock")
     assert out.returncode == 1
     first = out.stdout.splitlines()[0]
@@ -133,7 +133,7 @@ def test_explain_prints_formula_values_and_sources(cli):
     assert "width*clock" in out.stdout
     assert "(64 bit) × (133 MHz)" in out.stdout
     assert "= 1.064 GB/s" in out.stdout  # a bus: B/s (the unit policy); 8.512 Gbit/s
-    assert "seed 000, 2.1.1" in out.stdout
+    assert "the UvA G5 report (2004), 2.1.1" in out.stdout
 
 
 def test_a_shared_bus_adds_up_all_traffic_between_its_devices(tmp_path, toy_text):

@@ -1,4 +1,4 @@
-"""The bundled current-host profiles answer the questions issue 14 names: GPUDirect RDMA through a
+"""The bundled current-host profiles answer the questions users ask: GPUDirect RDMA through a
 PCIe switch, GPU <-> GPU over NVLink vs PCIe, host -> GPU, all NICs at once, CXL vs local DRAM.
 Expected values are computed here from the published link rates, independently of the profiles."""
 
@@ -29,7 +29,7 @@ def test_gpudirect_rdma_stays_below_the_switch(hgx):
 
 def test_gpu_to_gpu_over_nvlink_and_over_pcie(hgx):
     nv = flow_ceiling(hgx, "gpu0-gpu1")
-    # NVLink only: the peer fabric that joins the two GPUs (issue 25), not PCIe beside it
+    # NVLink only: the peer fabric that joins the two GPUs, not PCIe beside it
     assert nv.ceiling_bytes_per_s == pytest.approx(NVLINK_H100)
     assert {f"nvl0-{k}" for k in range(4)} <= set(nv.binding)
     assert "pcisw0" not in nv.path and not any(r.startswith("pcie") for r in nv.usage)
@@ -50,7 +50,7 @@ def test_all_eight_nics_into_one_socket_bind_at_the_switch_uplinks(hgx):
         assert len(c.binding) == 1 and c.binding[0].startswith("up")
         assert c.effective_ceiling_bytes_per_s == pytest.approx(GEN5_X16_EFF / 2)
     assert 4 * GEN5_X16 / 2 < hgx.links["upi"].capacity_bytes_per_s  # the socket link has (little) room left
-    for c in scenario_ceilings(hgx, "all-nics-gdr"):  # each row names its own wire (issue 25)
+    for c in scenario_ceilings(hgx, "all-nics-gdr"):  # each row names its own wire
         n = c.name[-1]
         assert c.ceiling_bytes_per_s == pytest.approx(NIC_400G) and c.binding == (f"wire{n}",)
 

@@ -1,4 +1,4 @@
-"""Every parameter's valid range is checked where the object is built (issue 19, item 3).
+"""Every parameter's valid range is checked where the object is built.
 
 The cases are generated from the parameter definitions themselves (linkkinds.KINDS and
 profile.COMPONENT_PARAMS), so a kind added later is covered by the same rules: finite; rates,

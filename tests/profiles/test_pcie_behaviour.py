@@ -1,6 +1,6 @@
 """PCIe as it behaves: TLP counts per transfer, read requests and completions, a per-transfer cost,
 and the reverse-direction traffic that makes both directions at once slower than two one-way
-streams; checked against the recorded H100 host (issue 14) and hand-computed values."""
+streams; checked against the recorded H100 host and hand-computed values."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pinchpoint.physics.linkkinds import pcie_link_rates
 from pinchpoint.inputs.profile_io import load_profile
 
 GB = 1e9
-# Issue 14 and /work/shared/recorded/README.md: H100 80GB HBM3 at PCIe 5.0 x16, pinned buffers,
+# Issue 14 and the recorded machines' notes: H100 80GB HBM3 at PCIe 5.0 x16, pinned buffers,
 # CUDA copy engines, fastest of 10.
 H2D_1GIB = 54.80 * GB
 D2H_1GIB = 55.02 * GB
@@ -25,7 +25,7 @@ D2H_1GIB = 55.02 * GB
 BOTH_TOTAL = 95.0 * GB
 H2D_1MIB = 38.8 * GB
 HBM_COPY_TRAFFIC = 2.99e12  # read + write bytes per second of a 1 GiB device copy
-TOLERANCE = 0.06  # issue 25: measured figures below the effective ceiling and within 6 % of it
+TOLERANCE = 0.06  # measured figures below the effective ceiling and within 6 % of it
 
 GEN5_X16 = 32e9 * 16 * 128 / 130 / 8  # 63.015 GB/s each way
 

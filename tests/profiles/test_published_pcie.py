@@ -1,4 +1,4 @@
-"""Published host <-> GPU copy rates against pinchpoint's effective PCIe ceilings (issue 25 item 2).
+"""Published host <-> GPU copy rates against pinchpoint's effective PCIe ceilings.
 
 Each measured figure must lie below the effective ceiling of its flow and within 6 % of it.  A
 copy from host memory is the GPU's DMA read (read requests up, 3DW completions with the data down,
@@ -14,12 +14,12 @@ Sources (GB/s are 10^9 B/s):
   12.44 GB/s.  The thread prints no lspci: the platform's Max_Payload_Size 128 and
   Max_Read_Request_Size 128 (the size Linux's pcie_bus_perf gives MRRS: the MPS) are assumed.
 - NVIDIA A100 PCIe 4.0 x16: CUDA samples' bandwidthTest (GB/s of 10^9 B since CUDA 11's samples,
-  Samples/1_Utilities/bandwidthTest), pinned: device -> host 26.3, host -> device 26.2, as issue 25
+  Samples/1_Utilities/bandwidthTest), pinned: device -> host 26.3, host -> device 26.2, as an earlier review
   quotes them.  Max_Payload_Size 128 is assumed (not published).
 - NVIDIA GeForce RTX 4090, PCIe 4.0 x16: nvbandwidth issue #15 (github.com/NVIDIA/nvbandwidth/
   issues/15), device_to_host_memcpy_ce: 27.11 GB/s (the best of its eight GPUs).
 - NVIDIA H100 PCIe 5.0 x16: nvbandwidth issue #6, host_to_device_memcpy_ce: 57.06 GB/s.
-- The recorded H100 host (/work/shared/recorded/README.md; bundled as h100-pcie-host): 54.80 GB/s
+- The recorded H100 host (the recorded machines' notes; bundled as h100-pcie-host): 54.80 GB/s
   host -> GPU and 55.02 GB/s GPU -> host (1 GiB), 95.0 GB/s both at once (256 MiB).
 
 Where no platform setting is stated, the PCIe defaults hold (MPS 256, MRRS 512, completions of the

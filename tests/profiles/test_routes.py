@@ -1,4 +1,4 @@
-"""Data goes where the hardware sends it (issue 25 items 1 and 5): which components forward, flows
+"""Data goes where the hardware sends it: which components forward, flows
 that name their route, GPU peer traffic on NVLink, a value stated once, scenario flows by name.
 
 Expected figures are computed here from the PCIe and NVLink rates (PCIe Base Specification 5.0:
@@ -24,7 +24,7 @@ def hgx():
     return load_profile("hgx-h100-8gpu")
 
 
-# --- the hgx checks of issue 25 ---------------------------------------------------------------
+# --- the hgx checks ---------------------------------------------------------------
 
 def test_host_to_gpu0_is_one_x16_link(hgx):
     c = flow_ceiling(hgx, "h2d-gpu0")

@@ -60,8 +60,7 @@ def test_raising_a_link_never_lowers_a_ceiling(doc, data):
 @given(doc=profile_documents(mesh=False))
 def test_ceiling_is_at_most_every_link_and_equals_the_binding_one(doc):
     """On raw capacities the ceiling is at most every link's limit and equals the limit of a
-    link it reports as raw_binding; after protocol overhead (issue 12: the binding link users
-    read) the effective ceiling equals the effective limit of its binding resources."""
+    link it reports as raw_binding; after protocol overhead the effective ceiling equals the effective limit of its binding resources."""
     profile, result = _ceilings(doc)
     res = graph.resources(profile)
     for c in result.values():

@@ -1,4 +1,4 @@
-"""LP ceilings against an independent exact solution (issue 19, item 1).
+"""LP ceilings against an independent exact solution.
 
 The reference solves the same max-concurrent-flow problem in another formulation (one variable
 per simple path, not per edge) with another solver (sympy's rational simplex, exact arithmetic)

@@ -1,4 +1,4 @@
-"""No flow's route passes through a component that does not forward (issue 25 item 1), on random
+"""No flow's route passes through a component that does not forward, on random
 profiles: components of every kind (some told ``forwards = true`` or ``false``), random trees with
 extra links (NVLink among them), random flows.  A profile either loads and every flow's ceiling
 uses only allowed components, or it is refused naming a flow."""

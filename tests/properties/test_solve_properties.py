@@ -1,4 +1,4 @@
-"""Properties of ``solve`` (issue 12 items 1-3): its answer reaches the target after protocol
+"""Properties of ``solve``: its answer reaches the target after protocol
 overhead, and it is the least value that does."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pinchpoint.inputs.signature import KernelRun, Point, Result, Signature  # n
 
 GBIT = 1e9 / 8
 
-#: seed 000 (000_b92ccb8ee8444441.txt), section 4.4.1 "Iperf TCP": 3.5 Gbit/s with 16 streams,
+#: the UvA G5 report (2004) (000_b92ccb8ee8444441.txt), section 4.4.1 "Iperf TCP": 3.5 Gbit/s with 16 streams,
 #: MSS 9000 (jumbo frames), after MMRBC was raised from 512 to 4096 bytes ("PCI-X burst size was
 #: increased from 512 bytes to 4096 bytes").
 G5_TCP = dict(measured_bytes_per_s=3.5 * GBIT, flow="nic-rx", mtu_bytes=9000.0, streams=16, mmrbc_bytes=4096.0)

@@ -1,5 +1,5 @@
 """Acceptance: the HTML report renders in headless Chromium with the ceiling table, the graph and
-the ladder (issue 7).  Skipped with a reason when Chromium is not installed (.ci/run installs the
+the ladder.  Skipped with a reason when Chromium is not installed (.ci/run installs the
 Debian package ``chromium``)."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def _png_pixels(path: Path):
 
 def test_report_renders_in_chromium(tmp_path, cli):
     page = tmp_path / "g5.html"
-    # seed 000, 4.4.1: iperf TCP 3.5 Gbit/s, 16 streams, MSS 9000, MMRBC raised to 4096
+    # the UvA G5 report (2004), 4.4.1: iperf TCP 3.5 Gbit/s, 16 streams, MSS 9000, MMRBC raised to 4096
     r = cli("report", "powermac-g5", "--measured", "3.5 Gbit/s", "--flow", "nic-rx", "--mtu", "9000",
             "--streams", "16", "--mmrbc", "4096", "--signature", "powermac-g5-xbench", "-o", str(page))
     assert r.returncode == 0, r.stderr
