@@ -123,11 +123,34 @@ def render_verdict(v) -> str:
     """The verdict as text: the ceilings from the binding one up, with formulas and numbers, then
     efficiency, advice, hypotheses (with their legend) and notes (where set-aside estimates go)."""
     from pinchpoint.physics.units import format_rate
-    from pinchpoint.cli.output import table
 
     net = lambda x: format_rate(x, "network")  # noqa: E731
     side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"
     lines = [f"measured: {net(v.measured_bytes_per_s)}{side}", ""]
+    lines += _ceiling_lines(v, net)
+    lines.append("")
+    lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
+    lines.append(f"efficiency: {_percent(v.efficiency, 1)} (measured / binding)")
+    lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
+    lines += [f"  - {c}" for c in v.causes]
+    if v.advice:
+        lines.append("advice:")
+        lines += [f"  - {a}" for a in v.advice]
+    if v.hypotheses:
+        lines.append("hypotheses (inputs missing; what would explain the figure; + fits a common default or "
+                     "lies in the model's validity range):")
+        lines += [f"  {'+' if h.fits else ' '} {h.text}" for h in v.hypotheses]
+    if v.notes:
+        lines.append("notes:")
+        lines += [f"  - {n}" for n in v.notes]
+    return "\n".join(lines)
+
+
+def _ceiling_lines(v, net) -> list[str]:
+    """The verdict's table of ceilings (the binding one starred) and their formulas."""
+    from pinchpoint.cli.output import table
+
+    lines = []
     with_raw = any(c.raw_ceiling_bytes_per_s is not None for c in v.ceilings)
     rows = []
     for c in v.ceilings:
@@ -146,22 +169,7 @@ def render_verdict(v) -> str:
         lines.append(f"  {c.name}: {c.formula}")
         if c.note:
             lines.append(f"      {c.note}")
-    lines.append("")
-    lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
-    lines.append(f"efficiency: {_percent(v.efficiency, 1)} (measured / binding)")
-    lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
-    lines += [f"  - {c}" for c in v.causes]
-    if v.advice:
-        lines.append("advice:")
-        lines += [f"  - {a}" for a in v.advice]
-    if v.hypotheses:
-        lines.append("hypotheses (inputs missing; what would explain the figure; + fits a common default or "
-                     "lies in the model's validity range):")
-        lines += [f"  {'+' if h.fits else ' '} {h.text}" for h in v.hypotheses]
-    if v.notes:
-        lines.append("notes:")
-        lines += [f"  - {n}" for n in v.notes]
-    return "\n".join(lines)
+    return lines
 
 
 def _percent(share: float, digits: int = 0) -> str:
