@@ -7,8 +7,9 @@ A recorded machine is a folder holding a signature and the kernel times measured
   signature measured in the same rounds (``unseen-signature.json``, ``unseen2-signature.json``;
   else ``signature.json``), and ``validation.json`` (predict_validation.py --json, its
   signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure --quick``;
-- the 16-core Intel Xeon measured on 2026-11-23 (read by path at run time, not copied):
-  ``signature-quick-a.json`` and ``predict_validation.json``.
+- folders kept outside the repository (such as the 16-core Intel Xeon measured on 2026-11-23:
+  ``signature-quick-a.json`` and ``predict_validation.json``), read at run time, not copied:
+  name them in ``PINCHPOINT_RECORDED``, separated by the path separator (``:`` on Linux).
 
 The times are not measured again: the model changes, the data do not, so a change that helps
 one machine and hurts another shows in the tables.
@@ -17,12 +18,13 @@ one machine and hurts another shows in the tables.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
-#: Machines recorded outside the repository, read where they are.
-EXTERNAL = (Path("/work/shared/recorded/intel-xeon-16c"),)
+#: Machines recorded outside the repository, read where they are (``PINCHPOINT_RECORDED``).
+EXTERNAL = tuple(Path(p) for p in os.environ.get("PINCHPOINT_RECORDED", "").split(os.pathsep) if p)
 #: Arrays per element of heldout.c's kernels (its OP_ARRAYS) and its vector lanes.
 HELDOUT_ARRAYS = {"daxpy": 2, "dot": 2, "sum": 1, "strided": 1}
 HELDOUT_LANES = 16

@@ -50,6 +50,7 @@ _API = {
     "last_level_cache_bytes": ("pinchpoint.measure.hostinfo", "last_level_cache_bytes"),
     # what-if, this machine, concurrency data
     "sweep_ceiling": ("pinchpoint.api", "sweep_ceiling"),
+    "scenario_ceilings": ("pinchpoint.solve.scenarios", "scenario_ceilings"),
     "plan": ("pinchpoint.api", "plan"),
     "detected_profile": ("pinchpoint.api", "detected_profile"),
     "read_series": ("pinchpoint.inputs.concurrency_io", "read_series"),
@@ -68,6 +69,7 @@ _API = {
     "queueing": ("pinchpoint.physics.queueing", None),
     "detect": ("pinchpoint.measure.detect", None),
     "plots_report": ("pinchpoint.report.plots_report", None),
+    "plan_view": ("pinchpoint.report.plan_view", None),
 }
 
 __all__ = ["__version__", *_API]

@@ -20,9 +20,8 @@ Those modules are imported inside the functions, on purpose: importing all of th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from pinchpoint.errors import InputError, SignatureError, WorkloadError, did_you_mean
+from pinchpoint.errors import InputError, did_you_mean
 from pinchpoint.paths import exists
 
 
@@ -35,22 +34,9 @@ def load_signature(name_or_path):
     SignatureError
         No such file or bundled name, or an invalid signature (file and key named).
     """
-    from pinchpoint.inputs.signature import Signature, bundled_signatures, find_bundled
-    from pinchpoint.inputs.signature import load_signature as _load
+    from pinchpoint.inputs.signature import resolve_signature
 
-    if isinstance(name_or_path, Signature):
-        return name_or_path
-    text = str(name_or_path)
-    path = Path(text)
-    # the one rule: an existing path, anything that looks like a file name, else a bundled name
-    if exists(path) or path.suffix == ".json" or "/" in text:
-        return _load(path)
-    try:
-        found = find_bundled(text)
-    except SignatureError as exc:
-        names = list(bundled_signatures()) + [p.stem for p in bundled_signatures().values()]
-        raise SignatureError(exc.message + did_you_mean(text, names), file=exc.file, key=exc.key) from None
-    return _load(found)
+    return resolve_signature(name_or_path)
 
 
 def load_workload(name_or_path):
@@ -62,18 +48,9 @@ def load_workload(name_or_path):
     WorkloadError
         No such file or bundled name, or an invalid workload (file and key named).
     """
-    from pinchpoint.inputs.workload import Workload, bundled_workloads
-    from pinchpoint.inputs.workload import load_workload as _load
+    from pinchpoint.inputs.workload import resolve_workload
 
-    if isinstance(name_or_path, Workload):
-        return name_or_path
-    try:
-        return _load(name_or_path)
-    except WorkloadError as exc:
-        if exc.file is not None or exc.key != "workload":
-            raise
-        hint = did_you_mean(str(name_or_path), bundled_workloads())
-        raise WorkloadError(exc.message + hint, file=exc.file, key=exc.key) from None
+    return resolve_workload(name_or_path)
 
 
 def unknown_flow_error(profile, flow: str, *, key: str = "flow") -> InputError | None:

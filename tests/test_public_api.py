@@ -16,7 +16,7 @@ import pytest
 import pinchpoint as pp
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = {"tcp", "usl", "queueing", "detect", "plots_report"}
+MODULES = {"tcp", "usl", "queueing", "detect", "plots_report", "plan_view"}
 
 
 def test_every_public_name_resolves_and_is_not_hidden_by_a_submodule():

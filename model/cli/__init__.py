@@ -166,6 +166,7 @@ def _quiet_terminated(hook):
     return quiet
 
 
+# long: one try with an except clause per way a command can end (error, signal, broken pipe, full disk), each a few lines
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--version"]:  # the fast path: no subcommand modules imported

@@ -1,6 +1,7 @@
 """What the command modules share: argument definitions (declared once, with one help text),
 the loaders that turn an argument into a profile, signature or workload (a file, a bundled
-name, or ``-`` for standard input), and the printing of a prediction.
+name, or ``-`` for standard input), the printing of a prediction and of a diagnosis verdict
+(``diagnose`` and ``probe`` both print one).
 
 Only argparse is imported at module level: the models are imported inside the functions so that
 ``pinchpoint --help`` does not pay for pint, networkx, scipy or sympy (about 0.5 s; see
@@ -116,3 +117,61 @@ def print_prediction(pred) -> None:
         print(f"  note: {note}")
     for e in pred.extrapolations:
         print(f"  EXTRAPOLATED: {e}")
+
+
+def render_verdict(v) -> str:
+    """The verdict as text: the ceilings from the binding one up, with formulas and numbers, then
+    efficiency, advice, hypotheses (with their legend) and notes (where set-aside estimates go)."""
+    from pinchpoint.physics.units import format_rate
+
+    net = lambda x: format_rate(x, "network")  # noqa: E731
+    side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"
+    lines = [f"measured: {net(v.measured_bytes_per_s)}{side}", ""]
+    lines += _ceiling_lines(v, net)
+    lines.append("")
+    lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
+    lines.append(f"efficiency: {_percent(v.efficiency, 1)} (measured / binding)")
+    lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
+    lines += [f"  - {c}" for c in v.causes]
+    if v.advice:
+        lines.append("advice:")
+        lines += [f"  - {a}" for a in v.advice]
+    if v.hypotheses:
+        lines.append("hypotheses (inputs missing; what would explain the figure; + fits a common default or "
+                     "lies in the model's validity range):")
+        lines += [f"  {'+' if h.fits else ' '} {h.text}" for h in v.hypotheses]
+    if v.notes:
+        lines.append("notes:")
+        lines += [f"  - {n}" for n in v.notes]
+    return "\n".join(lines)
+
+
+def _ceiling_lines(v, net) -> list[str]:
+    """The verdict's table of ceilings (the binding one starred) and their formulas."""
+    from pinchpoint.cli.output import table
+
+    lines = []
+    with_raw = any(c.raw_ceiling_bytes_per_s is not None for c in v.ceilings)
+    rows = []
+    for c in v.ceilings:
+        row = ["*" + c.name if c is v.binding else c.name, c.kind, net(c.ceiling_bytes_per_s)]
+        if with_raw:
+            row.append(net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else "")
+        share = v.measured_bytes_per_s / c.ceiling_bytes_per_s if c.ceiling_bytes_per_s else 0.0
+        rows.append(row + [_percent(share)])
+    headers = ["ceiling", "kind", "payload rate"] + (["raw"] if with_raw else []) + ["measured/ceiling"]
+    if rows:
+        lines.append(table(rows, headers, align="llr" + ("r" if with_raw else "") + "r"))
+        lines.append("(* binds)")
+        lines.append("")
+        lines.append("formulas:")
+    for c in v.ceilings:
+        lines.append(f"  {c.name}: {c.formula}")
+        if c.note:
+            lines.append(f"      {c.note}")
+    return lines
+
+
+def _percent(share: float, digits: int = 0) -> str:
+    """A share as a percentage; a thousandfold or more as a factor ("2.6e+54x"), not 55 digits."""
+    return f"{share:.{digits}%}" if share < 1000 else f"{share:.3g}x"

@@ -243,6 +243,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
     from pinchpoint.diagnose import DiagnoseInputs, diagnose
     from pinchpoint.errors import InputError
     from pinchpoint.cli.output import print_json
+    from pinchpoint.cli.common import render_verdict
 
     fields = gather(args)
     # Flags given on the command line are the user's, not the file's: errors on them name the flag.
@@ -260,55 +261,5 @@ def run_diagnose(args: argparse.Namespace) -> int:
     if args.json:
         print_json(verdict.to_dict())
         return 0
-    print(render(verdict))
+    print(render_verdict(verdict))
     return 0
-
-
-def render(v) -> str:
-    """The verdict as text: the ceilings from the binding one up, with formulas and numbers, then
-    efficiency, advice, hypotheses (with their legend) and notes (where set-aside estimates go)."""
-    from pinchpoint.physics.units import format_rate
-    from pinchpoint.cli.output import table
-
-    net = lambda x: format_rate(x, "network")  # noqa: E731
-    side = f" ({v.protocol.upper()}, {v.side}'s figure)" if v.side else f" ({v.protocol.upper()})"
-    lines = [f"measured: {net(v.measured_bytes_per_s)}{side}", ""]
-    with_raw = any(c.raw_ceiling_bytes_per_s is not None for c in v.ceilings)
-    rows = []
-    for c in v.ceilings:
-        row = ["*" + c.name if c is v.binding else c.name, c.kind, net(c.ceiling_bytes_per_s)]
-        if with_raw:
-            row.append(net(c.raw_ceiling_bytes_per_s) if c.raw_ceiling_bytes_per_s is not None else "")
-        share = v.measured_bytes_per_s / c.ceiling_bytes_per_s if c.ceiling_bytes_per_s else 0.0
-        rows.append(row + [_percent(share)])
-    headers = ["ceiling", "kind", "payload rate"] + (["raw"] if with_raw else []) + ["measured/ceiling"]
-    if rows:
-        lines.append(table(rows, headers, align="llr" + ("r" if with_raw else "") + "r"))
-        lines.append("(* binds)")
-        lines.append("")
-        lines.append("formulas:")
-    for c in v.ceilings:
-        lines.append(f"  {c.name}: {c.formula}")
-        if c.note:
-            lines.append(f"      {c.note}")
-    lines.append("")
-    lines.append(f"binding: {v.binding.name} ({v.binding.kind}) at {net(v.binding.ceiling_bytes_per_s)}")
-    lines.append(f"efficiency: {_percent(v.efficiency, 1)} (measured / binding)")
-    lines.append(f"verdict: {v.verdict}; limited by {v.limited_by}")
-    lines += [f"  - {c}" for c in v.causes]
-    if v.advice:
-        lines.append("advice:")
-        lines += [f"  - {a}" for a in v.advice]
-    if v.hypotheses:
-        lines.append("hypotheses (inputs missing; what would explain the figure; + fits a common default or "
-                     "lies in the model's validity range):")
-        lines += [f"  {'+' if h.fits else ' '} {h.text}" for h in v.hypotheses]
-    if v.notes:
-        lines.append("notes:")
-        lines += [f"  - {n}" for n in v.notes]
-    return "\n".join(lines)
-
-
-def _percent(share: float, digits: int = 0) -> str:
-    """A share as a percentage; a thousandfold or more as a factor ("2.6e+54x"), not 55 digits."""
-    return f"{share:.{digits}%}" if share < 1000 else f"{share:.3g}x"

@@ -99,7 +99,7 @@ def _detected_path(host):
 
 def render(host, run, verdict) -> str:
     from pinchpoint.cli.output import table
-    from pinchpoint.cli.diagnose_cmds import render as render_verdict
+    from pinchpoint.cli.common import render_verdict
 
     rows = [[f.name, _shown(f.value), f.source] for f in host.facts.values()]
     lines = [f"interface: {host.interface or 'unknown'}", "", table(rows, ["fact", "value", "source"], align="lll")]

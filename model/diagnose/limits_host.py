@@ -80,7 +80,7 @@ def _link_limit(link, u: float, flow: str, read: bool) -> Limit:
 def _split_read_limits(inputs, profile, usage) -> list[Limit]:
     """PCI-X DMA reads (memory -> NIC) bounded by outstanding split reads and memory latency.
 
-    X <= N x MMRBC / (T_latency + MMRBC / B_peak) (formulas.md 2; :func:`protocols.split_read_bound`).
+    X <= N x MMRBC / (T_latency + MMRBC / B_peak) (docs/formulas.md section 2; :func:`protocols.split_read_bound`).
     Needs the number of outstanding reads and the latency (given, or the profile memory's ``latency``).
     """
     from pinchpoint.physics import protocols

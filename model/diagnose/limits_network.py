@@ -167,8 +167,9 @@ def shaper_limit(run) -> list[Limit]:
 def rough_window_ceiling(window_bytes: float, rtt_s: float) -> tuple[float, str] | None:
     """The window ceiling as people often work it out: binary size read as decimal, RTT rounded.
 
-    Seed 002 writes 4 MiB at 44.5 ms as "4M * 8 bits / 0.045 sec = 711 Mbps" (the exact figure
-    is 754 Mbit/s).  Returns (rate [B/s], expression) or None when the rounding changes nothing.
+    A common worked example (Canberra to Perth) writes 4 MiB at 44.5 ms as "4M * 8 bits / 0.045 sec
+    = 711 Mbps" (the exact figure is 754 Mbit/s).  Returns (rate [B/s], expression) or None when
+    the rounding changes nothing.
     """
     w = window_bytes
     written = _size(window_bytes)

@@ -17,6 +17,7 @@ from pinchpoint.diagnose.inputs import DiagnoseInputs
 from pinchpoint.diagnose.loss_models import model_for
 from pinchpoint.diagnose.os_defaults import kernel_version, linux_defaults
 from pinchpoint.importers.iperf3 import parse_iperf3
+from pinchpoint.measure.probe import HostProbe, read_sysctls
 
 #: TCP timestamps take 12 B of every segment; more than this between what this side advertises
 #: and what it may send means the two ends' MTUs differ.
@@ -42,8 +43,6 @@ def live_buffer_defaults(probe):
 
 def host_buffer_defaults():
     """This host's live TCP buffer settings (``diagnose --os host``); None where /proc has none."""
-    from pinchpoint.measure.probe import HostProbe, read_sysctls
-
     probe = HostProbe()
     read_sysctls(probe)
     import os

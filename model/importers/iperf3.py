@@ -111,6 +111,8 @@ class Iperf3Result:
 
     def diagnose_fields(self, side: str | None = None) -> dict:
         """Keyword arguments for :class:`pinchpoint.diagnose.DiagnoseInputs`."""
+        # importing pinchpoint.diagnose runs its __init__ (the whole diagnosis chain): reading a
+        # result file needs none of it, only this call does
         from pinchpoint.diagnose.loss_models import model_for
 
         rate, side = self.measured(side)

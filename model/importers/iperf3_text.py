@@ -41,6 +41,7 @@ def looks_like_text(text: str) -> bool:
     return not head.lstrip().startswith("{") and _TEXT_MARKS.search(head) is not None
 
 
+# long: one regular expression per field of iperf3's text output, read in the order iperf3 prints them
 def parse_iperf3_text(text: str, *, file: str | None = None) -> dict:
     """The fields of :class:`pinchpoint.importers.iperf3.Iperf3Result` from iperf3's text output."""
     error = re.search(r"^iperf3: error - (.*)$", text, re.M)

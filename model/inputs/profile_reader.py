@@ -16,7 +16,7 @@ from pinchpoint.errors import ProfileError, UnitError
 from pinchpoint.gc_pause import gc_paused
 from pinchpoint.inputs import spread as _spread
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.profile import SCHEMA_VERSION, Cache, Component, Flow, Link, Profile, Scenario, Value
+from pinchpoint.inputs.profile_objects import SCHEMA_VERSION, Cache, Component, Flow, Link, Profile, Scenario, Value
 from pinchpoint.inputs.values import default_value
 from pinchpoint.physics import linkkinds, units
 from pinchpoint.physics.componentkinds import COMPONENT_KINDS

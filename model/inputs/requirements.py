@@ -165,6 +165,7 @@ def _flows(r: Reader, value, key: str) -> tuple[str, ...]:
                  for i, v in enumerate(items))
 
 
+# long: one check per optional key of a need, in the order the plan file documents them
 def _need(r: Reader, raw, i: int) -> Need:
     key = f"needs[{i}]"
     t = r.table(raw, key, _NEED_KEYS)

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pinchpoint.inputs.document import Reader, key_path
-from pinchpoint.errors import SignatureError
+from pinchpoint.errors import SignatureError, did_you_mean
 from pinchpoint.frozen import deep_freeze, freeze_map, thaw
 from pinchpoint.inputs.input_text import parse_bounded, read_text
-from pinchpoint.paths import atomic_write, data_root
+from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s")
@@ -431,3 +431,21 @@ def find_bundled(name: str) -> Path:
 def load_bundled(name: str) -> Signature:
     """Load a bundled signature by short name."""
     return load_signature(find_bundled(name))
+
+
+def resolve_signature(name_or_path) -> Signature:
+    """A Signature object as given, else one read from a JSON path or a bundled name (an
+    unknown name is answered with the closest bundled names): :func:`pinchpoint.load_signature`."""
+    if isinstance(name_or_path, Signature):
+        return name_or_path
+    text = str(name_or_path)
+    path = Path(text)
+    # the one rule: an existing path, anything that looks like a file name, else a bundled name
+    if exists(path) or path.suffix == ".json" or "/" in text:
+        return load_signature(path)
+    try:
+        found = find_bundled(text)
+    except SignatureError as exc:
+        names = list(bundled_signatures()) + [p.stem for p in bundled_signatures().values()]
+        raise SignatureError(exc.message + did_you_mean(text, names), file=exc.file, key=exc.key) from None
+    return load_signature(found)

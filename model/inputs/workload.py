@@ -117,7 +117,7 @@ from pathlib import Path
 from typing import Mapping
 
 from pinchpoint.inputs.document import Reader
-from pinchpoint.errors import WorkloadError
+from pinchpoint.errors import WorkloadError, did_you_mean
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, display_stem, exists
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
@@ -460,3 +460,17 @@ def load_workload(name_or_path) -> Workload:
                                 f"(bundled: {', '.join(table) or 'none'})", key="workload")
         path = table[text_name]
     return loads_workload(read_text(path, WorkloadError), file=str(path), default_name=display_stem(path))
+
+
+def resolve_workload(name_or_path) -> Workload:
+    """A Workload object as given, else one read from a .toml path or a bundled name (an unknown
+    name is answered with the closest bundled names): :func:`pinchpoint.load_workload`."""
+    if isinstance(name_or_path, Workload):
+        return name_or_path
+    try:
+        return load_workload(name_or_path)
+    except WorkloadError as exc:
+        if exc.file is not None or exc.key != "workload":
+            raise
+        hint = did_you_mean(str(name_or_path), bundled_workloads())
+        raise WorkloadError(exc.message + hint, file=exc.file, key=exc.key) from None

@@ -47,6 +47,7 @@ def _count_and_rate(bytes_per_s: float, arch: str | None) -> tuple[int, float, s
     return 1, bytes_per_s, "the pair's aggregate (links per pair unknown)"
 
 
+# long: one pass over nvidia-smi's link matrix; each branch is one kind of peer (GPU, NVSwitch, missing address)
 def _from_matrix(facts: MachineFacts, comps, links, flows, by_address) -> None:
     arch = {g.pci_address.lower(): g.architecture for g in facts.gpus if g.pci_address}
     switch_of: dict[str, set[str]] = {}

@@ -180,6 +180,7 @@ class ProfileBuilder:
 
     # -- GPUs and other PCIe devices ----------------------------------------------------------
 
+    # long: one branch per PCI device class that carries modelled traffic
     def _device_component(self, dev: PciDevice) -> tuple[str, dict] | None:
         """(id, component) of a GPU, another accelerator or a device with a trained link; None
         for what carries no modelled traffic (bridges, NVSwitch management functions)."""

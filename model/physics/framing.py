@@ -55,8 +55,8 @@ FDDI_OVERHEAD = 8 + 1 + 1 + 6 + 6 + 4 + 2 + LLC_SNAP  # preamble .. ED/FS + LLC/
 DDP_MAX_DATA = 586.0
 DDP_LONG_HEADER = 13.0
 ATP_HEADER = 8.0
-#: Seed 003: "datagram size for AppleTalk is limited to a maximum of 617 bytes".
-APPLETALK_SEED_DATAGRAM = 617.0
+#: Apple's Open Transport FAQ [5]: "datagram size for AppleTalk is limited to a maximum of 617 bytes".
+APPLETALK_FAQ_DATAGRAM = 617.0
 
 
 def transport_headers(protocol="tcp", ip_version=4, timestamps=True):

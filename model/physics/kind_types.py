@@ -51,6 +51,7 @@ class Param:
     def optional(self) -> bool:
         return self.default is not None or not self.required
 
+    # long: the one place where valid ranges live: one check per rule (finite, positive, integer, bounds, choices)
     def problem(self, si: float, *, whole: bool = True) -> str | None:
         """Why ``si`` [SI units] is not a valid value of this parameter, or None when it is.
 

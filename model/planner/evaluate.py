@@ -114,13 +114,17 @@ def rate_outcome(profile: Profile, need: Need) -> Outcome:
 
 
 def workload_outcome(profile: Profile, need: Need, signature) -> Outcome:
-    from pinchpoint.api import predict  # prediction sits above this module's ceilings
+    # start-up cost: the readers and the convolution serve only needs with a workload, so plans
+    # of rates alone never load them
+    from pinchpoint.inputs.signature import resolve_signature  # (start-up cost, above)
+    from pinchpoint.inputs.workload import resolve_workload  # (start-up cost, above)
+    from pinchpoint.prediction.convolve import convolve  # (start-up cost, above)
 
     sig = need.signature or signature
     if sig is None:
         return Outcome(need.name, need.deadline_s, None, None, unit="s",
                        note="no signature: give the candidate (or the need) a signature")
-    p = predict(sig, need.workload, profile=profile)
+    p = convolve(resolve_signature(sig), resolve_workload(need.workload), profile=profile)
     t = p.estimate_s  # the headline estimate, as `predict` prints it
     return Outcome(need.name, need.deadline_s, t, need.deadline_s / t - 1 if t > 0 else float("inf"),
                    (str(p.binding),), note=f"{need.workload} on {sig}", unit="s")

@@ -123,6 +123,7 @@ def need_figure(need: Need) -> float:
     return need.rate_bytes_per_s if need.rate_bytes_per_s is not None else need.total_bytes_per_s
 
 
+# long: one loop over binding links and their parameters; the branches skip what cannot change and keep the least overshoot
 def smallest_fix(profile: Profile, need: Need, outcome: Outcome) -> Fix | None:
     """One parameter change on the binding links that makes ``need`` pass, the one that
     overshoots the need least (``Fix.relative``: the need's figure after the change, relative

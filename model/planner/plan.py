@@ -19,6 +19,8 @@ from pinchpoint.planner.batch import fast_outcomes, structure_key
 from pinchpoint.planner.evaluate import Evaluator, Outcome, at_once, check_needs_match, matched_flows
 from pinchpoint.planner.fixes import Fix, smallest_fix
 from pinchpoint.planner.space import Candidate, all_candidates
+from pinchpoint.solve.sweep import build_terms, evaluate_terms
+from pinchpoint.solve.uncertainty import draw, profile_spreads
 
 #: Fixes are searched for this many candidates at most (the cheapest first): each is a search.
 MAX_FIXED = 24
@@ -126,8 +128,6 @@ def _cheapest(rows) -> str | None:
 
 def _probability(c: Candidate, need: Need, outcome: Outcome) -> float | None:
     """P(the need is met) under the profile's value ranges (one flow alone only)."""
-    from pinchpoint.solve.sweep import build_terms, evaluate_terms
-    from pinchpoint.solve.uncertainty import draw, profile_spreads
 
     spreads = profile_spreads(c.profile)
     flows = matched_flows(c.profile, need)

@@ -94,6 +94,7 @@ def fixed_candidates(spec: PlanSpec) -> Iterator[Candidate]:
         yield Candidate(c.name or prof.name, prof, c.price, c.signature)
 
 
+# long: one product over the option sets; each branch is one way a choice edits the base profile
 def generated_candidates(spec: PlanSpec) -> Iterator[Candidate]:
     """Every combination of one choice per option set, in the order the file lists them."""
     space = spec.space

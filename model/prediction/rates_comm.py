@@ -25,6 +25,7 @@ class CommRates(RatesBase):
     """Message, I/O and network rates of a signature (mixed into SignatureRates)."""
 
     # -- messages
+    # long: one branch per message pattern and kernel fallback (ping, effbw, their MPI builds), each naming what is missing
     def one_way_time(self, msg: Messages, key: str) -> float:
         """Time [s] of one message of ``msg.size_bytes``."""
         kernel = "ping" if msg.pattern == "ping-pong" else "effbw"

@@ -51,6 +51,7 @@ class MemoryRates(RatesBase):
         return sorted({int(p.params.get("threads", 1))
                        for p in self.signature.points(kernel, op=op, pattern=pattern)})
 
+    # long: one branch per fallback from the measured curve (thread count, pattern, op), each saying which was used
     def memory_curve(self, op: str, pattern: str, key: str,
                      threads: int = 1) -> tuple[list[float], list[float], str]:
         """(working sets [B], bandwidths [B/s], description) of the curve pricing ``op`` on

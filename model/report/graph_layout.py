@@ -39,6 +39,7 @@ def _neighbours(profile) -> dict[str, list[str]]:
     return {c: sorted(n, key=natural_key) for c, n in nbrs.items()}
 
 
+# long: one branch per component kind's place in the drawing (cpu, memory, bridge, device, network)
 def _layers(profile, nbrs) -> dict[str, int]:
     kinds = {c: comp.kind for c, comp in profile.components.items()}
     ordered = sorted(profile.components, key=natural_key)

@@ -23,6 +23,7 @@ import json
 from pinchpoint.graph.resource_ids import convention, link_of, uses_network
 from pinchpoint.inputs.param_values import valid_values
 from pinchpoint.physics import units
+from pinchpoint.physics.linkkinds import KINDS
 from pinchpoint.graph.names import natural_key
 from pinchpoint.report.plots_planning import human_unit
 from pinchpoint.solve.ceilings import parallel_groups
@@ -35,8 +36,6 @@ def _kind_code(kind: str, params: tuple[str, ...]) -> tuple[str, str]:
     """(raw, effective) capacity of a link kind as JavaScript expressions in ``v.PARAM`` [B/s]."""
     import sympy
     from sympy.printing.jscode import jscode
-
-    from pinchpoint.physics.linkkinds import KINDS
 
     d = KINDS[kind]
     p = {name: sympy.Symbol(f"v.{name}", positive=True) for name in params}

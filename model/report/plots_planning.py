@@ -14,6 +14,7 @@ import numpy as np
 from pinchpoint.errors import InputError
 from pinchpoint.paths import atomic_write
 from pinchpoint.report.plots_signature import plain_log_ticks, pyplot, rate_axis
+from pinchpoint.report.plots_signature import LOG_AXIS_SPAN, wants_log_axis  # noqa: F401 - also this module's API
 
 
 def _pyplot():
@@ -30,16 +31,6 @@ def _save(fig, path) -> Path:
         fig.savefig(fh, format=fmt, bbox_inches="tight", dpi=120)
     plt.close(fig)
     return path
-
-
-#: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
-LOG_AXIS_SPAN = 30.0
-
-
-def wants_log_axis(values) -> bool:
-    """True when the positive values span more than :data:`LOG_AXIS_SPAN` (max / min)."""
-    v = np.asarray([x for x in values if x > 0], dtype=float)
-    return v.size > 1 and float(v.max() / v.min()) > LOG_AXIS_SPAN
 
 
 _PREFIXED = {"frequency": ("Hz", 1000.0, ("", "k", "M", "G", "T")),

@@ -10,6 +10,16 @@ from pinchpoint.errors import InputError, SignatureError
 from pinchpoint.measure.hostinfo import data_cache_sizes
 
 
+#: Values further apart than this factor are drawn on a log axis (machines differ by orders of magnitude).
+LOG_AXIS_SPAN = 30.0
+
+
+def wants_log_axis(values) -> bool:
+    """True when the positive values span more than :data:`LOG_AXIS_SPAN` (max / min)."""
+    v = [float(x) for x in values if x > 0]
+    return len(v) > 1 and max(v) / min(v) > LOG_AXIS_SPAN
+
+
 def pyplot(key: str = "plot"):
     """matplotlib.pyplot, with the Agg backend only where nothing could show a window.
 
@@ -39,6 +49,7 @@ def _new_axes(figsize=(8, 5)):
     return Figure(figsize=figsize).subplots()
 
 
+# long: one figure's drawing: axes, the staircase, the cache-size marks and labels, step by step
 def maps_staircase(signature, ax=None, caches=None, *, threads: int = 1):
     """MAPS bandwidth vs working-set size, one line per op and pattern, cache sizes marked.
 
@@ -175,8 +186,6 @@ def signature_bars(signature):
     result unit in human units (GB/s, Gflop/s, us), a log axis where values span orders of
     magnitude.  Returns the Axes of the first panel."""
     import numpy as np
-
-    from pinchpoint.report.plots_planning import wants_log_axis
 
     by_unit: dict[str, list] = {}
     for kernel, run in signature.kernels.items():

@@ -116,6 +116,7 @@ def _rows(profiles: list[Profile], labels: list[str]) -> dict[str, dict[str, lis
     return rows
 
 
+# long: one pass lining flows up by role; each branch is one way a requested name may match (row, role, flow)
 def compare(profiles: list[Profile], flows: list[str] | None = None) -> Comparison:
     """Every requested flow's ceiling on every profile (all flows of any profile by default),
     lined up by role (see the module doc); a requested name matches its row, its role, or a

@@ -8,8 +8,9 @@ signature figure stands for a link or a flow:
   memory bandwidth of the signature by the one policy of :mod:`pinchpoint.prediction.rates`: the
   highest of STREAM (McCalpin 1995), MAPS stride-1, likwid-bench and the published G5
   Memperf/Xbench memory figures, each at its largest working set (the DRAM plateau) and most
-  threads, or, for a signature with none of those (the POWER4 tables of seed 004), PEAK DOT at
-  its longest loop x 8 B/flop (16 B per 2 flop);
+  threads, or, for a signature with none of those (the POWER4 tables of Chen and Ebbers, "PMaC
+  Benchmarking on Three POWER4 Platforms", IBM Redpaper), PEAK DOT at its longest loop
+  x 8 B/flop (16 B per 2 flop);
 - the "mem-copy" flow (payload copied by a CPU, two passes through memory): STREAM copy or MAPS
   copy at the DRAM plateau, halved, since both count the read and the written byte while the
   flow ceiling counts the payload once;
@@ -18,9 +19,9 @@ signature figure stands for a link or a flow:
 
 Efficiency = measured / theoretical.
 
-:func:`classify` answers the question seed 000 answered by hand for the G5 with a 10 GbE NIC:
-TCP reached 3.5 Gbit/s and UDP 7.8 Gbit/s through a PCI-X bus of 8.5 Gbit/s; UDP is at the bus,
-TCP far below every ceiling ("software is the limit").  It gives the verdicts `diagnose` gives,
+:func:`classify` answers the question Visser and Hilster answered by hand for the G5 with a 10 GbE
+NIC ("G5 Performance Report", University of Amsterdam, 2004): TCP reached 3.5 Gbit/s and UDP
+7.8 Gbit/s through a PCI-X bus of 8.5 Gbit/s; UDP is at the bus, TCP far below every ceiling ("software is the limit").  It gives the verdicts `diagnose` gives,
 against the same figures (:mod:`pinchpoint.solve.verdicts`): the binding ceiling is the lowest,
 efficiency = measured / binding; ``at-ceiling`` from 0.9, ``below-ceiling`` from 0.5,
 ``far-below-all`` below; a figure more than 5 % above a ceiling cannot have been measured under

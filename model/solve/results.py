@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pinchpoint.physics.readable import rate
+
 
 @dataclass(frozen=True)
 class Ceiling:
@@ -38,8 +40,6 @@ class Ceiling:
     load: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from pinchpoint.physics.readable import rate
-
         e = self.effective_ceiling_bytes_per_s
         eff = "" if e is None else f", effective {rate(e)}"
         return f"Ceiling({self.name}: {rate(self.ceiling_bytes_per_s)}, binding {','.join(self.binding)}{eff})"

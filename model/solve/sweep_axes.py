@@ -139,6 +139,7 @@ def _points(m, where: str) -> tuple[int, str]:
     raise InputError(f"spacing must be 'lin' or 'log', got {m['spacing']!r}", key=where)
 
 
+# long: one check per way a range can be wrong (empty, infinite, outside bounds, too long), each with its message
 def _check_range(m, spec, lo: float, hi: float, n: int, spacing: str, where: str, param: str) -> None:
     """InputError for a range that is empty, infinite, outside the parameter's bounds or too long."""
     if n < 1:

@@ -26,7 +26,7 @@ from pinchpoint.errors import InputError, UnitError
 from pinchpoint.inputs import spread as spreadmod
 from pinchpoint.inputs.profile import Profile
 from pinchpoint.solve.ceilings import flow_ceiling
-from pinchpoint.solve.sweep import build_terms, check_param, evaluate_terms
+from pinchpoint.solve.sweep import Axis, build_terms, check_param, evaluate_terms, resolved_points
 
 PERCENTILES = (1.0, 5.0, 25.0, 50.0, 75.0, 95.0, 99.0)
 
@@ -189,8 +189,6 @@ def monte_carlo(profile: Profile, flow: str, extra: list[Uncertain] | tuple[Unce
         raw, idx = evaluate_terms(terms, args, (samples,))
         eff, eidx = evaluate_terms(terms, args, (samples,), effective=True)
     else:
-        from pinchpoint.solve.sweep import Axis, resolved_points
-
         axes = [Axis(u.link, u.param, profile.links[u.link].definition.param(u.param).dimension, a)
                 for u, a in zip(inputs, args)]
         same = np.arange(samples)

@@ -123,6 +123,7 @@ def innermost(loops: list[LoopFacts], addr: int) -> LoopFacts | None:
     return None
 
 
+# long: one walk over a loop body's data flow; each branch is one instruction effect (load, store, move, arithmetic)
 def _indirection(body, facts: LoopFacts) -> None:
     tags: dict[str, frozenset] = {}
     parents: dict[int, set] = {}
@@ -149,6 +150,7 @@ def _indirection(body, facts: LoopFacts) -> None:
                    if p not in parents}
 
 
+# long: one walk over a loop body's data flow; each branch is one instruction effect on a carried chain
 def _reductions(body, facts: LoopFacts) -> None:
     """Chained adds: on a path from a carried group's incoming value to its outgoing one."""
     origin: dict[str, frozenset] = {}

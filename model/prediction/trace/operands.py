@@ -95,6 +95,7 @@ class Effects:
     store: bool = False
 
 
+# long: a table written as code: one branch per family of x86 mnemonics
 @lru_cache(maxsize=65536)
 def effects(ins: Instruction) -> Effects:
     """The :class:`Effects` of one decoded instruction (a heuristic for rare forms: implicit

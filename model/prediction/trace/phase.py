@@ -158,6 +158,7 @@ def _events(prof, key, idx) -> dict:
     return {e: (c[idx[e]] if c is not None else 0.0) for e in _EVENTS}
 
 
+# long: one branch per kind of memory access (stream, stride, indirect, reduction) a loop's facts show
 def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None:
     obj, _, addr = key
     dr, dw = drw
