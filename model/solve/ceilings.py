@@ -70,6 +70,8 @@ def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[C
     if len(names) == 1:  # `ceilings --flow F`: lay out only that flow's part
         return [flow_ceiling(profile, names[0])]
     ctx = Context.whole(profile)
+    ctx.effective.capacities("write")  # made once, before the threads share them
+    ctx.net.blocks()
 
     def solve(n):  # an answer or the error, so that the first flow in order that fails raises
         try:
