@@ -21,24 +21,20 @@ writes (posted), a device at the sink reads from host memory (requests up, compl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pinchpoint.errors import ProfileError
 from pinchpoint.gc_pause import gc_paused
 
 
-@dataclass(frozen=True)
 class LegRule:
     """What one leg may cross: the forwarding components (``allowed``; None: every one), the
     source's and sink's devices it may use (``entry``: entered from the source only; ``exit``:
     left to the sink only), and how its PCIe links carry it (``op``)."""
 
-    source: str
-    sink: str
-    allowed: frozenset[str] | None
-    entry: frozenset[str]
-    exit: frozenset[str]
-    op: str
+    __slots__ = ("source", "sink", "allowed", "entry", "exit", "op")
+
+    def __init__(self, source: str, sink: str, allowed: frozenset[str] | None, entry: frozenset[str],
+                 exit: frozenset[str], op: str):
+        self.source, self.sink, self.allowed, self.entry, self.exit, self.op = source, sink, allowed, entry, exit, op
 
     @property
     def restricted(self) -> bool:

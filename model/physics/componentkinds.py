@@ -11,20 +11,22 @@ DPU, whose cores do route).  ``device`` is the generic kind: it forwards, as a p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pinchpoint.physics.kind_types import Param
 
 
-@dataclass(frozen=True)
 class ComponentKind:
-    """A kind of component: its parameters, and how traffic treats it."""
+    """A kind of component: its parameters, and how traffic treats it.  ``forwards``: traffic
+    between two other components may pass through it; ``device``: a device that moves data by DMA
+    (a NIC, a GPU, a disk: see Flow.initiator).  A plain class: a dataclass costs a millisecond
+    of every process's start-up to define."""
 
-    name: str
-    params: tuple[Param, ...]
-    forwards: bool  # traffic between two other components may pass through it
-    device: bool = False  # a device that moves data by DMA (a NIC, a GPU, a disk): see Flow.initiator
-    doc: str = ""
+    __slots__ = ("name", "params", "forwards", "device", "doc")
+
+    def __init__(self, name: str, params: tuple[Param, ...], forwards: bool, device: bool = False, doc: str = ""):
+        self.name, self.params, self.forwards, self.device, self.doc = name, params, forwards, device, doc
+
+    def __repr__(self) -> str:
+        return f"ComponentKind({self.name!r}, forwards={self.forwards}, device={self.device})"
 
 
 COMPONENT_KINDS: dict[str, ComponentKind] = {k.name: k for k in (

@@ -26,8 +26,6 @@ from typing import Iterable
 from pinchpoint.graph.resource_ids import link_of
 from pinchpoint.inputs.profile import SCENARIO_FLOW_SEPARATOR, Profile
 from pinchpoint.solve.formulas import flow_formula, group_duals, links_of, parallel_groups, with_parallel
-from pinchpoint.solve.lp import Coo as _Coo  # noqa: F401 - its name before the split
-from pinchpoint.solve.lp import highs as _highs  # noqa: F401 - its name before the split
 from pinchpoint.solve.part import core, legs_of
 from pinchpoint.solve.results import Ceiling
 from pinchpoint.solve.scenarios import scenario_ceilings, scenario_flow_ceiling
@@ -72,6 +70,8 @@ def all_ceilings(profile: Profile, flows: Iterable[str] | None = None) -> list[C
     if len(names) == 1:  # `ceilings --flow F`: lay out only that flow's part
         return [flow_ceiling(profile, names[0])]
     ctx = Context.whole(profile)
+    ctx.effective.capacities("write")  # made once, before the threads share them
+    ctx.net.blocks()
 
     def solve(n):  # an answer or the error, so that the first flow in order that fails raises
         try:
@@ -133,6 +133,16 @@ def is_forest(g) -> bool:
 
 # The names these had before the module was split (tests and callers outside use some).
 _in_threads = in_threads
+
+
+def __getattr__(name: str):
+    """The linear program's pieces under the names they had here (``_Coo``, ``_highs``); its module
+    loads on first use (see pinchpoint.solve.solver)."""
+    if name in ("_Coo", "_highs"):
+        from pinchpoint.solve import lp
+
+        return {"_Coo": lp.Coo, "_highs": lp.highs}[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 _links = links_of
 _with_parallel = with_parallel
 _group_duals = group_duals

@@ -103,16 +103,18 @@ def highs(a_ub: Coo, caps, a_eq: Coo, n_var: int):
     return x, -np.array(solution.row_dual)[:n_ub]
 
 
-class _Program(NamedTuple):
-    """The assembled program and what is needed to read its answer."""
+class _Program:
+    """The assembled program and what is needed to read its answer (a plain class: a NamedTuple
+    costs a millisecond of every process's start-up to define)."""
 
-    a_ub: Coo
-    a_eq: Coo
-    caps_si: "np.ndarray"  # the rows' bounds [B/s]: resources, then read bounds
-    rows: list  # each row's resource id (a read bound's row: ("bound", leg, link id))
-    passes: list  # (row, flow, bytes per unit of the flow's rate) of pass counts (in column 0)
-    n_var: int
-    n_e: int
+    __slots__ = ("a_ub", "a_eq", "caps_si", "rows", "passes", "n_var", "n_e")
+
+    def __init__(self, a_ub: Coo, a_eq: Coo, caps_si, rows: list, passes: list, n_var: int, n_e: int):
+        self.a_ub, self.a_eq = a_ub, a_eq
+        self.caps_si = caps_si  # the rows' bounds [B/s]: resources, then read bounds
+        self.rows = rows  # each row's resource id (a read bound's row: ("bound", leg, link id))
+        self.passes = passes  # (row, flow, bytes per unit of the flow's rate) of pass counts (column 0)
+        self.n_var, self.n_e = n_var, n_e
 
 
 def lp(part: Part, flows, weights: list[float], legs: list[Leg], pricing: Pricing) -> tuple[float, list[Solution]]:
@@ -148,29 +150,25 @@ def lp(part: Part, flows, weights: list[float], legs: list[Leg], pricing: Pricin
     return xs[0] * scale, answers
 
 
-class _Edges(NamedTuple):
-    """The part's edges as arrays: node rows of each end, arc ends in the whole graph, capacity rows."""
+class _Edges:
+    """The part's edges as arrays: node rows of each end, arc ends in the whole graph, capacity
+    rows (each edge's resource row, -1 for an unbounded one or a free hop, and the other
+    direction's), link ids."""
 
-    tails: "np.ndarray"
-    heads: "np.ndarray"
-    arc_tails: "np.ndarray"
-    arc_heads: "np.ndarray"
-    row_of: "np.ndarray"  # each edge's resource row (-1: unbounded or a free hop)
-    back_of: "np.ndarray"  # the other direction's resource row
-    links: list
+    __slots__ = ("tails", "heads", "arc_tails", "arc_heads", "row_of", "back_of", "links")
 
-    @classmethod
-    def of(cls, net, nodes: dict, edges, rindex: dict) -> "_Edges":
+    def __init__(self, net, nodes: dict, edges, rindex: dict):
         import numpy as np
 
         def ints(values):
             return np.array(list(values), dtype=np.int64)
 
-        return cls(ints(nodes[u] for u, _, _, _ in edges), ints(nodes[v] for _, v, _, _ in edges),
-                   ints(net.tail(a) for _, _, _, a in edges), ints(net.head[a] for _, _, _, a in edges),
-                   ints(rindex.get(d["resource"], -1) for _, _, d, _ in edges),
-                   ints(rindex.get(d.get("reverse"), -1) for _, _, d, _ in edges),
-                   [d["link"] for _, _, d, _ in edges])
+        self.tails, self.heads = ints(nodes[u] for u, _, _, _ in edges), ints(nodes[v] for _, v, _, _ in edges)
+        self.arc_tails = ints(net.tail(a) for _, _, _, a in edges)
+        self.arc_heads = ints(net.head[a] for _, _, _, a in edges)
+        self.row_of = ints(rindex.get(d["resource"], -1) for _, _, d, _ in edges)
+        self.back_of = ints(rindex.get(d.get("reverse"), -1) for _, _, d, _ in edges)
+        self.links = [d["link"] for _, _, d, _ in edges]
 
 
 def _assemble(part, node_list, edges, flows, weights, legs, pricing: Pricing) -> _Program:
@@ -183,7 +181,7 @@ def _assemble(part, node_list, edges, flows, weights, legs, pricing: Pricing) ->
     rows: list = [r for r in sorted(capacity) if math.isfinite(capacity[r])]
     rindex = {r: i for i, r in enumerate(rows)}
     bounds = [capacity[r] for r in rows]
-    e = _Edges.of(part.whole, nodes, edges, rindex)
+    e = _Edges(part.whole, nodes, edges, rindex)
     n_e, n_n = len(edges), len(nodes)
     eq, ub = ([], [], []), ([], [], [])
     priced = {op: np.array([pricing.costs(lid, op) for lid in e.links], dtype=float).reshape(n_e, 2)

@@ -13,7 +13,6 @@ A :class:`Leg` is one leg of a flow on a part, with the routing rules applied
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from pinchpoint.graph import graph as graphmod
@@ -148,20 +147,18 @@ class Part:
         return shape
 
 
-@dataclass(frozen=True)
 class Leg:
     """One leg of a flow on a part: the flow's index among the question's flows, its ends (names
     and node indices), the nodes it may use (the part's, cut by the routing rules) and the arcs
-    it may not, and how its PCIe links carry it (``op``)."""
+    it may not, and how its PCIe links carry it (``op``).  A plain class: a dataclass costs a
+    millisecond of every process's start-up to define."""
 
-    flow: int
-    source: str
-    sink: str
-    s: int | None
-    t: int | None
-    mask: bytearray
-    banned: frozenset[int]
-    op: str
+    __slots__ = ("flow", "source", "sink", "s", "t", "mask", "banned", "op")
+
+    def __init__(self, flow: int, source: str, sink: str, s: int | None, t: int | None, mask: bytearray,
+                 banned: frozenset[int], op: str):
+        self.flow, self.source, self.sink, self.s, self.t = flow, source, sink, s, t
+        self.mask, self.banned, self.op = mask, banned, op
 
 
 def legs_of(part: Part, profile, flows) -> list[Leg]:

@@ -47,7 +47,9 @@ class Pricing:
                     bound = link.read_bound_bytes_per_s if link.definition.read_bound is not None else None
                     if bound is not None:
                         caps[lid] = min(caps[lid], bound)
-            self._caps[op] = caps
+            # one dict per kind of transfer, whichever thread made it first: the arcs keep one
+            # capacity array per dict (pinchpoint.graph.maxflow.Arcs.capacities)
+            caps = self._caps.setdefault(op, caps)
         return caps
 
 

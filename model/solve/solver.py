@@ -14,7 +14,6 @@ from pinchpoint.errors import ProfileError
 from pinchpoint.graph.maxflow import Arcs
 from pinchpoint.graph.resource_ids import link_of, reverse_of
 from pinchpoint.solve.fixed_routes import fixed_routes
-from pinchpoint.solve.lp import lp
 from pinchpoint.solve.max_flow import max_flow
 from pinchpoint.solve.part import Leg, Part, flow_network
 from pinchpoint.solve.pricing import Pricing
@@ -45,6 +44,10 @@ def solve_flows(part: Part, flows, weights: list[float], legs: list[Leg], pricin
     try:
         if part.forest:
             return fixed_routes(part, flows, weights, legs, pricing)[1]
+        # the linear program's module (and lp_exact's fractions) is imported where a mesh needs it:
+        # 12 ms of `ceilings powermac-g5`, whose flows are all max-flow or closed form
+        from pinchpoint.solve.lp import lp
+
         return lp(part, flows, weights, legs, pricing)[1]
     except ProfileError as exc:  # "no positive throughput is possible": the solvers know no file
         raise exc.located(file=pricing.profile.path) from None
