@@ -1,0 +1,114 @@
+"""Core pricing: instructions, branches and mispredicted branches, read off kernels/core.c.
+
+A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
+or flops.  Three figures of the signature's ``core`` kernel price that work:
+
+- the issue rate [instruction/s]: ``mix``, the body of a compiled in-cache loop (loads, a
+  store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
+  count (Valgrind's Ir, perf's instructions) adds up every kind, so its ceiling is that of a
+  mix, not of the simplest instructions (``issue``, register adds only, which the core's integer
+  units retire faster than any loop that also loads and stores: it is kept in the signature as
+  the front end's upper bound, not used to price);
+- the branch rate [branch/s]: ``branches``, well-predicted conditional branches, half taken;
+- the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
+  sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
+  mispredicted branches the kernel states by construction (1/2 for independent fair bits).
+
+The statistic is the caller's (rates_base.statistic): the penalty takes the two loops' times
+by it (best: each loop's fastest repetition).
+"""
+
+from __future__ import annotations
+
+from pinchpoint.errors import SignatureError
+from pinchpoint.prediction.rates_base import RatesBase
+
+#: core.c loop that prices each count of a phase's instruction table.
+CORE_FOR_COUNT = {"total": "mix", "branches": "branches"}
+#: core.c loops whose difference prices a misprediction (random bits, sorted bits).
+MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
+
+
+class CoreRates(RatesBase):
+    """Instruction and branch rates and the misprediction cost of a signature (mixed into
+    SignatureRates).  Each returns None where the signature lacks the loop and ``extrapolate``
+    allows leaving the core time out (recorded); without it the workload is refused."""
+
+    def _core_points(self, op: str):
+        if "core" not in self.signature.kernels:
+            return []
+        return self.signature.points("core", op=op)
+
+    def _missing(self, key: str, what: str, loops: str) -> None:
+        self._extrapolated(key, f"its {what} need the core kernel's {loops} (kernels/core.c; "
+                                f"pinchpoint measure runs it), which signature "
+                                f"{self.signature.name!r} did not measure",
+                           "no core time (the phase's instruction counts left out)")
+
+    def core_rate(self, count: str, key: str) -> float | None:
+        """Rate [1/s] that prices ``count`` ("total": instructions, "branches"), one core:
+        the best point of its loop by the statistic.  None where missing and extrapolating."""
+        loop = CORE_FOR_COUNT[count]
+        pts = self._core_points(loop)
+        if not pts:
+            self._missing(key, "instructions" if count == "total" else "branches", f"{loop} loop")
+            return None
+        rate = max(self._value(p.result, "rate") for p in pts)
+        if rate <= 0:
+            raise SignatureError(f"core {loop}: the rate is zero", key="kernels.core")
+        return rate
+
+    def mispredict_penalty(self, key: str) -> float | None:
+        """Time [s] one mispredicted branch costs: the random and sorted branch loops' time
+        difference per branch over their difference in mispredicted share (module docstring).
+        None where missing and extrapolating."""
+        per, share = {}, {}
+        for loop in MISPREDICT_LOOPS:
+            pts = [p for p in self._core_points(loop) if "mispredict_share" in p.params]
+            if not pts:
+                self._missing(key, "mispredicted branches", " and ".join(MISPREDICT_LOOPS) + " loops")
+                return None
+            best = max(pts, key=lambda p: self._value(p.result, "rate"))
+            per[loop] = 1.0 / self._value(best.result, "rate")  # s per branch
+            share[loop] = float(best["mispredict_share"])
+        d_share = share["branch_random"] - share["branch_sorted"]
+        d_time = per["branch_random"] - per["branch_sorted"]
+        if d_share <= 0 or d_time <= 0:
+            raise SignatureError(f"core branch loops: the shuffled bits ran {d_time * 1e9:+.3g} ns "
+                                 f"per branch slower than the sorted ones at {d_share:+.3g} more "
+                                 f"mispredictions: no misprediction cost can be read (measure "
+                                 f"again on a quieter machine)", key="kernels.core")
+        return d_time / d_share
+
+
+def core_time(phase, rates: CoreRates, key: str, detail: list) -> float:
+    """Time [s] of a phase's instructions on its threads (one core each):
+    T_core = max(total / issue rate, branches / branch rate) + mispredicted x penalty, each
+    count divided by the threads (the counts are totals over them, as flops are).  0 without
+    an instruction table or with zero counts (the signature is then not read); 0 too, listed,
+    where a loop is missing and ``extrapolate`` allows it."""
+    ins = phase.instructions
+    if ins is None:
+        return 0.0
+    rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
+    counts = {"total": ins.total * rep, "branches": ins.branches * rep}
+    busy = 0.0
+    for count, n in counts.items():
+        if n <= 0:
+            continue
+        rate = rates.core_rate(count, f"{k}.{count}")
+        if rate is None:
+            return 0.0
+        busy = max(busy, n / threads / rate)
+        detail.append(f"{n:.4g} {'instructions' if count == 'total' else 'branches'} at "
+                      f"{rate / 1e9:.4g} G/s (core {CORE_FOR_COUNT[count]})"
+                      + (f" on {threads} threads" if threads > 1 else ""))
+    missed = ins.mispredicted * rep
+    if missed > 0:
+        penalty = rates.mispredict_penalty(f"{k}.mispredicted")
+        if penalty is None:
+            return 0.0
+        detail.append(f"{missed:.4g} mispredicted branches at {penalty * 1e9:.3g} ns each "
+                      f"(core branch_random vs branch_sorted)")
+        busy += missed / threads * penalty
+    return busy
