@@ -85,7 +85,7 @@ def count_one(binary: Path, op: str, ws: int, threads_flag: bool) -> dict[str, f
         p = rec["params"]
         if p.get("inner_iterations") != 1:
             raise RuntimeError(f"{op}: calibrated to {p.get('inner_iterations')} iterations, not 1")
-        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], capture_output=True,
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out], capture_output=True,
                              text=True, timeout=120, check=True).stdout
     counts = _body_counts(ann)
     return {e: v / (CALLS * float(p["units"])) for e, v in counts.items()}

@@ -6,12 +6,14 @@ or flops.  Three figures of the signature's ``core`` kernel price that work:
 - the issue rate [instruction/s]: the faster of ``issue`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
   a store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
-  count (Valgrind's Ir, perf's instructions) adds up every kind, so neither loop is the rate of
-  every program; the core time is a throughput bound like the memory and flop times (work over
-  the best rate measured for it), and a bound takes the fastest instruction stream measured.
-  On the AMD EPYC Zen 5 VM this was written on the two differed by 12 % (issue 20.6, mix 18.2
-  G instruction/s) while compiled loops in L1 ran 16-31 G/s (a CSR row loop of 7 instructions
-  per nonzero, fused compare-and-branch, the fastest): the bound is not a hard ceiling;
+  count (Valgrind's Ir, perf's instructions) adds up every kind, so the rate that prices it is
+  that of typical compiled code, not the retire ceiling of a loop written so that no execution
+  port limits it.  On the AMD EPYC Zen 5 VM this was written on: issue 20.5 and mix 18.0
+  G instruction/s; compiled loops in L1 ran 16-31 G/s (a scalar CSR row loop of 7
+  instructions per nonzero, loads and a fused compare-and-branch, the fastest), and a balanced
+  scalar loop of 3 loads, 4 integer and 2 floating-point operations per iteration 34 G/s.  The
+  core time is therefore an estimate of the instruction-bound time, not a strict bound: loops
+  whose mix the core retires faster than this are over-predicted when instructions bind;
 - the branch rate [branch/s]: ``branches``, well-predicted conditional branches, half taken;
 - the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
   sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
