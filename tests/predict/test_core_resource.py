@@ -157,3 +157,13 @@ def test_core_points_carry_their_own_units():
     doc["kernels"]["core"] = {"source_sha256": None, "points": pts}
     with pytest.raises(SignatureError, match="instruction/s"):
         Signature.from_dict(doc)
+
+
+def test_signature_show_prints_the_core_points(capsys, tmp_path):
+    from pinchpoint.cli import main
+
+    sig = tmp_path / "s.json"
+    sig.write_text(json.dumps(signature().to_dict()))
+    assert main(["signature", "show", str(sig)]) == 0
+    out = capsys.readouterr().out
+    assert "10 Ginstruction/s" in out and "2 Gbranch/s" in out
