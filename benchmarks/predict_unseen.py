@@ -261,9 +261,11 @@ def report(sig, workload_text, times, params, sizes, elapsed, args, counts=None)
     variants = [("hand counts", workload_text)]
     if counts is not None:
         variants += [("hand counts + callgrind instructions and branches",
-                      with_counts(workload_text, counts, mispredicts=False)),
-                     ("hand counts + callgrind instructions, branches and mispredictions",
-                      with_counts(workload_text, counts))]
+                      with_counts(workload_text, counts, mispredicts="none")),
+                     ("... + mispredictions not at loop exits",
+                      with_counts(workload_text, counts, mispredicts="not_exits")),
+                     ("... + every misprediction callgrind's 2-bit predictor simulates",
+                      with_counts(workload_text, counts, mispredicts="simulated"))]
     out = {"sizes": sizes, "variants": {},
            "measured": [{"params": params[k], "repetitions": v} for k, v in times.items()]}
     for label, text in variants:

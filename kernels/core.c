@@ -3,7 +3,7 @@
  * issues per second, how many conditional branches it resolves per second, and what a
  * mispredicted branch costs.  Everything runs in the L1 or L2 cache, so no memory level limits it.
  *
- *   issue          48 independent register adds per iteration in 8 chains (6 adds each), plus
+ *   alu            48 independent register adds per iteration in 8 chains (6 adds each), plus
  *                  the loop's decrement and branch: 50 instructions.  The core's ceiling for the
  *                  simplest instructions (its integer ALUs, its dispatch and retire width).
  *   mix            the body of a compiled loop in L1 (two loads, a load folded into an add, a
@@ -27,28 +27,28 @@
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
- * issue, mix and branches are written in x86-64 assembly, so that their instruction counts are
+ * alu, mix and branches are written in x86-64 assembly, so that their instruction counts are
  * known exactly; on other targets they are not measured (the two branch loops are plain C).
- * Results: instruction/s (issue, mix), branch/s (branches, and the two branch loops, counting
+ * Results: instruction/s (alu, mix), branch/s (branches, and the two branch loops, counting
  * the loop's data-dependent branch once per byte).
  *
- * Usage: core [--ops issue,mix,branches,branch_sorted,branch_random]
+ * Usage: core [--ops alu,mix,branches,branch_sorted,branch_random]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
-enum { C_ISSUE, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM };
-static const char *const OP_NAMES[] = {"issue", "mix", "branches", "branch_sorted",
+enum { C_ALU, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM };
+static const char *const OP_NAMES[] = {"alu", "mix", "branches", "branch_sorted",
                                        "branch_random", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "branch/s", "branch/s",
                                        "branch/s"};
-/* instructions (issue, mix) or branches (the others) per loop iteration or per byte */
+/* instructions (alu, mix) or branches (the others) per loop iteration or per byte */
 static const double OP_COUNT[] = {50.0, 9.0, 17.0, 1.0, 1.0};
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
-#define LOOP_ITERS 4096      /* iterations of issue and branches per call */
+#define LOOP_ITERS 4096      /* iterations of alu and branches per call */
 
 typedef struct {
     int op;
@@ -61,7 +61,7 @@ static volatile long seed_v = 1;
 #if defined(__x86_64__)
 #define ADD6(r) "add $1, %" r "\n\tadd $1, %" r "\n\tadd $1, %" r "\n\t" \
                 "add $1, %" r "\n\tadd $1, %" r "\n\tadd $1, %" r "\n\t"
-static long issue_loop(long iters)
+static long alu_loop(long iters)
 {
     long n = iters * LOOP_ITERS, r0 = seed_v, r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0,
          r6 = r0, r7 = r0;
@@ -138,7 +138,7 @@ static double body(void *p, long iters)
     ctx_t *c = (ctx_t *)p;
     switch (c->op) {
 #if defined(__x86_64__)
-    case C_ISSUE: return (double)issue_loop(iters);
+    case C_ALU: return (double)alu_loop(iters);
     case C_MIX: return (double)mix_loop(c->a, c->b, iters);
     case C_BRANCHES: return (double)branch_loop(iters);
 #endif
@@ -146,11 +146,11 @@ static double body(void *p, long iters)
     }
 }
 
-/* per call: instructions (issue, mix) or branches (the others) */
+/* per call: instructions (alu, mix) or branches (the others) */
 static double per_call(int op)
 {
     switch (op) {
-    case C_ISSUE: case C_BRANCHES: return OP_COUNT[op] * LOOP_ITERS;
+    case C_ALU: case C_BRANCHES: return OP_COUNT[op] * LOOP_ITERS;
     case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
     default: return OP_COUNT[op] * BITS;
     }
@@ -159,7 +159,7 @@ static double per_call(int op)
 int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.01};
-    int ops[PP_MAX_LIST] = {C_ISSUE, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM};
+    int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM};
     int nops = 5, i, k, r;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
         double count;
         c.op = ops[k];
 #if !defined(__x86_64__)
-        if (c.op == C_ISSUE || c.op == C_MIX || c.op == C_BRANCHES) continue;
+        if (c.op == C_ALU || c.op == C_MIX || c.op == C_BRANCHES) continue;
 #endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;

@@ -3,12 +3,12 @@
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
 or flops.  Three figures of the signature's ``core`` kernel price that work:
 
-- the issue rate [instruction/s]: the faster of ``issue`` (independent register adds: the
+- the issue rate [instruction/s]: the faster of ``alu`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
   a store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
   count (Valgrind's Ir, perf's instructions) adds up every kind, so the rate that prices it is
   that of typical compiled code, not the retire ceiling of a loop written so that no execution
-  port limits it.  On the AMD EPYC Zen 5 VM this was written on: issue 20.5 and mix 18.0
+  port limits it.  On the AMD EPYC Zen 5 VM this was written on: alu 20.5 and mix 18.0
   G instruction/s; compiled loops in L1 ran 16-31 G/s (a scalar CSR row loop of 7
   instructions per nonzero, loads and a fused compare-and-branch, the fastest), and a balanced
   scalar loop of 3 loads, 4 integer and 2 floating-point operations per iteration 34 G/s.  The
@@ -29,7 +29,7 @@ from pinchpoint.errors import SignatureError
 from pinchpoint.prediction.rates_base import RatesBase
 
 #: core.c loops that price each count of a phase's instruction table (the fastest of them).
-CORE_FOR_COUNT = {"total": ("issue", "mix"), "branches": ("branches",)}
+CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",)}
 #: core.c loops whose difference prices a misprediction (random bits, sorted bits).
 MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
 
@@ -91,7 +91,7 @@ class CoreRates(RatesBase):
 
 def core_time(phase, rates: CoreRates, key: str, detail: list) -> float:
     """Time [s] of a phase's instructions on its threads (one core each):
-    T_core = max(total / issue rate, branches / branch rate) + mispredicted x penalty, each
+    T_core = max(total / instruction rate, branches / branch rate) + mispredicted x penalty, each
     count divided by the threads (the counts are totals over them, as flops are).  0 without
     an instruction table or with zero counts (the signature is then not read); 0 too, listed,
     where a loop is missing and ``extrapolate`` allows it."""

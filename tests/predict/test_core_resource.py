@@ -13,7 +13,7 @@ from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.convolve import RESOURCES, convolve
 
-#: Round figures of the core kernel: issue 10 G instruction/s (mix 5 G/s: slower, so issue
+#: Round figures of the core kernel: alu 10 G instruction/s (mix 5 G/s: slower, so alu
 #: prices), 2 G branch/s; the branch loop takes 1 ns per branch over sorted bits (no
 #: mispredictions) and 6 ns over random bits (half mispredicted): 10 ns per misprediction.
 ISSUE, MIX, BRANCH = 10e9, 5e9, 2e9
@@ -22,7 +22,7 @@ PENALTY = (RANDOM_S - SORTED_S) / RANDOM_SHARE
 
 
 def core_points(speed: float = 1.0, **override) -> list[dict]:
-    figures = {"issue": ("instruction/s", ISSUE), "mix": ("instruction/s", MIX),
+    figures = {"alu": ("instruction/s", ISSUE), "mix": ("instruction/s", MIX),
                "branches": ("branch/s", BRANCH), "branch_sorted": ("branch/s", 1 / SORTED_S),
                "branch_random": ("branch/s", 1 / RANDOM_S)}
     pts = []
@@ -49,7 +49,7 @@ def workload(table: str, threads: int = 1, repeat: float = 1.0):
 
 
 def expected(total, branches=0.0, missed=0.0, threads=1):
-    """The formula, written out: max(total / issue, branches / branch rate) + missed x penalty,
+    """The formula, written out: max(total / instruction rate, branches / branch rate) + missed x penalty,
     every count shared by the threads."""
     return max(total / threads / ISSUE, branches / threads / BRANCH) + missed / threads * PENALTY
 
@@ -74,7 +74,7 @@ def test_repeat_multiplies_the_counts():
 
 
 def test_the_faster_instruction_loop_prices():
-    # mix faster than issue: mix prices (the fastest instruction stream measured)
+    # mix faster than alu: mix prices (the fastest instruction stream measured)
     p = convolve(signature(mix=20e9), workload("total = 2e10\n"))
     assert p.seconds("core") == pytest.approx(1.0)
     assert "core mix" in p.resources[RESOURCES.index("core")].detail
@@ -95,7 +95,7 @@ def test_core_shows_in_json_and_text(capsys, tmp_path):
     assert "mispredicted branches at 10 ns each" in core["detail"]
     assert main(["predict", "--signature", str(sig), "--workload", str(w)]) == 0
     text = capsys.readouterr().out
-    assert "binding: core" in text and "instructions at 10 G/s (core issue)" in text
+    assert "binding: core" in text and "instructions at 10 G/s (core alu)" in text
 
 
 def test_a_missing_core_kernel_is_refused_naming_the_phase_and_the_loop():
@@ -103,7 +103,7 @@ def test_a_missing_core_kernel_is_refused_naming_the_phase_and_the_loop():
     with pytest.raises(WorkloadError) as exc:
         convolve(signature(with_core=False), w)
     assert exc.value.file == "w.toml" and exc.value.key == "phases[0].instructions.total"
-    assert "core kernel's issue or mix loop" in exc.value.message
+    assert "core kernel's alu or mix loop" in exc.value.message
     p = convolve(signature(with_core=False), w, extrapolate=True)
     assert p.seconds("core") == 0.0
     assert any("instructions.total" in e and "no core time" in e for e in p.extrapolations)
@@ -153,7 +153,7 @@ def test_a_penalty_that_cannot_be_read_is_a_signature_error():
 def test_core_points_carry_their_own_units():
     doc = synthetic_doc()
     pts = core_points()
-    pts[0]["result"]["unit"] = "branch/s"  # issue counts instructions
+    pts[0]["result"]["unit"] = "branch/s"  # alu counts instructions
     doc["kernels"]["core"] = {"source_sha256": None, "points": pts}
     with pytest.raises(SignatureError, match="instruction/s"):
         Signature.from_dict(doc)
