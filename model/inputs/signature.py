@@ -159,7 +159,7 @@ _COUNTS = ("loop_length", "threads", "processes", "nodes", "cpus_per_node")
 _KERNEL_UNITS = {"peak": "flop/s", "maps": "B/s", "stream": "B/s", "iobench": "B/s", "netstream": "B/s",
                  "memperf": "B/s", "cachebench": "B/s", "xbench_memory": "B/s", "core": "branch/s"}
 #: kernels/core.c's loops that count instructions rather than branches.
-_INSTRUCTION_OPS = ("alu", "mix")
+_INSTRUCTION_OPS = ("alu", "mix", "retire")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:

@@ -32,10 +32,10 @@ def _cycle_bounds(sig) -> tuple[float, float]:
 @pytest.mark.slow
 def test_core_points_are_present_and_sane(quick_signature):
     ops = {p["op"]: p for p in quick_signature.points("core")}
-    expected = {"branch_sorted", "branch_random"} | ({"alu", "mix", "branches"} if X86 else set())
+    expected = {"branch_sorted", "branch_random"} | ({"alu", "mix", "retire", "branches"} if X86 else set())
     assert expected <= set(ops)
     short, long = _cycle_bounds(quick_signature)
-    for op in ("alu", "mix"):
+    for op in ("alu", "mix", "retire"):
         if op in ops:
             # 0.5 .. 16 instructions per cycle: no core retires more than 16 per cycle (the
             # widest today retire 8-10), and a loop of independent adds in L1 that ran below
@@ -82,6 +82,7 @@ def callgrind_counts(tmp_path_factory):
 @pytest.mark.parametrize("function, per_branch", [
     ("alu_loop", 50.0),        # 48 adds + decrement + branch, one branch per iteration
     ("mix_loop", 9.0),           # 9 instructions per iteration, one branch each
+    ("retire_loop", 9.0),        # likewise
     ("branch_loop", 42.0 / 17),  # 42 instructions, 17 branches per iteration
 ])
 def test_the_stated_counts_are_what_the_loops_execute(callgrind_counts, function, per_branch):
