@@ -19,7 +19,7 @@ Usage::
     python3 benchmarks/predict_unseen.py [--signature SIG.json] [--mode quick|full]
                                          [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
                                          [--times EARLIER.json] [--count-instructions]
-                                         [--counts F] [--save-counts F]
+                                         [--counts F] [--save-counts F] [--core-from SIG]
 
 ``--count-instructions`` counts each kernel's instructions, branches and mispredictions with
 callgrind (benchmarks/predict_unseen_counts.py) and prints the tables with those counts added
@@ -237,6 +237,22 @@ def instruction_counts(name: str, params: dict, args, extra=()) -> dict | None:
     return counts
 
 
+def with_core_from(sig, path: str | None):
+    """``sig`` with the core kernel's points of the signature file ``path`` (None: as is): the
+    instruction and branch rates measured in another run of the same machine, for re-predicting
+    kept times with a signature that predates the core kernel."""
+    import dataclasses
+
+    from pinchpoint.inputs.signature import load_signature
+
+    if not path:
+        return sig
+    other = load_signature(path)
+    if "core" not in other.kernels:
+        raise SystemExit(f"{path}: has no core kernel points")
+    return dataclasses.replace(sig, kernels={**sig.kernels, "core": other.kernels["core"]})
+
+
 def add_count_options(ap) -> None:
     """The instruction-counting options both unseen scripts take."""
     ap.add_argument("--count-instructions", action="store_true",
@@ -245,6 +261,9 @@ def add_count_options(ap) -> None:
                          "tables with them beside the hand counts")
     ap.add_argument("--counts", metavar="FILE", help="use the counts a --save-counts run kept")
     ap.add_argument("--save-counts", metavar="FILE", help="write the callgrind counts as JSON")
+    ap.add_argument("--core-from", metavar="SIG",
+                    help="take the core kernel's points (instruction and branch rates) from this "
+                         "signature file, measured on the same machine")
 
 
 def report(sig, workload_text, times, params, sizes, elapsed, args, counts=None) -> int:
@@ -334,6 +353,7 @@ def main(argv=None) -> int:
             from pinchpoint.inputs.signature import dump_signature
             dump_signature(sig, args.save_signature)
     counts = instruction_counts("unseen", params, args)
+    sig = with_core_from(sig, args.core_from)
     return report(sig, workload_text, times, params, sizes, elapsed, args, counts)
 
 

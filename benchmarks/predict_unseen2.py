@@ -14,6 +14,7 @@ Usage::
     python3 benchmarks/predict_unseen2.py --signature SIG.json [--rounds 3] [--reps 7]
                                           [--min-time 0.005] [--json F] [--times EARLIER.json]
                                           [--count-instructions] [--counts F] [--save-counts F]
+                                          [--core-from SIG]
 
 ``--count-instructions``: as in benchmarks/predict_unseen.py (callgrind counts added as
 ``[phases.instructions]``, tables with and without them).
@@ -113,7 +114,8 @@ def main(argv=None) -> int:
     add_count_options(ap)
     args = ap.parse_args(argv)
 
-    from predict_unseen import RoundSignature, collect_times, instruction_counts, report
+    from predict_unseen import (RoundSignature, collect_times, instruction_counts, report,
+                                with_core_from)
     from predict_validation import compile_heldout, level_sizes
 
     from pinchpoint.inputs.signature import dump_signature, load_signature
@@ -132,6 +134,7 @@ def main(argv=None) -> int:
     if beside and args.save_signature:
         dump_signature(sig, args.save_signature)
     counts = instruction_counts("unseen2", params, args, extra=("-fopenmp",))
+    sig = with_core_from(sig, args.core_from)
     return report(sig, workload_text, times, params, sizes, elapsed, args, counts)
 
 

@@ -7,13 +7,12 @@ or flops.  Three figures of the signature's ``core`` kernel price that work:
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
   a store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
   count (Valgrind's Ir, perf's instructions) adds up every kind, so the rate that prices it is
-  that of typical compiled code, not the retire ceiling of a loop written so that no execution
-  port limits it.  On the AMD EPYC Zen 5 VM this was written on: alu 20.5 and mix 18.0
-  G instruction/s; compiled loops in L1 ran 16-31 G/s (a scalar CSR row loop of 7
-  instructions per nonzero, loads and a fused compare-and-branch, the fastest), and a balanced
-  scalar loop of 3 loads, 4 integer and 2 floating-point operations per iteration 34 G/s.  The
-  core time is therefore an estimate of the instruction-bound time, not a strict bound: loops
-  whose mix the core retires faster than this are over-predicted when instructions bind;
+  that of typical compiled code, not ``retire``, the ceiling of a scalar loop written so that
+  no execution port limits it.  On the AMD EPYC Zen 5 VM this was written on: alu 20.4, mix
+  23.0, retire 31.4 G instruction/s; compiled loops in L1 ran 16-31 G/s (a scalar CSR row
+  loop of 7 instructions per nonzero, the fastest, is shaped like retire).  The core time is
+  therefore an estimate of the instruction-bound time, not a strict bound: loops whose mix
+  the core retires faster than ``mix`` are over-predicted when instructions bind;
 - the branch rate [branch/s]: ``branches``, well-predicted conditional branches, half taken;
 - the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
   sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
