@@ -10,7 +10,7 @@ from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
 def add_parser(subparsers) -> None:
     m = subparsers.add_parser("measure", help="run the bundled kernels and write a signature",
                               description="Compile and run the bundled C kernels (MAPS, STREAM, "
-                              "PEAK, ping, effbw, iobench, netstream) and write a signature.")
+                              "PEAK, core, ping, effbw, iobench, netstream) and write a signature.")
     mode = m.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="fewer sizes and repetitions (the default; under a minute)")

@@ -25,6 +25,7 @@ by it (best: each loop's fastest repetition).
 from __future__ import annotations
 
 from pinchpoint.errors import SignatureError
+from pinchpoint.inputs.workload_data import Phase
 from pinchpoint.prediction.rates_base import RatesBase
 
 #: core.c loops that price each count of a phase's instruction table (the fastest of them).
@@ -88,7 +89,7 @@ class CoreRates(RatesBase):
         return d_time / d_share
 
 
-def core_time(phase, rates: CoreRates, key: str, detail: list) -> float:
+def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     """Time [s] of a phase's instructions on its threads (one core each):
     T_core = max(total / instruction rate, branches / branch rate) + mispredicted x penalty, each
     count divided by the threads (the counts are totals over them, as flops are).  0 without
