@@ -100,7 +100,7 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
         return 0.0
     rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
     counts = {"total": ins.total * rep, "branches": ins.branches * rep}
-    busy = 0.0
+    busy, said = 0.0, []  # the details join the phase's only once the whole time is priced
     for count, n in counts.items():
         if n <= 0:
             continue
@@ -109,15 +109,16 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
             return 0.0
         rate, loop = got
         busy = max(busy, n / threads / rate)
-        detail.append(f"{n:.4g} {'instructions' if count == 'total' else 'branches'} at "
-                      f"{rate / 1e9:.4g} G/s (core {loop})"
-                      + (f" on {threads} threads" if threads > 1 else ""))
+        said.append(f"{n:.4g} {'instructions' if count == 'total' else 'branches'} at "
+                    f"{rate / 1e9:.4g} G/s (core {loop})"
+                    + (f" on {threads} threads" if threads > 1 else ""))
     missed = ins.mispredicted * rep
     if missed > 0:
         penalty = rates.mispredict_penalty(f"{k}.mispredicted")
         if penalty is None:
             return 0.0
-        detail.append(f"{missed:.4g} mispredicted branches at {penalty * 1e9:.3g} ns each "
-                      f"(core branch_random vs branch_sorted)")
+        said.append(f"{missed:.4g} mispredicted branches at {penalty * 1e9:.3g} ns each "
+                    f"(core branch_random vs branch_sorted)")
         busy += missed / threads * penalty
+    detail.extend(said)
     return busy

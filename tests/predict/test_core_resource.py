@@ -118,6 +118,11 @@ def test_missing_misprediction_loops_name_the_key():
         convolve(Signature.from_dict(doc), w)
     assert exc.value.key == "phases[0].instructions.mispredicted"
     assert "branch_random and branch_sorted loops" in exc.value.message
+    # extrapolating: the whole core time is left out, none of it half priced
+    p = convolve(Signature.from_dict(doc), w, extrapolate=True)
+    core = p.resources[RESOURCES.index("core")]
+    assert core.seconds == 0.0 and core.detail == ""
+    assert any("instructions.mispredicted" in e for e in p.extrapolations)
 
 
 def test_cli_refuses_a_missing_core_kernel_with_exit_2(capsys, tmp_path):
