@@ -274,7 +274,9 @@ class Phase:
 
     ``inner_trips``: trip count of the innermost loop (None: long loops, no overhead priced);
     ``inner_loops``: how many times the inner loop is entered per repeat (None: derived, from
-    the loop nest's outer points or the largest memory entry's accesses / ``inner_trips``).
+    the loop nest's outer points or the largest memory entry's accesses / ``inner_trips``);
+    ``instructions``: what its code executes per repeat (:class:`Instructions`; None: not given,
+    the phase then has no core time).
     """
 
     name: str
