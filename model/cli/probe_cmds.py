@@ -4,6 +4,7 @@ Examples::
 
     pinchpoint probe
     pinchpoint probe --peer 192.0.2.10 --time 5 --json
+    pinchpoint probe --peer 192.0.2.10 --json --html probe.html > probe.json
 
 Exit 0 when something was gathered (warnings on stderr say what was skipped), 2 when nothing
 could be measured.
@@ -12,6 +13,8 @@ could be measured.
 from __future__ import annotations
 
 import argparse
+
+from pinchpoint.cli.output import output_path
 
 
 def add_parser(sub) -> None:
@@ -28,7 +31,9 @@ def add_parser(sub) -> None:
     p.add_argument("--interface", metavar="IF", help="the interface (default: the route to the peer, else the "
                                                      "default route's)")
     p.add_argument("--no-detect", action="store_true", help="leave out the host path of pinchpoint detect")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (pinchpoint report --probe reads it)")
+    output_path(p, "--html", suffixes=(".html", ".htm"), metavar="FILE",
+                help="also write everything --json holds as a self-contained HTML page (atomically)")
     p.set_defaults(run=run_probe)
 
 
@@ -56,13 +61,43 @@ def run_probe(args: argparse.Namespace) -> int:
     if not set(host.facts) - {"kernel"} and verdict is None:
         print("pinchpoint probe: error: nothing could be measured", file=sys.stderr)
         return 2
+    record = probe_record(host, run, verdict)
+    if args.html:
+        from pinchpoint.cli.output import output_meta
+        from pinchpoint.report.probe_view import write_html
+
+        path = write_html({"pinchpoint": output_meta("probe"), **record}, args.html)
+        print(f"pinchpoint probe: wrote {path}", file=sys.stderr)
     if args.json:
-        print_json({"host": host.to_dict(), "tcp_info": run.tcp_info if run else None,
-                    "iperf3_command": run.command if run else None,
-                    "verdict": verdict.to_dict() if verdict is not None else None})
+        print_json(record, command="probe")
         return 0
     print(render(host, run, verdict))
     return 0
+
+
+def probe_record(host, run, verdict) -> dict:
+    """What --json prints and --html shows: the host's facts, the run, TCP_INFO and the verdict."""
+    from pinchpoint.diagnose.evidence import TCP_INFO_LIMITS, tcp_info_bound
+
+    bound = tcp_info_bound(run.tcp_info) if run is not None else None
+    return {"host": host.to_dict(), "tcp_info": run.tcp_info if run else None,
+            "tcp_info_bound": {"limit": bound[0], "share": bound[1], "what": TCP_INFO_LIMITS[bound[0]][0]}
+            if bound else None,
+            "iperf3_command": run.command if run else None, "run": _run_figures(run),
+            "verdict": verdict.to_dict() if verdict is not None else None}
+
+
+def _run_figures(run) -> dict | None:
+    """iperf3's own figures of the run (rates, retransmits, mean RTT); None without a report."""
+    from pinchpoint.errors import PinchpointError
+    from pinchpoint.importers.iperf3 import parse_iperf3
+
+    if run is None or run.iperf3_json is None:
+        return None
+    try:
+        return parse_iperf3(run.iperf3_json, file="iperf3 -c (live run)").to_dict()
+    except PinchpointError:
+        return None  # the verdict step words what is wrong with the report
 
 
 def _verdict(host, run, args):
