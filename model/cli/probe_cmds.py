@@ -28,6 +28,8 @@ def add_parser(sub) -> None:
     p.add_argument("--peer", metavar="HOST", help="an iperf3 server to run against (iperf3 -s on it)")
     p.add_argument("--port", type=int, default=5201, metavar="N", help="the peer's iperf3 port (default 5201)")
     p.add_argument("--time", type=float, default=5.0, metavar="S", help="seconds of the run (default 5)")
+    p.add_argument("--congestion", metavar="ALGO", help="the run's TCP congestion control (iperf3 -C: cubic, "
+                                                        "bbr, reno ...; default: the host's)")
     p.add_argument("--interface", metavar="IF", help="the interface (default: the route to the peer, else the "
                                                      "default route's)")
     p.add_argument("--no-detect", action="store_true", help="leave out the host path of pinchpoint detect")
@@ -38,6 +40,7 @@ def add_parser(sub) -> None:
 
 
 def run_probe(args: argparse.Namespace) -> int:
+    import re
     import sys
 
     from pinchpoint.errors import InputError
@@ -48,12 +51,16 @@ def run_probe(args: argparse.Namespace) -> int:
         raise InputError(f"expected 0 < seconds <= 3600, got {args.time!r}", key="--time")
     if not 0 < args.port < 65536:
         raise InputError(f"expected a port 1..65535, got {args.port!r}", key="--port")
+    if args.congestion is not None and not re.fullmatch(r"[a-z][a-z0-9_]{0,15}", args.congestion):
+        raise InputError(f"expected the name of a congestion control (cubic, bbr, reno ...), got "
+                         f"{args.congestion!r}", key="--congestion")
     host = probe_mod.gather(args.peer, args.interface)
     run = verdict = None
     if args.peer:
         from pinchpoint.measure.probe_tcpinfo import run_peer
 
-        run = run_peer(args.peer, port=args.port, seconds=args.time)
+        run = run_peer(args.peer, port=args.port, seconds=args.time,
+                       extra=("-C", args.congestion) if args.congestion else ())
         host.warnings += run.warnings
         verdict = _verdict(host, run, args)
     for w in host.warnings:

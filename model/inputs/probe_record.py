@@ -59,7 +59,7 @@ def check_probe_record(data, *, file: str | None = None) -> dict:
     if info is not None:
         doc.table(info, "tcp_info")
         for name, value in info.items():
-            if value is not None and not isinstance(value, (int, float, str)) or isinstance(value, bool):
+            if isinstance(value, bool) or (value is not None and not isinstance(value, (int, float, str))):
                 raise doc.error(key_path("tcp_info", name), f"expected a number or a name, got {value!r:.60}")
     command = data.get("iperf3_command")
     if command is not None:
