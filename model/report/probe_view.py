@@ -194,7 +194,7 @@ def limits_part(record: dict) -> str:
                      bound.get("limit") == name))
     rest = 1.0 - (info.get("rwnd_limited_share") or 0.0) - (info.get("sndbuf_limited_share") or 0.0)
     rows.append((["cwnd_limited (the rest)", "-", f"{max(0.0, rest):.1%}",
-                  "neither: the congestion window (the path, a shaper or loss) or the application"],
+                  "neither: the congestion window (the path, a shaper or loss), or a BBR sender's pacer"],
                  bound.get("limit") == "cwnd_limited"))
     what = (f"<p>Marked: the limit TCP_INFO names ({_e(bound['what'])}).</p>" if bound.get("what") else "")
     return ("<h3>TCP_INFO limits</h3><p>How long the sender had data to send but was held, and by what "

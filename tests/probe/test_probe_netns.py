@@ -53,9 +53,13 @@ def test_a_64_kib_receive_buffer_is_named_from_tcp_info(pair, tmp_path):
     assert out["tcp_info_bound"]["limit"] == "rwnd_limited"
     assert v["limited_by"].startswith("the receiver's window (TCP_INFO: rwnd limited")
     assert v["binding"]["kind"] == "window", v
-    # the window over the run's mean RTT: within 0.82-1.23 of the rate in 10 loaded runs (the RTT
-    # jumps between one and two ACKs' time in the tbf, and a mean RTT is not the rate's RTT)
-    assert 0.7 <= v["efficiency"] <= 1.4, v
+    # the window ceiling is the largest window the receiver advertised (within its 64 KiB buffer) over
+    # iperf3's mean RTT.  The rate is not asserted against it: with the RTT jumping between one and two
+    # ACKs' time in the tbf, a mean RTT is not the rate's, and measured / ceiling ranged 0.82-1.23 in ten
+    # runs beside two busy loops (0.62 and 1.42 with the test itself at nice 15 beside them).
+    run = out["run"]
+    assert 16384 < run["max_peer_window_bytes"] <= 65536
+    assert v["binding"]["ceiling_bytes_per_s"] == pytest.approx(run["max_peer_window_bytes"] / run["rtt_s"], rel=1e-9)
     assert info["snd_wnd"] <= 65536  # the window the receiver advertised fits its 64 KiB buffer
     # the tbf sits on the server's device, not on the path the probe reads: no forward shaper
     assert not any(c["kind"] == "shaper" for c in v["ceilings"])
