@@ -10,6 +10,22 @@ only: the data flows client -> server; :meth:`Pair.slow_acks`), starts ``iperf3 
 for ``--time`` seconds.  ``--load N`` keeps N busy-loop processes (nice 0) running meanwhile, as
 other jobs on a shared CI machine do.  Prints one line per run (rate, RTT, rwnd_limited share,
 the verdict's binding ceiling and what limited it) and the min / median / max share.
+
+Measured on a 2-CPU shared machine (Linux 6.18, iperf3 3.12, host default congestion control BBR):
+
+=================================  ======  =====================================  ======================
+setup                              load    rwnd_limited share min / median / max  measured / window ceil.
+=================================  ======  =====================================  ======================
+--cc cubic, no tbf (37-148 us)     2       0.623 / 0.883 / 0.969                  0.23 .. 7.4 (RTT noise)
+--cc cubic --ack-rate 200kbit      2       0.837 / 0.884 / 0.924 (and 0.819 /    0.817 / 1.046 / 1.231
+                                           0.900 / 0.929 in a second ten)
+--ack-rate 200kbit (BBR)           0       0.274 / 0.384 / 0.506 (six runs)       0.925 / 1.039 / 1.428
+--ack-rate 200kbit (BBR)           2       0.536 / 0.803 / 0.985                  0.701 / 1.022 / 1.340
+=================================  ======  =====================================  ======================
+
+A tbf of 2 Mbit/s with one ACK per one-MSS segment (quickack route, TSO/GSO off) is no use: the
+ACK path then carries 66 B per 1448 B and caps the forward flow at 2 Mbit/s x 1448 / 66 = 44
+Mbit/s whatever the window (measured 41-45 Mbit/s): a reverse-path bottleneck, not a window one.
 """
 
 from __future__ import annotations

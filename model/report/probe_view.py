@@ -140,6 +140,10 @@ def verdict_part(record: dict) -> str:
     if bound:
         parts.append(f'<p id="probe-tcp-info-bound">per TCP_INFO, {_e(bound["what"])} bound the run: '
                      f"{_e(bound['limit'])} {_e(format(bound['share'], '.0%'))} of the busy time</p>")
+    elif _num((record.get("tcp_info") or {}).get("busy_s")):
+        parts.append('<p id="probe-tcp-info-bound">TCP_INFO names no limit (neither the receiver\'s window nor the '
+                     "send buffer held the sender most of its busy time, and a paced sender's rest is no evidence): "
+                     "the verdict rests on the model</p>")
     else:
         parts.append('<p id="probe-tcp-info-bound">no TCP_INFO limit times were sampled: the verdict rests on '
                      "the model alone</p>")

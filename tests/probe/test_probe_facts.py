@@ -172,7 +172,7 @@ def test_a_virtual_interface_s_nominal_speed_is_no_line_rate(tmp_path, monkeypat
 
 
 # TCP_INFO of a 64 KiB receive window behind a 2.6-5.3 ms round trip (ACKs queued behind a 200 kbit/s
-# tbf), sampled by the probe: a CUBIC sender (rwnd_limited 84-92 % in ten runs) and a BBR one (28 %).
+# tbf), sampled by the probe: a CUBIC sender (rwnd_limited 84-92 % in ten runs) and a BBR one (27-51 %).
 CUBIC_WINDOW = {"congestion_control": "cubic", "busy_s": 3.0, "rwnd_limited_share": 0.88, "sndbuf_limited_share": 0.0}
 BBR_WINDOW = {"congestion_control": "bbr", "busy_s": 3.0, "rwnd_limited_share": 0.28, "sndbuf_limited_share": 0.0}
 

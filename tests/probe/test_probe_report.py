@@ -136,6 +136,14 @@ def test_the_verdict_and_the_limit_tcp_info_names(window):
     assert len(marked) == 1 and marked[0][1] == "window" == v["binding"]["kind"]
 
 
+def test_a_bbr_run_behind_a_shaper_rests_on_the_model(shaper):
+    text = probe_view.page_html(shaper).replace("&#x27;", "'")
+    assert shaper["tcp_info"]["congestion_control"] == "bbr" and shaper["tcp_info_bound"] is None
+    assert "at-ceiling: limited by the traffic shaper (tc)" in text
+    assert "TCP_INFO names no limit" in text
+    assert not [cells for cells, marked in Tables(text).body("probe-limits") if marked]
+
+
 def test_the_ceilings_carry_raw_and_effective_figures(shaper):
     tables = Tables(probe_view.page_html(shaper))
     rows = {cells[1]: (cells, m) for cells, m in tables.body("probe-ceilings")}
