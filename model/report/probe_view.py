@@ -281,7 +281,7 @@ def page_html(record: dict, title: str | None = None) -> str:
             f"<h1>{_e(title)}</h1>\n{section_html(record)}\n</body>\n</html>\n")
 
 
-def write_html(record: dict, path, *, key: str = "--html") -> Path:
+def write_html(record: dict, path, *, key: str = "html") -> Path:
     """Write :func:`page_html` to ``path`` atomically (temporary file, then rename)."""
     path = Path(path)
     with atomic_write(path, "w", encoding="utf-8", key=key) as fh:

@@ -275,3 +275,10 @@ def test_probe_html_must_be_an_html_file(tmp_path, capsys):
     assert main(["probe", "--no-detect", "--html", str(tmp_path / "p.txt")]) == 2
     err = capsys.readouterr().err
     assert "--html" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["cubic; rm -rf /", "cubic bbr", "BBR2!", ""])
+def test_a_bad_congestion_control_name_is_refused(capsys, name):
+    assert main(["probe", "--no-detect", "--congestion", name]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--congestion" in err and "congestion control" in err
