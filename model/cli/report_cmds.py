@@ -6,6 +6,10 @@ Examples::
     pinchpoint report powermac-g5 --measured "3.5 Gbit/s" --flow nic-rx --mtu 9000 --streams 16 \\
         --mmrbc 4096 -o g5-tcp.html
     pinchpoint report powermac-g5 --signature powermac-g5-xbench -o g5-memory.html
+    pinchpoint report my-host --probe probe.json -o my-host.html
+
+With ``--probe`` (a file ``pinchpoint probe --json`` wrote) the page also shows that probe run: the
+host's facts with their sources, the run's figures, the TCP_INFO limits, the ceilings and the verdict.
 
 The measurement flags are those of ``pinchpoint diagnose`` (same names, same meaning: the
 inputs are gathered by :func:`pinchpoint.cli.diagnose_cmds.gather`).
@@ -38,6 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--signature", metavar="S", help=SIGNATURE_HELP)
     p.add_argument("--flow", help="the flow in focus (and the flow a measured figure took)")
     p.add_argument("--title", help="page title (default: the profile name)")
+    p.add_argument("--probe", metavar="PROBE.json", help="a probe run to show beside the model (the JSON "
+                                                         "'pinchpoint probe --json' printed)")
     add_measurement_arguments(p.add_argument_group("a measurement to judge (as in pinchpoint diagnose)"),
                               ("measured", "iperf3") + _MEASUREMENT_ONLY)
     p.set_defaults(run=run_report)  # diagnose flags the report lacks keep DiagnoseInputs' defaults
@@ -69,11 +75,13 @@ def _verdict(args, profile):
 
 def run_report(args: argparse.Namespace) -> int:
     from pinchpoint.errors import InputError
+    from pinchpoint.inputs.probe_record import read_probe_record
     from pinchpoint.report.page import build_report, write_report
 
     out = args.output
     if not out.lower().endswith((".html", ".htm")):
         raise InputError(f"the report is an HTML page: the file name must end in .html, got {out!r}", key="-o")
+    probe = read_probe_record(args.probe) if args.probe else None
     profile = load_profile_arg(args.profile)
     if args.flow is not None and args.flow not in profile.flows:
         raise InputError(f"no flow {args.flow!r} in profile {profile.name!r} "
@@ -88,10 +96,10 @@ def run_report(args: argparse.Namespace) -> int:
         for w in mismatch_warnings(profile, signature, measured_ceilings(profile, signature)):
             warn(w)
     text = build_report(profile, verdict=verdict, flow=args.flow, signature=signature,
-                        signature_name=args.signature, title=args.title,
+                        signature_name=args.signature, title=args.title, probe=probe,
                         progress=sys.stderr.isatty() and output.VERBOSITY >= 0)
     path = write_report(text, out)
     what = (f"verdict {verdict.verdict}" if verdict is not None
-            else f"theory and signature {args.signature}" if signature is not None else "theory only")
+            else f"theory and signature {args.signature}" if signature is not None else "theory only") + (f"; probe {args.probe}" if probe is not None else "")
     print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
     return 0

@@ -23,7 +23,7 @@ from pinchpoint import __version__
 from pinchpoint.errors import InputError
 from pinchpoint.graph import graph
 from pinchpoint.paths import atomic_write
-from pinchpoint.report import interactive
+from pinchpoint.report import interactive, probe_view
 from pinchpoint.solve.ceilings import all_ceilings, is_forest
 
 #: Rows of a signature kernel shown in the report before the table is cut short.
@@ -283,7 +283,7 @@ def _ladder_section(profile, ceilings, focus, flow, verdict) -> str:
     return "<h2>Ceiling ladder</h2>\n" + _figure("ladder", plots_report.svg(ax), caption)
 
 
-def _body(profile, flow, verdict, signature, signature_name, title, bar) -> tuple[list[str], str]:
+def _body(profile, flow, verdict, signature, signature_name, title, bar, probe=None) -> tuple[list[str], str]:
     """The page's sections and its closing scripts; ``bar`` advances one step per part."""
     def step(name, value):
         bar.set_postfix_str(name)
@@ -307,11 +307,14 @@ def _body(profile, flow, verdict, signature, signature_name, title, bar) -> tupl
     if signature is not None:
         body.append(step("signature", _signature_section(profile, signature, signature_name or signature.name,
                                                          ceilings)))
+    if probe is not None:
+        body.append(step("probe", probe_view.section_html(probe)))
     return body, script
 
 
 def build_report(profile, *, verdict=None, flow: str | None = None, signature=None,
-                 signature_name: str | None = None, title: str | None = None, progress: bool = False) -> str:
+                 signature_name: str | None = None, title: str | None = None, progress: bool = False,
+                 probe: dict | None = None) -> str:
     """The HTML page (text) for a profile, optionally with a verdict and a signature.
 
     Parameters
@@ -326,6 +329,11 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
     signature : Signature, optional
         Measured figures shown beside the theoretical memory ceilings (a MAPS staircase when the
         signature has MAPS points).
+    probe : dict, optional
+        A probe record (what ``pinchpoint probe --json`` printed, checked by
+        :func:`pinchpoint.inputs.probe_record.check_probe_record`): a section with the host's
+        facts, the run, the TCP_INFO limits and the probe's verdict
+        (:func:`pinchpoint.report.probe_view.section_html`).
     progress : bool
         A tqdm bar on stderr, one step per part of the page.
 
@@ -344,14 +352,15 @@ def build_report(profile, *, verdict=None, flow: str | None = None, signature=No
                          f"(flows: {', '.join(profile.flows) or 'none'})", key="flow")
     if flow is None and profile.flows:
         flow = next(iter(profile.flows))
-    steps = ["ceilings", "graph", "tables", "ladder", "what-if"] + (["signature"] if signature is not None else [])
+    steps = (["ceilings", "graph", "tables", "ladder", "what-if"] + (["signature"] if signature is not None else [])
+             + (["probe"] if probe is not None else []))
     with tqdm(total=len(steps), desc="report", unit="part", disable=not progress, leave=False) as bar:
-        body, script = _body(profile, flow, verdict, signature, signature_name, title, bar)
+        body, script = _body(profile, flow, verdict, signature, signature_name, title, bar, probe)
     body.append(f"<footer>pinchpoint {_e(__version__)}: theoretical ceilings from the profile's declared values; "
                 "measured figures from signatures and the given measurement.</footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>pinchpoint report: {_e(title or profile.name)}</title>\n"
-            f"<style>{_CSS}{interactive.CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n" + script
+            f"<style>{_CSS}{interactive.CSS}{probe_view.CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n" + script
             + "</body>\n</html>\n")
 
 

@@ -79,6 +79,16 @@ class Pair:
             time.sleep(0.1)
         raise RuntimeError("iperf3 -s did not start listening")
 
+    def slow_acks(self, rate: str = "200kbit") -> None:
+        """Stretch the round trip from a veth's ~26 us to milliseconds without netem (which a
+        kernel may lack): a tbf of ``rate`` on the server's egress, which carries only the ACKs
+        of a client -> server transfer (and the control connection's few bytes), so the ACKs
+        queue.  The receiver ACKs each 64 KiB GSO packet once or twice, so at 200 kbit/s (2.64 ms
+        per 66-byte ACK) the round trip is 2.6 or 5.3 ms; its rate caps no forward flow whose
+        window is below what one or two ACKs release."""
+        self.run(self.server, "tc", "qdisc", "add", "dev", self.sdev, "root", "tbf", "rate", rate, "burst", "1600",
+                 "latency", "1s")
+
     def close(self):
         for p in self.procs:
             if p.poll() is None:

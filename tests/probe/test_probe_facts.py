@@ -169,3 +169,33 @@ def test_a_virtual_interface_s_nominal_speed_is_no_line_rate(tmp_path, monkeypat
     assert any("virtual" in n and "10000 Mb/s" in n for n in inputs.notes)
     del p.facts["virtual_interface"]
     assert probe_inputs(p, SimpleNamespace(iperf3_json=report, tcp_info=None)).line_bytes_per_s == 10e9 / 8
+
+
+# TCP_INFO of a 64 KiB receive window behind a 2.6-5.3 ms round trip (ACKs queued behind a 200 kbit/s
+# tbf), sampled by the probe: a CUBIC sender (rwnd_limited 84-92 % in ten runs) and a BBR one (27-51 %).
+CUBIC_WINDOW = {"congestion_control": "cubic", "busy_s": 3.0, "rwnd_limited_share": 0.88, "sndbuf_limited_share": 0.0}
+BBR_WINDOW = {"congestion_control": "bbr", "busy_s": 3.0, "rwnd_limited_share": 0.28, "sndbuf_limited_share": 0.0}
+
+
+def test_a_dominant_receiver_window_is_named_whatever_the_congestion_control():
+    from pinchpoint.diagnose.evidence import tcp_info_bound, tcp_info_notes
+
+    assert tcp_info_bound(CUBIC_WINDOW) == ("rwnd_limited", 0.88)
+    assert tcp_info_bound({**CUBIC_WINDOW, "congestion_control": "bbr"}) == ("rwnd_limited", 0.88)
+    text, notes = tcp_info_notes(CUBIC_WINDOW, "window")
+    assert text.startswith("the receiver's window (TCP_INFO: rwnd limited 88%") and len(notes) == 1
+
+
+def test_the_rest_of_a_bbr_senders_busy_time_names_no_limit():
+    """BBR's pacer follows the delivery rate the window sets: the rest of its busy time is not the network."""
+    from pinchpoint.diagnose.evidence import tcp_info_bound, tcp_info_notes
+
+    assert tcp_info_bound(BBR_WINDOW) is None
+    text, notes = tcp_info_notes(BBR_WINDOW, "window")
+    assert text is None and len(notes) == 1 and "names no limit" in notes[0] and "rwnd_limited 28%" in notes[0]
+    assert not any("an input of the model is off" in n for n in notes)
+    # a loss-based sender with the same shares: the rest is its congestion window, and the model disagrees
+    reno = {**BBR_WINDOW, "congestion_control": "reno"}
+    assert tcp_info_bound(reno) == ("cwnd_limited", pytest.approx(0.72))
+    text, notes = tcp_info_notes(reno, "window")
+    assert text.startswith("the network") and any("an input of the model is off" in n for n in notes)
