@@ -4,17 +4,19 @@ L1/L2/L3/DRAM comparison with its 0.95 acceptance is benchmarks/likwid_compare.p
 minutes).
 
 Bytes are counted as likwid counts them (8 B per element for load and store, 16 B for copy),
-(32 B for triad), so a kernel that went back to one rolled vector store per loop iteration (about 0.5 x
+so a kernel that went back to one rolled vector store per loop iteration (about 0.5 x
 likwid's store and 0.7 x its copy in L1 on a Zen 5 VM) fails, and at L2, where both sides are
 bound by the cache, so does a miscount: copy counted as 24 B per element (x1.5) or store as
-16 B (x2) lands above the upper bound.  At L1 there is no upper bound: our unrolled copy moves
+16 B (x2) lands above the upper bound (checked where likwid-bench's own samples agree within
+15 %: a busy machine makes its best of three short samples too low for an upper bound).  At L1 there is no upper bound: our unrolled copy moves
 1.3-1.4 x what likwid-bench's copy_avx does there.
 
-Noise: on the shared 2-vCPU VMs this runs on, a single likwid-bench sample of 10-20 ms varies
-by up to x2 at L2 (its own max/min over ten runs) while the best of ten varies by a few per
-cent, so both sides are compared best against best, from samples of the same length taken
-interleaved in rounds (a burst of other load then slows neither side alone); a case below the
-bound is measured once more with fresh samples before it counts as a failure.  About 15 s.
+Noise: on the shared 2-vCPU VMs this runs on, a single likwid-bench sample of 5 ms varied by
+x1.1-2.0 at L1 and L2 (its own max/min over ten runs, benchmarks/likwid_compare.py), so both
+sides are compared best against best, from samples of about the same length taken interleaved
+in rounds (a burst of other load then slows neither side alone); a case below the bound is
+measured once more with fresh samples before it counts as a failure.  Each likwid-bench run
+sleeps 1 s to calibrate its clock: three per case, about 26 s in all.
 """
 
 from __future__ import annotations
@@ -33,19 +35,21 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
                                  reason="likwid-bench not installed (Debian package likwid)")]
 
 #: Length of one sample [s] on both sides, and the rounds of interleaved samples per attempt.
-SAMPLE_S = 0.01
+SAMPLE_S = 0.02
 ROUNDS = 3
 #: Ours against likwid-bench, best against best: the lower bound everywhere, the upper at L2.
 LOWER, UPPER_L2 = 0.85, 1.35
+#: likwid-bench's max/min over its samples up to which its best counts as steady.
+STEADY = 1.15
 
 
-def likwid_run(test: str, kb: int, iterations: int) -> tuple[float, float]:
-    """One likwid-bench run -> (bandwidth [B/s], time [s])."""
+def likwid_run(test: str, kb: int, iterations: int) -> float:
+    """One likwid-bench run -> bandwidth [B/s]."""
     try:
         run = run_likwid_bench(test, kb, iterations, timeout=60)
     except MeasurementError as exc:
         pytest.skip(f"likwid-bench does not run here: {exc.message[:200]}")
-    return run["bytes_per_s"], run["time_s"]
+    return run["bytes_per_s"]
 
 
 def machine_busy() -> str | None:
@@ -60,38 +64,38 @@ def machine_busy() -> str | None:
     return None
 
 
-def best_pair(binary, op: str, kb: int) -> tuple[float, float]:
-    """(our best, likwid's best) [B/s] over ROUNDS interleaved rounds of SAMPLE_S samples."""
-    test = f"{op}_avx"
-    _, t = likwid_run(test, kb, 1000)  # sets the iteration count for SAMPLE_S, and warms up
-    iterations = max(10, round(1000 * SAMPLE_S / max(t, 1e-9)))
+def best_pair(binary, op: str, kb: int) -> tuple[float, list[float]]:
+    """(our best, likwid's samples) [B/s] from ROUNDS interleaved rounds of SAMPLE_S samples.
+
+    Each likwid-bench run sleeps a second to calibrate its clock, so it takes one run per
+    round; its iteration count comes from our own rate (likwid moves the working set once per
+    iteration, and the two rates are within x2), so its sample is about as long as ours."""
     theirs, ours = [], []
     for _ in range(ROUNDS):
-        theirs += [likwid_run(test, kb, iterations)[0] for _ in range(3)]
         out = run_kernel(binary, ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
                                   "--reps", "3", "--trials", "3", "--min-time", str(SAMPLE_S),
                                   "--max-seconds", "30"], kernel="maps", timeout=60)
         ours += out.points[0]["repetitions"]
-    return max(ours), max(theirs)
+        iterations = max(10, round(SAMPLE_S * max(ours) / (kb * 1000)))
+        theirs.append(likwid_run(f"{op}_avx", kb, iterations))
+    return max(ours), theirs
 
 
-#: load, store and copy at both levels; triad at L2 for its byte count (32 B per element)
-CASES = [(op, level) for level in ("L1", "L2") for op in ("load", "store", "copy")] + \
-    [("triad", "L2")]
-
-
-@pytest.mark.parametrize(("op", "level"), CASES)
+@pytest.mark.parametrize("level", ["L1", "L2"])
+@pytest.mark.parametrize("op", ["load", "store", "copy"])
 def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level):
     if (reason := machine_busy()):
         pytest.skip(reason)
     kb = (host_caches[1] // 2 if level == "L1" else host_caches[2] // 4) // 1000
     ours, theirs = best_pair(binaries["maps"], op, kb)
-    if ours < LOWER * theirs:  # fresh samples once: a neighbour's burst can cover one attempt
-        again = best_pair(binaries["maps"], op, kb)
-        ours, theirs = max(ours, again[0]), max(theirs, again[1])
-    ratio = ours / theirs
+    if ours < LOWER * max(theirs):  # fresh samples once: a neighbour's burst can cover one attempt
+        again, more = best_pair(binaries["maps"], op, kb)
+        ours, theirs = max(ours, again), theirs + more
+    ratio = ours / max(theirs)
     assert ratio >= LOWER, f"{op} at {level} ({kb} kB): ours {ours / 1e9:.1f} GB/s, " \
-                           f"likwid-bench {theirs / 1e9:.1f} GB/s"
-    if level == "L2":
+                           f"likwid-bench {max(theirs) / 1e9:.1f} GB/s"
+    # the upper bound needs a steady likwid figure: under other load its best of three short
+    # samples fell to 0.6 x its quiet figure at L2 (ratio 1.6 on the same kernels)
+    if level == "L2" and max(theirs) / min(theirs) <= STEADY:
         assert ratio <= UPPER_L2, f"{op} at L2 ({kb} kB): ours {ours / 1e9:.1f} GB/s is " \
-                                  f"{ratio:.2f} x likwid-bench's {theirs / 1e9:.1f} GB/s"
+                                  f"{ratio:.2f} x likwid-bench's {max(theirs) / 1e9:.1f} GB/s"
