@@ -12,7 +12,12 @@
  *                                         whether this machine overlaps the write-back of
  *                                         in-place stores with the loads; stride1 only)
  * Patterns:
- *   stride1  unit-stride sweeps over the arrays (vectorised);
+ *   stride1  unit-stride sweeps over the arrays, vectorised and unrolled (one block of 32
+ *            elements per loop iteration): the bandwidth of the memory system, as fast as
+ *            likwid-bench's hand-written *_avx loops at every level.  A rolled compiled loop that
+ *            is slower in L1 is bound by its instructions and branches, which are priced apart;
+ *            the access-shape sweeps below are unrolled alike, except --trips, whose point is
+ *            the cost of a short rolled loop;
  *   random   a pre-shuffled index chain (Sattolo's single-cycle permutation): load follows
  *            j = chain[j] (8 B per step); store follows the chain and writes dst[j] = v
  *            (8 B per step); copy follows it and does dst[j] = src[j] (16 B per step).  The
