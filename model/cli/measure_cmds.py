@@ -10,7 +10,7 @@ from pinchpoint.cli.output import IMAGE_SUFFIXES, output_path
 def add_parser(subparsers) -> None:
     m = subparsers.add_parser("measure", help="run the bundled kernels and write a signature",
                               description="Compile and run the bundled C kernels (MAPS, STREAM, "
-                              "PEAK, ping, effbw, iobench, netstream) and write a signature.")
+                              "PEAK, core, ping, effbw, iobench, netstream) and write a signature.")
     mode = m.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="fewer sizes and repetitions (the default; under a minute)")
@@ -126,9 +126,11 @@ def _result_text(point) -> str:
     r = point.result
     if r.unit == "B/s":
         fmt = lambda v: format_rate(v, "memory")  # noqa: E731
-    else:
+    elif r.unit in ("s", "flop/s"):
         dim = {"s": "time", "flop/s": "flop_rate"}[r.unit]
         fmt = lambda v: format_quantity(v, dim)  # noqa: E731
+    else:  # counted rates (instruction/s, branch/s), in giga
+        fmt = lambda v: f"{v / 1e9:.4g} G{r.unit}"  # noqa: E731
     return f"{fmt(r.median)}  [{fmt(r.min)} .. {fmt(r.max)}]  n={len(r.repetitions)}"
 
 
