@@ -12,7 +12,12 @@
  *                                         whether this machine overlaps the write-back of
  *                                         in-place stores with the loads; stride1 only)
  * Patterns:
- *   stride1  unit-stride sweeps over the arrays (vectorised);
+ *   stride1  unit-stride sweeps over the arrays, vectorised and unrolled (one block of 32
+ *            elements per loop iteration): the bandwidth of the memory system, as fast as
+ *            likwid-bench's hand-written *_avx loops at every level.  A rolled compiled loop that
+ *            is slower in L1 is bound by its instructions and branches, which are priced apart;
+ *            the access-shape sweeps below are unrolled alike, except --trips, whose point is
+ *            the cost of a short rolled loop;
  *   random   a pre-shuffled index chain (Sattolo's single-cycle permutation): load follows
  *            j = chain[j] (8 B per step); store follows the chain and writes dst[j] = v
  *            (8 B per step); copy follows it and does dst[j] = src[j] (16 B per step).  The
@@ -120,19 +125,24 @@ static double load_stride1(const uint64_t *restrict a, size_t n, long iters)
     return (double)s[0];
 }
 
-/* store, copy and update stay rolled, as a compiler builds a user's loop: on the Zen 5 VM of
-   benchmarks/results, rolled store 129 GB/s in L1 beside a compiled init loop's 127, rolled
-   copy 246 beside the compiler's copy (memcpy) 215; unrolled 4x they reached 269 and 497 (the
-   hardware's figure, as likwid-bench's store_avx 255 and copy_avx 354), and the convolution
-   then under-predicted the compiled loops in L1 by 36-52 % */
+/* store, copy, update and triad move one block of LANES elements per loop iteration: a fixed
+   inner loop the compiler unrolls completely (256 B, four cache lines: eight 256-bit or four
+   512-bit vectors, whatever width -march and -mprefer-vector-width give), so that the sweep is
+   bound by the memory system, not by one taken branch per vector.  likwid-bench's *_avx loops
+   move 16 elements in four vectors per iteration.  On the Zen 5 VM of benchmarks/results the
+   rolled loops stored 129 GB/s and copied 246 GB/s in L1 where likwid-bench's store_avx and
+   copy_avx reach 255 and 354: what a rolled compiled loop costs beyond its bytes (its
+   instructions and branches) is priced as instructions, not as memory bandwidth. */
 static double store_stride1(double *restrict a, size_t n, long iters)
 {
     size_t i;
     long it;
+    int j;
     for (it = 0; it < iters; it++) {
         double v = (double)it;
-        for (i = 0; i < n; i++)
-            a[i] = v;
+        for (i = 0; i < n; i += LANES)
+            for (j = 0; j < LANES; j++)
+                a[i + j] = v;
         PP_CLOBBER();
     }
     return a[n / 2];
@@ -142,10 +152,12 @@ static double copy_stride1(double *restrict b, const double *restrict a, size_t 
 {
     size_t i;
     long it;
+    int j;
     double one = one_v; /* unknown to the compiler: keeps the loop from becoming memcpy */
     for (it = 0; it < iters; it++) {
-        for (i = 0; i < n; i++)
-            b[i] = a[i] * one;
+        for (i = 0; i < n; i += LANES)
+            for (j = 0; j < LANES; j++)
+                b[i + j] = a[i + j] * one;
         PP_CLOBBER();
     }
     return b[n / 2];
@@ -155,10 +167,12 @@ static double update_stride1(double *restrict a, size_t n, long iters)
 {
     size_t i;
     long it;
+    int j;
     double scale = one_v; /* unknown to the compiler: the loop must read and write every a[i] */
     for (it = 0; it < iters; it++) {
-        for (i = 0; i < n; i++)
-            a[i] = a[i] * scale;
+        for (i = 0; i < n; i += LANES)
+            for (j = 0; j < LANES; j++)
+                a[i + j] = a[i + j] * scale;
         PP_CLOBBER();
     }
     return a[n / 2];
@@ -170,15 +184,11 @@ static double triad_stride1(double *restrict a, const double *restrict b,
 {
     size_t i;
     long it;
+    int j;
     for (it = 0; it < iters; it++) {
-        /* unrolled: on Zen 4 (3.6 GHz) the rolled loop reached 234 GB/s in L1, unrolled it
-           reaches 305-311 GB/s, the bound of two 32-byte loads per cycle (3 loads per 4
-           elements of 32 B: 85 B per cycle); likwid-bench's triad_avx reached 258-266 */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 4
-#endif
-        for (i = 0; i < n; i++)
-            a[i] = b[i] + c[i] * d[i];
+        for (i = 0; i < n; i += LANES)
+            for (j = 0; j < LANES; j++)
+                a[i + j] = b[i + j] + c[i + j] * d[i + j];
         PP_CLOBBER();
     }
     return a[n / 2];
@@ -284,22 +294,26 @@ static double store_streams(double *restrict a, size_t m, int k, long iters)
     return a[m / 2];
 }
 
+/* the strided walks take four accesses per loop iteration (independent sums for the loads), so
+   that an L1-resident stride is bound by the lines it touches, not by one branch per access */
 static double load_strided(const uint64_t *restrict a, size_t n, size_t se, long iters)
 {
-    uint64_t s0 = 0, s1 = 0;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     size_t off, i;
     long it;
     for (it = 0; it < iters; it++) {
         for (off = 0; off < se; off++) {
-            for (i = off; i + se < n; i += 2 * se) {
+            for (i = off; i + 3 * se < n; i += 4 * se) {
                 s0 += a[i];
                 s1 += a[i + se];
+                s2 += a[i + 2 * se];
+                s3 += a[i + 3 * se];
             }
-            if (i < n) s0 += a[i];
+            for (; i < n; i += se) s0 += a[i];
         }
         PP_CLOBBER();
     }
-    return (double)(s0 + s1);
+    return (double)(s0 + s1 + s2 + s3);
 }
 
 static double store_strided(double *restrict a, size_t n, size_t se, long iters)
@@ -308,9 +322,15 @@ static double store_strided(double *restrict a, size_t n, size_t se, long iters)
     long it;
     for (it = 0; it < iters; it++) {
         double v = (double)it;
-        for (off = 0; off < se; off++)
-            for (i = off; i < n; i += se)
+        for (off = 0; off < se; off++) {
+            for (i = off; i + 3 * se < n; i += 4 * se) {
                 a[i] = v;
+                a[i + se] = v;
+                a[i + 2 * se] = v;
+                a[i + 3 * se] = v;
+            }
+            for (; i < n; i += se) a[i] = v;
+        }
         PP_CLOBBER();
     }
     return a[n / 2];

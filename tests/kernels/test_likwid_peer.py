@@ -1,13 +1,22 @@
-"""A cheap cross-check against likwid-bench at an L2 working set (the full L1/L2/L3/DRAM
-comparison with the 10 % acceptance is benchmarks/likwid_compare.py; it takes minutes).
+"""MAPS load, store and copy against likwid-bench's load_avx, store_avx and copy_avx at an L1
+and an L2 working set: ours at least 0.85 x likwid's, best sample against best sample (the full
+L1/L2/L3/DRAM comparison with its 0.95 acceptance is benchmarks/likwid_compare.py; it takes
+minutes).
 
-Bytes are counted as likwid counts them, so a kernel that miscounted (copy as 24 B per
-element instead of 16: x1.5; triad as 24 instead of 32: x0.75) would land outside the band.
-L2, not L1: there both loops are limited by the cache, not by their instruction mix (at L1
-our compiler-generated triad runs 10-30 % faster than likwid's hand-written triad_avx).
-Best against best, from samples of equal length: a 1 s likwid run sets the iteration count
-for 0.1 s samples (its -s takes whole seconds), so that other load on a shared machine slows
-neither side more than the other.
+Bytes are counted as likwid counts them (8 B per element for load and store, 16 B for copy),
+so a kernel that went back to one rolled vector store per loop iteration (about 0.5 x
+likwid's store and 0.7 x its copy in L1 on a Zen 5 VM) fails, and at L2, where both sides are
+bound by the cache, so does a miscount: copy counted as 24 B per element (x1.5) or store as
+16 B (x2) lands above the upper bound (checked where likwid-bench's own samples agree within
+15 %: a busy machine makes its best of three short samples too low for an upper bound).  At L1 there is no upper bound: our unrolled copy moves
+1.3-1.4 x what likwid-bench's copy_avx does there.
+
+Noise: on the shared 2-vCPU VMs this runs on, a single likwid-bench sample of 5 ms varied by
+x1.1-2.0 at L1 and L2 (its own max/min over ten runs, benchmarks/likwid_compare.py), so both
+sides are compared best against best, from samples of about the same length taken interleaved
+in rounds (a burst of other load then slows neither side alone); a case below the bound is
+measured once more with fresh samples before it counts as a failure.  Each likwid-bench run
+sleeps 1 s to calibrate its clock: three per case, about 26 s in all.
 """
 
 from __future__ import annotations
@@ -25,13 +34,22 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
               pytest.mark.skipif(shutil.which("likwid-bench") is None,
                                  reason="likwid-bench not installed (Debian package likwid)")]
 
+#: Length of one sample [s] on both sides, and the rounds of interleaved samples per attempt.
+SAMPLE_S = 0.02
+ROUNDS = 3
+#: Ours against likwid-bench, best against best: the lower bound everywhere, the upper at L2.
+LOWER, UPPER_L2 = 0.85, 1.35
+#: likwid-bench's max/min over its samples up to which its best counts as steady.
+STEADY = 1.15
 
-def likwid_run(test: str, kb: int, iterations: int | None = None) -> tuple[float, float, int]:
+
+def likwid_run(test: str, kb: int, iterations: int) -> float:
+    """One likwid-bench run -> bandwidth [B/s]."""
     try:
-        run = run_likwid_bench(test, kb, iterations, timeout=120)
+        run = run_likwid_bench(test, kb, iterations, timeout=60)
     except MeasurementError as exc:
         pytest.skip(f"likwid-bench does not run here: {exc.message[:200]}")
-    return run["bytes_per_s"], run["time_s"], run["iterations"]
+    return run["bytes_per_s"]
 
 
 def machine_busy() -> str | None:
@@ -46,26 +64,38 @@ def machine_busy() -> str | None:
     return None
 
 
-@pytest.mark.parametrize("op", ["load", "copy", "triad"])
-def test_l2_plateau_close_to_likwid(binaries, host_caches, op):
+def best_pair(binary, op: str, kb: int) -> tuple[float, list[float]]:
+    """(our best, likwid's samples) [B/s] from ROUNDS interleaved rounds of SAMPLE_S samples.
+
+    Each likwid-bench run sleeps a second to calibrate its clock, so it takes one run per
+    round; its iteration count comes from our own rate (likwid moves the working set once per
+    iteration, and the two rates are within x2), so its sample is about as long as ours."""
+    theirs, ours = [], []
+    for _ in range(ROUNDS):
+        out = run_kernel(binary, ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
+                                  "--reps", "3", "--trials", "3", "--min-time", str(SAMPLE_S),
+                                  "--max-seconds", "30"], kernel="maps", timeout=60)
+        ours += out.points[0]["repetitions"]
+        iterations = max(10, round(SAMPLE_S * max(ours) / (kb * 1000)))
+        theirs.append(likwid_run(f"{op}_avx", kb, iterations))
+    return max(ours), theirs
+
+
+@pytest.mark.parametrize("level", ["L1", "L2"])
+@pytest.mark.parametrize("op", ["load", "store", "copy"])
+def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level):
     if (reason := machine_busy()):
         pytest.skip(reason)
-    kb = host_caches[2] // 4 // 1000
-
-    def our_best() -> float:
-        out = run_kernel(binaries["maps"], ["--ops", op, "--sizes", str(kb * 1000), "--pin", "0",
-                                            "--reps", "6", "--min-time", "0.1"],
-                         kernel="maps", timeout=120)
-        return max(out.points[0]["repetitions"])
-
-    # ours and theirs interleaved, as many runs each: a burst of other load on a shared machine
-    # then hits neither side alone (best against best, as likwid's own max).  With fewer runs
-    # of ours than of theirs, a noisy L2 (likwid itself 89..116 GB/s over four runs on a 2-vCPU
-    # Xeon VM) failed the comparison on chance alone.
-    first, t1, it1 = likwid_run(f"{op}_avx", kb)
-    theirs, ours = [first], [our_best()]
-    for _ in range(3):
-        theirs.append(likwid_run(f"{op}_avx", kb, max(10, int(it1 * 0.1 / t1)))[0])
-        ours.append(our_best())
-    ours = max(ours)
-    assert 0.8 < ours / max(theirs) < 1.25, (op, ours, theirs)
+    kb = (host_caches[1] // 2 if level == "L1" else host_caches[2] // 4) // 1000
+    ours, theirs = best_pair(binaries["maps"], op, kb)
+    if ours < LOWER * max(theirs):  # fresh samples once: a neighbour's burst can cover one attempt
+        again, more = best_pair(binaries["maps"], op, kb)
+        ours, theirs = max(ours, again), theirs + more
+    ratio = ours / max(theirs)
+    assert ratio >= LOWER, f"{op} at {level} ({kb} kB): ours {ours / 1e9:.1f} GB/s, " \
+                           f"likwid-bench {max(theirs) / 1e9:.1f} GB/s"
+    # the upper bound needs a steady likwid figure: under other load its best of three short
+    # samples fell to 0.6 x its quiet figure at L2 (ratio 1.6 on the same kernels)
+    if level == "L2" and max(theirs) / min(theirs) <= STEADY:
+        assert ratio <= UPPER_L2, f"{op} at L2 ({kb} kB): ours {ours / 1e9:.1f} GB/s is " \
+                                  f"{ratio:.2f} x likwid-bench's {max(theirs) / 1e9:.1f} GB/s"
