@@ -17,6 +17,7 @@ one machine and hurts another shows in the tables.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -62,6 +63,26 @@ def _timed_rows(sig, doc: dict, workload_text) -> list[dict]:
     return predict_rows(sig, workload_text, times, params, doc.get("sizes", {}))
 
 
+def _with_instructions(folder: Path, stem: str, sig, loader):
+    """(signature with the core kernel's points, workload text with callgrind's instruction
+    table) where the folder keeps ``<stem>-counts.json`` (``--save-counts``) and a signature
+    with the core kernel (the set's own, else ``signature-quick.json``); else None."""
+    from predict_unseen_counts import load_counts, with_counts
+
+    from pinchpoint.inputs.signature import load_signature
+
+    counts = folder / f"{stem}-counts.json"
+    if not counts.exists():
+        return None
+    if "core" not in sig.kernels:
+        quick = folder / "signature-quick.json"
+        core = load_signature(quick).kernels.get("core") if quick.exists() else None
+        if core is None:
+            return None
+        sig = dataclasses.replace(sig, kernels={**sig.kernels, "core": core})
+    return sig, with_counts(loader, load_counts(str(counts)), mispredicts="not_exits")
+
+
 def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
     """(set name, signature, rows) of every kernel set recorded in ``folder``."""
     import predict_unseen
@@ -82,6 +103,9 @@ def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
         if (folder / f"{stem}.json").exists() and sig is not None:
             doc = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
             out.append((f"{stem}.json", sig, _timed_rows(sig, doc, loader)))
+            counted = _with_instructions(folder, stem, sig, loader)
+            if counted is not None:
+                out.append((f"{stem}.json+instr", counted[0], _timed_rows(counted[0], doc, counted[1])))
     for name in ("validation.json", "predict_validation.json"):
         if (folder / name).exists():
             doc = json.loads((folder / name).read_text(encoding="utf-8"))
