@@ -58,7 +58,7 @@ class LoopFacts:
     streams: dict = field(default_factory=dict)     # address -> concurrent streams of its kind
     depth: float = 0.0                              # dependent multiply-add steps per iteration
     elements: int = 1                               # elements per iteration (vector lanes)
-    fed_by_indirect: bool = False                   # a chained add consumes an indirect load
+    fed_by_dependent: bool = False                  # a chained add consumes a pointer chase's load
     innermost: bool = True                          # no other loop inside it
 
 
@@ -164,7 +164,9 @@ def _reductions(body, facts: LoopFacts) -> None:
         live_in |= {r for r in srcs if r not in written}
         o = frozenset().union(*(origin.get(r, frozenset([r]) if r not in written else frozenset())
                                 for r in e.reads))
-        fed = any(indirect_val.get(r, False) for r in e.reads) or (e.load and addr in facts.indirect)
+        # only a dependent load holds a chain back: a gather's addresses come from an index
+        # stream, so out-of-order execution issues its loads ahead of the adds waiting on them
+        fed = any(indirect_val.get(r, False) for r in e.reads) or (e.load and addr in facts.dependent)
         seen_in.append((addr, ins, e, o, fed))
         for w in e.writes:
             origin[w] = o
@@ -193,7 +195,7 @@ def _reductions(body, facts: LoopFacts) -> None:
             kind, n = ins.flops[0]
             lanes[g] = max(lanes.get(g, 0), max(1, round(n / 2 if kind == "fma" else n)))
             facts.chained[addr] = g
-            facts.fed_by_indirect |= fed
+            facts.fed_by_dependent |= fed
     # the loop's chained adds advance as this many independent partial sums
     total = sum(len(groups[g]) * lanes[g] for g in lanes)
     facts.chained = {a: total for a in facts.chained}

@@ -10,8 +10,9 @@ walk an index array as they go, so their figures already hold that stream.
 The trip count of a loop is its back branch's executions over the executions of the
 instruction after it (the loop's fall-through exit, taken once per entry), times the elements
 one iteration handles (vector lanes); chains of a reduction that restarts on every entry
-(one accumulator per matrix row) are that many adds long, and when short, an FMA on such a
-chain is stated as its multiply and its add (the add on the chain).
+(one accumulator per matrix row) are that many adds long; when an entry's instructions fit a
+reorder buffer, consecutive chains overlap, and an FMA on such a chain is stated as its
+multiply and its add (the add on the chain), priced by PEAK's short add chains.
 
 Pure: profiles and disassembly in, numbers out.
 """
@@ -28,9 +29,11 @@ from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
-#: Chains longer than this many adds are one chain each: a reorder buffer holds a few hundred
-#: instructions (AMD Zen 4: 320; Intel Golden Cove: 512), so no two such chains overlap.
-LONG_CHAIN = 1024
+#: A chain restarted on every entry of its loop overlaps the next one out of order only when an
+#: entry's instructions fit in the reorder buffer (AMD's software optimization guides: 320
+#: entries on Zen 4, 448 on Zen 5; Intel Golden Cove: 512).  Longer entries are one chain
+#: each, priced at the latency of their own operation (an FMA's, not an add's).
+CHAIN_WINDOW = 512
 #: Inner loops longer than this many elements are long loops: their entry and exit cost
 #: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
 LONG_LOOP = 1024
@@ -246,7 +249,7 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
     if fp[2] > 0:
         if fp[0].depth >= MIN_DEPTH:
             pf.loop["dependency_depth"] = round(fp[0].depth)
-        if weighted > 0 and fp[0].fed_by_indirect:
+        if weighted > 0 and fp[0].fed_by_dependent:
             pf.loop["chain_overlap"] = False
 
 
@@ -261,9 +264,9 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops
     chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
-    if chained and fl.get("chains"):
+    if chained and fl.get("chains") and busiest[1] / exits <= CHAIN_WINDOW:
         length = max(1, round(chained / exits / fl["chains"]))
-        if length <= LONG_CHAIN:
+        if length <= CHAIN_WINDOW:
             pf.loop["chain_length"] = length
             _fma_as_multiply_add(fl)
 

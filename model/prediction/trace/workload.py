@@ -8,13 +8,14 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
 (:mod:`pinchpoint.prediction.trace.phase`):
 
 - one memory entry per access class (stride-1 or strided streams with their concurrent
-  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``), each with its
-  own hit rates and a footprint (``working_set``) beside them
-  (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
+  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``): streams with
+  their own hit rates and a footprint (``working_set``) beside them, random accesses with the
+  footprint their misses imply (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
   from the code (``random_loads = "auto"``), or forced one way;
 - reductions (``s += x[i]``, through rotated registers or memory operands), their partial
-  sums and, for chains restarted per row, their length; whether a chain is fed by gathers
-  (``chain_overlap = false``); the dependency depth per element
+  sums and, for chains restarted per row, their length; whether a chain waits for the loads
+  feeding it (``chain_overlap = false``: loads of a pointer chase; a gather's loads are issued
+  ahead of the adds out of order); the dependency depth per element
   (:mod:`pinchpoint.prediction.trace.loops`);
 - the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
   busiest short inner loop;
@@ -60,8 +61,9 @@ RANDOM_TEXT = {
 UNKNOWN = (
     "dependency chains through memory or across loops: reductions are inferred from the data "
     "flow of each loop's registers only",
-    "the footprint of each memory entry: the geometric mean of the sizes of the level that "
-    "serves its deepest share and the level above",
+    "the footprint of each memory entry: for streams the geometric mean of the sizes of the "
+    "level that serves its deepest share and the level above; for random accesses the one "
+    "their misses imply under uniform independent references",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
     "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
     "Callgrind's model of a simple predictor (2-bit counters), not of this machine's",
