@@ -18,7 +18,12 @@ Usage::
 
     python3 benchmarks/predict_unseen.py [--signature SIG.json] [--mode quick|full]
                                          [--rounds 3] [--reps 7] [--min-time 0.005] [--json F]
-                                         [--times EARLIER.json]
+                                         [--times EARLIER.json] [--count-instructions]
+                                         [--counts F] [--save-counts F]
+
+``--count-instructions`` counts each kernel's instructions, branches and mispredictions with
+callgrind (benchmarks/predict_unseen_counts.py) and prints the tables with those counts added
+as ``[phases.instructions]``, beside the hand counts, on the same measured times.
 
 Goal: median |error| of the headline estimate <= 10 %, none over 35 %.
 """
@@ -100,7 +105,7 @@ class RoundSignature:
         self.host = host_info()
         self.compiler = find_compiler()
         llc = last_level_cache_bytes(self.host.get("caches", [])) or 32 * MiB
-        self.plan = make_plan("quick", ("maps", "peak"), llc_bytes=llc, reps=reps, mpi=False)
+        self.plan = make_plan("quick", ("maps", "peak", "core"), llc_bytes=llc, reps=reps, mpi=False)
         self.binaries = {k: compile_kernel(k, self.compiler) for k in self.plan.kernels}
         self.reps: dict[tuple, list[float]] = {}
         self.meta: dict[tuple, tuple] = {}
@@ -217,20 +222,60 @@ def print_table(rows: list[dict]) -> dict:
     return summary
 
 
-def report(sig, workload_text, times, params, sizes, elapsed, args) -> int:
-    """Predict, print the tables and (``args.json``) write rows, summary and measured times."""
+def instruction_counts(name: str, params: dict, args, extra=()) -> dict | None:
+    """Per-element callgrind counts of every case (``--count-instructions``), read from
+    ``--counts FILE``, or None; saved to ``--save-counts FILE``."""
+    from predict_unseen_counts import count_cases, load_counts, save_counts
+
+    counts = None
+    if getattr(args, "counts", None):
+        counts = load_counts(args.counts)
+    elif getattr(args, "count_instructions", False):
+        counts = count_cases(name, params, extra)
+    if counts is not None and getattr(args, "save_counts", None):
+        save_counts(counts, args.save_counts)
+    return counts
+
+
+def add_count_options(ap) -> None:
+    """The instruction-counting options both unseen scripts take."""
+    ap.add_argument("--count-instructions", action="store_true",
+                    help="count each kernel's instructions, branches and mispredictions per "
+                         "element under valgrind --tool=callgrind --branch-sim=yes and print the "
+                         "tables with them beside the hand counts")
+    ap.add_argument("--counts", metavar="FILE", help="use the counts a --save-counts run kept")
+    ap.add_argument("--save-counts", metavar="FILE", help="write the callgrind counts as JSON")
+
+
+def report(sig, workload_text, times, params, sizes, elapsed, args, counts=None) -> int:
+    """Predict, print the tables and (``args.json``) write rows, summary and measured times;
+    with ``counts`` (callgrind's per-element counts) also with the instruction table added,
+    with and without the mispredicted branches, on the same measured times."""
+    from predict_unseen_counts import with_counts
+
     from pinchpoint.paths import atomic_write
 
-    rows = predict_rows(sig, workload_text, times, params, sizes)
     print(f"signature {sig.name} ({sig.host.get('cpu_model')}); {args.rounds} rounds x "
           f"{args.reps} reps; {elapsed:.0f} s")
     print("sizes: " + ", ".join(f"{k} {v // KiB} KiB" for k, v in sizes.items()))
-    summary = print_table(rows)
+    variants = [("hand counts", workload_text)]
+    if counts is not None:
+        variants += [("hand counts + callgrind instructions and branches",
+                      with_counts(workload_text, counts, mispredicts=False)),
+                     ("hand counts + callgrind instructions, branches and mispredictions",
+                      with_counts(workload_text, counts))]
+    out = {"sizes": sizes, "variants": {},
+           "measured": [{"params": params[k], "repetitions": v} for k, v in times.items()]}
+    for label, text in variants:
+        print(f"\n=== {label}")
+        rows = predict_rows(sig, text, times, params, sizes)
+        summary = print_table(rows)
+        out["variants"][label] = {"rows": rows, "summary": summary}
+        if label == "hand counts":
+            out.update(rows=rows, summary=summary)
     if args.json:
         with atomic_write(args.json) as fh:
-            json.dump({"rows": rows, "summary": summary, "sizes": sizes,
-                       "measured": [{"params": params[k], "repetitions": v} for k, v in times.items()]},
-                      fh, indent=1)
+            json.dump(out, fh, indent=1)
         print(f"wrote {args.json}")
     return 0
 
@@ -249,6 +294,7 @@ def main(argv=None) -> int:
     ap.add_argument("--times", metavar="FILE",
                     help="predict the kernel times kept in an earlier run's --json FILE instead of "
                          "running the kernels (with --signature: the model changes, the data do not)")
+    add_count_options(ap)
     ap.add_argument("--recorded", action="store_true",
                     help="re-predict every recorded machine (benchmarks/results/<cpu>/ and the "
                          "recorded 16-core Xeon) with today's model, a table per machine")
@@ -285,7 +331,8 @@ def main(argv=None) -> int:
         if args.save_signature:
             from pinchpoint.inputs.signature import dump_signature
             dump_signature(sig, args.save_signature)
-    return report(sig, workload_text, times, params, sizes, elapsed, args)
+    counts = instruction_counts("unseen", params, args)
+    return report(sig, workload_text, times, params, sizes, elapsed, args, counts)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ Usage::
 
     python3 benchmarks/predict_unseen2.py --signature SIG.json [--rounds 3] [--reps 7]
                                           [--min-time 0.005] [--json F] [--times EARLIER.json]
+                                          [--count-instructions] [--counts F] [--save-counts F]
+
+``--count-instructions``: as in benchmarks/predict_unseen.py (callgrind counts added as
+``[phases.instructions]``, tables with and without them).
 
 Goal: median |error| of the headline estimate <= 10 %, none over 35 % (fastest repetition).
 """
@@ -26,6 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from predict_unseen import add_count_options  # noqa: E402 - after the path above
 OPS = ("stencil3d", "box2d", "dot4", "copy", "spmv", "transpose", "histogram")
 NNZ_PER_ROW = 8
 
@@ -105,9 +110,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     ap.add_argument("--times", metavar="FILE",
                     help="predict the kernel times kept in an earlier run's --json FILE")
+    add_count_options(ap)
     args = ap.parse_args(argv)
 
-    from predict_unseen import RoundSignature, collect_times, report
+    from predict_unseen import RoundSignature, collect_times, instruction_counts, report
     from predict_validation import compile_heldout, level_sizes
 
     from pinchpoint.inputs.signature import dump_signature, load_signature
@@ -125,7 +131,8 @@ def main(argv=None) -> int:
     sig = beside.signature() if beside else load_signature(args.signature)
     if beside and args.save_signature:
         dump_signature(sig, args.save_signature)
-    return report(sig, workload_text, times, params, sizes, elapsed, args)
+    counts = instruction_counts("unseen2", params, args, extra=("-fopenmp",))
+    return report(sig, workload_text, times, params, sizes, elapsed, args, counts)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ OPS = ("daxpy", "dot", "sum", "strided")
 HELDOUT_LANES = 16
 
 
-def compile_heldout(compiler, name: str = "heldout", extra=()) -> Path:
+def compile_heldout(compiler, name: str = "heldout", extra=(), suffix: str = "validation") -> Path:
     """Compile benchmarks/NAME.c with the kernels' compiler and flags (argument lists only;
-    ``compiler`` None: the kernels' default; ``extra``: more link flags such as -fopenmp)."""
+    ``compiler`` None: the kernels' default; ``extra``: more flags such as -fopenmp) into the
+    cache as NAME-SUFFIX."""
     import subprocess
 
     from pinchpoint.errors import CompileError
@@ -62,7 +63,7 @@ def compile_heldout(compiler, name: str = "heldout", extra=()) -> Path:
     from pinchpoint.paths import cache_dir
 
     include = kernel_source("maps").parent
-    out = cache_dir() / "kernels" / f"{name}-validation"
+    out = cache_dir() / "kernels" / f"{name}-{suffix}"
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}-", dir=out.parent)
     os.close(fd)

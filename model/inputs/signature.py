@@ -37,7 +37,7 @@ from pinchpoint.inputs.input_text import parse_bounded, read_text
 from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
-UNITS = ("B/s", "s", "flop/s")
+UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
@@ -157,7 +157,9 @@ _COUNTS = ("loop_length", "threads", "processes", "nodes", "cpus_per_node")
 #: The unit each kernel's results are in (a MAPS point in "s" was read as B/s); a point's
 #: ``metric`` says it for kernels that report several (ping: latency in s, bandwidth in B/s).
 _KERNEL_UNITS = {"peak": "flop/s", "maps": "B/s", "stream": "B/s", "iobench": "B/s", "netstream": "B/s",
-                 "memperf": "B/s", "cachebench": "B/s", "xbench_memory": "B/s"}
+                 "memperf": "B/s", "cachebench": "B/s", "xbench_memory": "B/s", "core": "branch/s"}
+#: kernels/core.c's loops that count instructions rather than branches.
+_INSTRUCTION_OPS = ("issue", "mix")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -166,6 +168,8 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "s"
     if isinstance(metric, str) and metric.startswith("bandwidth"):
         return "B/s"
+    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS:
+        return "instruction/s"
     return _KERNEL_UNITS.get(kernel)
 
 

@@ -86,6 +86,12 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     # dependency_depth = 8               # dependent multiply-add steps per element (Horner of
                                          # degree 8: 8); priced by PEAK horner at that depth
 
+    [phases.instructions]                # optional: what the phase's compiled code executes,
+    total = 6000000                      # summed over its threads: dynamic instructions (all
+                                         # kinds, as callgrind's Ir or perf's instructions count)
+    branches = 1000000                   # optional: conditional branches among them (Bc)
+    mispredicted = 20000                 # optional: of those, mispredicted (Bcm; <= branches)
+
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
     size = "64 B"
@@ -121,8 +127,8 @@ from pinchpoint.errors import WorkloadError, did_you_mean
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, display_stem, exists
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
-    CHAINED, FLOP_KINDS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
-    SCHEMA_VERSION, Flops, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
+    CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
+    SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
 
 
 # ---- validation helpers --------------------------------------------------------------------------
@@ -306,6 +312,14 @@ def _flops(ctx: Reader, d, key) -> Flops:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
 
 
+def _instructions(ctx: Reader, d, key) -> Instructions:
+    ctx.table(d, key, INSTRUCTION_KEYS, ("total",))
+    try:  # Instructions checks mispredicted <= branches <= total where it is built
+        return Instructions(**{k: _count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d})
+    except WorkloadError as exc:
+        raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
+
+
 def _messages(ctx: Reader, d, key) -> Messages:
     ctx.table(d, key, ("count", "size", "pattern", "processes", "match"), ("count", "size"))
     count = _count(ctx, d["count"], f"{key}.count")
@@ -358,7 +372,7 @@ def _list(ctx: Reader, d, name, key, parse):
 
 def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
-                       "network", "inner_trips", "inner_loops"))
+                       "network", "inner_trips", "inner_loops", "instructions"))
     name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = _count(ctx, d.get("repeat", 1), f"{key}.repeat")
     threads = _count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
@@ -371,7 +385,10 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
         if trips is not None:
             raise ctx.error(f"{key}.inner_trips", "given twice (in the phase and in its loop)")
         trips, loops = _trips(ctx, d["loop"], f"{key}.loop")
+    instructions = (_instructions(ctx, d["instructions"], f"{key}.instructions")
+                    if "instructions" in d else None)
     phase = Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
+                  instructions=instructions,
                   memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                   messages=_list(ctx, d, "messages", key, _messages),
                   io=_list(ctx, d, "io", key, _io),
@@ -389,6 +406,8 @@ def _work(phase: Phase):
     for i, m in enumerate(phase.memory):
         yield f"memory[{i}]", m.bytes
     yield "flops", phase.flops.total + phase.flops.chained_adds + phase.flops.chained_fma
+    if phase.instructions is not None:
+        yield "instructions.total", phase.instructions.total
     for i, m in enumerate(phase.messages):
         yield f"messages[{i}]", m.count * max(m.size_bytes, 1.0)
     for name, items in (("io", phase.io), ("network", phase.network)):

@@ -1,4 +1,5 @@
-"""The workload's data objects: phases, memory entries, flops, messages, I/O, network traffic.
+"""The workload's data objects: phases, memory entries, flops, instructions, messages, I/O,
+network traffic.
 
 What each field means is described in :mod:`pinchpoint.inputs.workload` (the file format);
 the objects are built and checked by its reader, which names the file and key of a problem.
@@ -142,6 +143,48 @@ class Flops:
                 "dependency_depth": self.dependency_depth}
 
 
+#: Keys of a phase's instruction table, each at most the one before it.
+INSTRUCTION_KEYS = ("total", "branches", "mispredicted")
+
+
+@dataclass(frozen=True)
+class Instructions:
+    """Dynamic instructions a phase executes, summed over its threads (as flops are).
+
+    ``total`` counts every instruction (loads, stores, vector and scalar arithmetic, branches:
+    what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
+    conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
+    (Bcm).  mispredicted <= branches <= total; each >= 0 and finite (checked here, where the
+    object is built, so no invalid one exists).
+    """
+
+    total: float = 0.0
+    branches: float = 0.0
+    mispredicted: float = 0.0
+
+    def __post_init__(self):
+        for name in INSTRUCTION_KEYS:
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
+                                    key=f"instructions.{name}")
+        for small, big in (("branches", "total"), ("mispredicted", "branches")):
+            if getattr(self, small) > getattr(self, big):
+                raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
+                                    f"{big} it is a part of", key=f"instructions.{small}")
+
+    @property
+    def any(self) -> bool:
+        """True if the phase states any instruction count above zero."""
+        return bool(self.total or self.branches or self.mispredicted)
+
+    def scaled(self, factor: float) -> "Instructions":
+        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor)
+
+    def to_dict(self) -> dict:
+        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted}
+
+
 @dataclass(frozen=True)
 class Messages:
     """``count`` one-way messages of ``size_bytes`` [B] each."""
@@ -245,6 +288,7 @@ class Phase:
     network: tuple[NetworkTraffic, ...] = ()
     inner_trips: float | None = None
     inner_loops: float | None = None
+    instructions: Instructions | None = None
 
     def inner_loop_count(self) -> float:
         """Inner-loop entries per repeat (``inner_loops``, else derived; 0 without trips)."""
@@ -265,6 +309,7 @@ class Phase:
         return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
                 "inner_trips": self.inner_trips, "inner_loops": self.inner_loops,
                 **({"loop": self.loop.to_dict()} if self.loop else {}),
+                **({"instructions": self.instructions.to_dict()} if self.instructions else {}),
                 "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
                 "messages": [m.to_dict() for m in self.messages],
                 "io": [i.to_dict() for i in self.io],

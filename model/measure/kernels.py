@@ -288,6 +288,11 @@ def _plan_peak(ctx: PlanContext) -> None:
             "peak horner", address_space_limit(GiB))
 
 
+def _plan_core(ctx: PlanContext) -> None:
+    # instruction and branch rates and the misprediction cost: in L1, about 0.1 s in quick mode
+    ctx.add("core", [], "core", address_space_limit(GiB))
+
+
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}
 
 
@@ -333,6 +338,7 @@ def _plan_effbw_mpi(ctx: PlanContext) -> None:
 register_kernel("maps", _plan_maps, bookkeeping=("inner_iterations", "trials"))
 register_kernel("stream", _plan_stream, bookkeeping=("inner_iterations",))
 register_kernel("peak", _plan_peak, bookkeeping=("inner_iterations",))
+register_kernel("core", _plan_core, bookkeeping=("inner_iterations",))
 register_kernel("ping", _plan_ping, bookkeeping=("round_trips",))
 register_kernel("effbw", _plan_effbw, bookkeeping=("rounds",))
 register_kernel("iobench", _plan_iobench)

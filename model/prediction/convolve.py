@@ -10,6 +10,9 @@ Applications?", SC05), the time of each resource:
 - floating point: flops / PEAK rate, at least the latency of the reduction chains
   (:mod:`pinchpoint.prediction.rates_compute`); multiply-adds with a ``dependency_depth`` at
   PEAK horner's rate at that depth;
+- core: the instructions the phase's code executes, its conditional branches and their
+  mispredictions (``[phases.instructions]``), at the rates kernels/core.c measures
+  (:mod:`pinchpoint.prediction.rates_core`): in-cache loops are timed by these, not by bytes;
 - communication, I/O, network: :mod:`pinchpoint.prediction.rates_comm`.
 
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
@@ -44,6 +47,7 @@ from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, in_place_overla
 from pinchpoint.prediction.rates import SignatureRates
 from pinchpoint.prediction.rates_base import STATS, fmt_size
 from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN
+from pinchpoint.prediction.rates_core import core_time
 
 #: The convolution and what callers read beside it (the pure formulas and the rates live in
 #: formulas.py and the rates modules; these names stay importable from here).
@@ -51,7 +55,7 @@ __all__ = ["convolve", "Prediction", "PhasePrediction", "ResourceTime", "Signatu
            "RESOURCES", "ESTIMATE_RULE", "STATS", "PEAK_BYTES_PER_FLOP", "in_place_overlap",
            "log_interp", "message_time", "overlap_range", "transfer_time"]
 
-RESOURCES = ("memory", "fp", "communication", "io", "network")
+RESOURCES = ("memory", "fp", "core", "communication", "io", "network")
 #: How the headline estimate is picked from the range [overlapped, serial].
 ESTIMATE_RULE = ("overlapped: per phase the slowest resource sets the time (PMaC's memory-bound "
                  "assumption; out-of-order cores overlap floating point with memory traffic)")
@@ -363,6 +367,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     if phase.inner_trips:
         # not the chains' latency: PEAK add_chains runs its chains as short loops already
         _short_loops(phase, rates, key, t, detail, max(t_l1, throughput))
+    # after the short loops: the instruction counts hold the loops' control already
+    t["core"] = core_time(phase, rates, key, detail["core"])
     return t, detail
 
 

@@ -26,7 +26,8 @@ set, not with this single figure; the kernels whose points form that curve follo
 precedence :data:`CURVE_SOURCES` (MAPS, then imported likwid-bench), with PEAK loops as the
 stand-in (:func:`curve_kernel`).  :class:`SignatureRates` holds the convolution's pricing
 functions, one module per resource: memory (:mod:`~pinchpoint.prediction.rates_memory`),
-compute (:mod:`~pinchpoint.prediction.rates_compute`) and communication, I/O and network
+compute (:mod:`~pinchpoint.prediction.rates_compute`), core (instructions and branches,
+:mod:`~pinchpoint.prediction.rates_core`) and communication, I/O and network
 (:mod:`~pinchpoint.prediction.rates_comm`), all reading figures by :func:`statistic`.
 """
 
@@ -38,6 +39,7 @@ from pinchpoint.prediction.formulas import PEAK_BYTES_PER_FLOP
 from pinchpoint.prediction.rates_base import CURVE_SOURCES, curve_kernel, statistic
 from pinchpoint.prediction.rates_comm import CommRates
 from pinchpoint.prediction.rates_compute import ComputeRates
+from pinchpoint.prediction.rates_core import CoreRates
 from pinchpoint.prediction.rates_memory import MemoryRates
 
 __all__ = ["SignatureRates", "MemoryFigure", "MEMORY_SOURCES", "CURVE_SOURCES", "statistic",
@@ -112,6 +114,6 @@ def memory_bandwidth(sig, stat: str = "median", op: str | None = None) -> Memory
     return peak_figure(sig, stat, op)
 
 
-class SignatureRates(MemoryRates, ComputeRates, CommRates):
+class SignatureRates(MemoryRates, ComputeRates, CoreRates, CommRates):
     """Every pricing function of the convolution over one signature, one statistic and one
     extrapolation policy (:class:`~pinchpoint.prediction.rates_base.RatesBase`)."""

@@ -1,0 +1,217 @@
+/*
+ * core.c: what a core spends on instructions themselves, beyond bytes and flops: how many it
+ * issues per second, how many conditional branches it resolves per second, and what a
+ * mispredicted branch costs.  Everything runs in the L1 or L2 cache, so no memory level limits it.
+ *
+ *   issue          48 independent register adds per iteration in 8 chains (6 adds each), plus
+ *                  the loop's decrement and branch: 50 instructions.  The core's ceiling for the
+ *                  simplest instructions (its integer ALUs, its dispatch and retire width).
+ *   mix            the body of a compiled loop in L1 (two loads, a load folded into an add, a
+ *                  multiply, an add, a store, the index update, compare and loop branch:
+ *                  9 instructions, 128-bit SSE2 so every x86-64 runs it), iterations
+ *                  independent.  The ceiling for a mix of loads, stores, vector arithmetic and
+ *                  branches, the kinds a profiler's instruction count (Valgrind's Ir, perf's
+ *                  instructions) adds up.
+ *   branches       16 conditional branches per iteration, each always going the same way (8
+ *                  taken, 8 not taken), plus the loop branch: 17 branches, 42 instructions.
+ *                  The resolution rate of well-predicted branches.
+ *   branch_sorted  for each byte of a 256 KiB array: if (bit) x += i (a real branch: the taken
+ *                  side holds an empty volatile asm, which the compiler may not if-convert);
+ *                  the array sorted (zeros, then ones): two mispredictions per pass.
+ *   branch_random  the same loop, the same bytes, shuffled: independent fair bits, so no
+ *                  predictor beats chance and half the branches mispredict (Hennessy and
+ *                  Patterson, "Computer Architecture: A Quantitative Approach", 6th ed., 3.3:
+ *                  a predictor only exploits correlation, which independent bits lack).  The
+ *                  array is 8x larger than the history a TAGE-class predictor can hold, so it
+ *                  cannot be learnt by heart across passes.
+ * The two branch loops execute the same instructions on the same data; the difference of their
+ * times per branch, over the difference of their mispredicted shares (printed with each point
+ * as "mispredict_share"), is the cost of one misprediction.
+ * issue, mix and branches are written in x86-64 assembly, so that their instruction counts are
+ * known exactly; on other targets they are not measured (the two branch loops are plain C).
+ * Results: instruction/s (issue, mix), branch/s (branches, and the two branch loops, counting
+ * the loop's data-dependent branch once per byte).
+ *
+ * Usage: core [--ops issue,mix,branches,branch_sorted,branch_random]
+ *             [--reps N] [--min-time S] [--max-seconds S]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+enum { C_ISSUE, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM };
+static const char *const OP_NAMES[] = {"issue", "mix", "branches", "branch_sorted",
+                                       "branch_random", NULL};
+static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "branch/s", "branch/s",
+                                       "branch/s"};
+/* instructions (issue, mix) or branches (the others) per loop iteration or per byte */
+static const double OP_COUNT[] = {50.0, 9.0, 17.0, 1.0, 1.0};
+
+#define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
+#define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
+#define LOOP_ITERS 4096      /* iterations of issue and branches per call */
+
+typedef struct {
+    int op;
+    uint64_t *bits;
+    double *a, *b;
+} ctx_t;
+
+static volatile long seed_v = 1;
+
+#if defined(__x86_64__)
+#define ADD6(r) "add $1, %" r "\n\tadd $1, %" r "\n\tadd $1, %" r "\n\t" \
+                "add $1, %" r "\n\tadd $1, %" r "\n\tadd $1, %" r "\n\t"
+static long issue_loop(long iters)
+{
+    long n = iters * LOOP_ITERS, r0 = seed_v, r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0,
+         r6 = r0, r7 = r0;
+    __asm__ __volatile__(
+        "1:\n\t" ADD6("1") ADD6("2") ADD6("3") ADD6("4") ADD6("5") ADD6("6") ADD6("7") ADD6("8")
+        "dec %0\n\tjnz 1b\n\t"
+        : "+r"(n), "+r"(r0), "+r"(r1), "+r"(r2), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6),
+          "+r"(r7)
+        :
+        : "cc");
+    return r0 + r1 + r2 + r3 + r4 + r5 + r6 + r7;
+}
+
+/* b[k] = (a[k] + a[k+2]) + 3 a[k+1] per pair of doubles: 9 instructions per iteration */
+static long mix_loop(const double *a, double *b, long iters)
+{
+    static const double three[2] = {3.0, 3.0};
+    long it;
+    for (it = 0; it < iters; it++) {
+        long i = 0, end = (MIX_DOUBLES - 4) * 8;
+        __asm__ __volatile__(
+            "movupd %4, %%xmm7\n\t"
+            "2:\n\t"
+            "movupd (%2,%0), %%xmm0\n\t"
+            "movupd 16(%2,%0), %%xmm1\n\t"
+            "addpd 32(%2,%0), %%xmm0\n\t"
+            "mulpd %%xmm7, %%xmm1\n\t"
+            "addpd %%xmm1, %%xmm0\n\t"
+            "movupd %%xmm0, (%3,%0)\n\t"
+            "add $16, %0\n\t"
+            "cmp %1, %0\n\t"
+            "jb 2b\n\t"
+            : "+r"(i)
+            : "r"(end), "r"(a), "r"(b), "m"(three)
+            : "xmm0", "xmm1", "xmm7", "cc", "memory");
+    }
+    return (long)b[1];
+}
+
+/* 8 sites whose branch is always taken (over an add), 8 never taken (into one) */
+#define TAKEN(k) "test %2, %2\n\tjnz 3" k "f\n\tadd $1, %1\n3" k ":\n\t"
+#define NOT_TAKEN(k) "test %3, %3\n\tjnz 4" k "f\n\tadd $1, %1\n4" k ":\n\t"
+static long branch_loop(long iters)
+{
+    long n = iters * LOOP_ITERS, x = 0, one = seed_v, zero = seed_v - 1;
+    __asm__ __volatile__(
+        "5:\n\t" TAKEN("0") NOT_TAKEN("0") TAKEN("1") NOT_TAKEN("1") TAKEN("2") NOT_TAKEN("2")
+        TAKEN("3") NOT_TAKEN("3") TAKEN("4") NOT_TAKEN("4") TAKEN("5") NOT_TAKEN("5")
+        TAKEN("6") NOT_TAKEN("6") TAKEN("7") NOT_TAKEN("7")
+        "dec %0\n\tjnz 5b\n\t"
+        : "+r"(n), "+r"(x)
+        : "r"(one), "r"(zero)
+        : "cc");
+    return x;
+}
+#endif
+
+/* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
+static long bit_loop(const uint64_t *bits, long iters)
+{
+    long it, x = 0;
+    size_t i;
+    for (it = 0; it < iters; it++)
+        for (i = 0; i < BITS; i++)
+            if ((bits[i >> 6] >> (i & 63)) & 1u) {
+                x += (long)i;
+                __asm__ __volatile__("" : "+r"(x));
+            }
+    return x;
+}
+
+static double body(void *p, long iters)
+{
+    ctx_t *c = (ctx_t *)p;
+    switch (c->op) {
+#if defined(__x86_64__)
+    case C_ISSUE: return (double)issue_loop(iters);
+    case C_MIX: return (double)mix_loop(c->a, c->b, iters);
+    case C_BRANCHES: return (double)branch_loop(iters);
+#endif
+    default: return (double)bit_loop(c->bits, iters);
+    }
+}
+
+/* per call: instructions (issue, mix) or branches (the others) */
+static double per_call(int op)
+{
+    switch (op) {
+    case C_ISSUE: case C_BRANCHES: return OP_COUNT[op] * LOOP_ITERS;
+    case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
+    default: return OP_COUNT[op] * BITS;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pp_common_opts o = {5, 0.01};
+    int ops[PP_MAX_LIST] = {C_ISSUE, C_MIX, C_BRANCHES, C_SORTED, C_RANDOM};
+    int nops = 5, i, k, r;
+    double reps[PP_MAX_REPS];
+    unsigned long long s = 0x9E3779B97F4A7C15ull;
+    uint64_t *sorted, *shuffled;
+    ctx_t c;
+
+    pp_init("core");
+    for (i = 1; i < argc; i++) {
+        if (pp_common_option(argc, argv, &i, &o)) continue;
+        if (strcmp(argv[i], "--ops") == 0)
+            nops = pp_parse_name_list(argv[i], pp_need_value(argc, argv, &i), OP_NAMES, ops);
+        else
+            pp_die("unknown argument '%s'", argv[i]);
+    }
+    sorted = (uint64_t *)pp_alloc(BITS / 8);
+    shuffled = (uint64_t *)pp_alloc(BITS / 8);
+    c.a = (double *)pp_alloc(MIX_DOUBLES * 8);
+    c.b = (double *)pp_alloc(MIX_DOUBLES * 8);
+    for (i = 0; i < MIX_DOUBLES; i++) c.a[i] = 1.0 + (double)(i % 7) * 0.125;
+    /* sorted: zeros, then ones; shuffled: the same number of ones, at random places */
+    for (i = 0; i < BITS / 64; i++) sorted[i] = shuffled[i] = i >= BITS / 128 ? ~0ull : 0;
+    for (i = BITS - 1; i > 0; i--) { /* Fisher-Yates with xorshift64 (Marsaglia 2003) */
+        int j, bi, bj;
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        j = (int)(s % (unsigned long long)(i + 1));
+        bi = (int)((shuffled[i >> 6] >> (i & 63)) & 1u);
+        bj = (int)((shuffled[j >> 6] >> (j & 63)) & 1u);
+        if (bi != bj) {
+            shuffled[i >> 6] ^= 1ull << (i & 63);
+            shuffled[j >> 6] ^= 1ull << (j & 63);
+        }
+    }
+    for (k = 0; k < nops; k++) {
+        long iters;
+        double count;
+        c.op = ops[k];
+#if !defined(__x86_64__)
+        if (c.op == C_ISSUE || c.op == C_MIX || c.op == C_BRANCHES) continue;
+#endif
+        if (pp_out_of_time()) { pp_emit_status(1); return 0; }
+        c.bits = c.op == C_RANDOM ? shuffled : sorted;
+        iters = pp_calibrate(body, &c, o.min_time);
+        pp_time_reps(body, &c, iters, o.reps, reps);
+        count = per_call(c.op);
+        for (r = 0; r < o.reps; r++) reps[r] = count / reps[r];
+        pp_emit_begin();
+        printf("\"op\":\"%s\",\"inner_iterations\":%ld", OP_NAMES[c.op], iters);
+        if (c.op == C_SORTED || c.op == C_RANDOM)
+            printf(",\"mispredict_share\":%.9g", c.op == C_RANDOM ? 0.5 : 2.0 / BITS);
+        pp_emit_end(OP_UNITS[c.op], reps, o.reps);
+    }
+    free(sorted); free(shuffled); free(c.a); free(c.b);
+    pp_emit_status(0);
+    return 0;
+}

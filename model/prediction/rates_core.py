@@ -1,0 +1,123 @@
+"""Core pricing: instructions, branches and mispredicted branches, read off kernels/core.c.
+
+A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
+or flops.  Three figures of the signature's ``core`` kernel price that work:
+
+- the issue rate [instruction/s]: the faster of ``issue`` (independent register adds: the
+  integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
+  a store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
+  count (Valgrind's Ir, perf's instructions) adds up every kind, so the rate that prices it is
+  that of typical compiled code, not the retire ceiling of a loop written so that no execution
+  port limits it.  On the AMD EPYC Zen 5 VM this was written on: issue 20.5 and mix 18.0
+  G instruction/s; compiled loops in L1 ran 16-31 G/s (a scalar CSR row loop of 7
+  instructions per nonzero, loads and a fused compare-and-branch, the fastest), and a balanced
+  scalar loop of 3 loads, 4 integer and 2 floating-point operations per iteration 34 G/s.  The
+  core time is therefore an estimate of the instruction-bound time, not a strict bound: loops
+  whose mix the core retires faster than this are over-predicted when instructions bind;
+- the branch rate [branch/s]: ``branches``, well-predicted conditional branches, half taken;
+- the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
+  sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
+  mispredicted branches the kernel states by construction (1/2 for independent fair bits).
+
+The statistic is the caller's (rates_base.statistic): the penalty takes the two loops' times
+by it (best: each loop's fastest repetition).
+"""
+
+from __future__ import annotations
+
+from pinchpoint.errors import SignatureError
+from pinchpoint.prediction.rates_base import RatesBase
+
+#: core.c loops that price each count of a phase's instruction table (the fastest of them).
+CORE_FOR_COUNT = {"total": ("issue", "mix"), "branches": ("branches",)}
+#: core.c loops whose difference prices a misprediction (random bits, sorted bits).
+MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
+
+
+class CoreRates(RatesBase):
+    """Instruction and branch rates and the misprediction cost of a signature (mixed into
+    SignatureRates).  Each returns None where the signature lacks the loop and ``extrapolate``
+    allows leaving the core time out (recorded); without it the workload is refused."""
+
+    def _core_points(self, op: str):
+        if "core" not in self.signature.kernels:
+            return []
+        return self.signature.points("core", op=op)
+
+    def _missing(self, key: str, what: str, loops: str) -> None:
+        self._extrapolated(key, f"its {what} need the core kernel's {loops} (kernels/core.c; "
+                                f"pinchpoint measure runs it), which signature "
+                                f"{self.signature.name!r} did not measure",
+                           "no core time (the phase's instruction counts left out)")
+
+    def core_rate(self, count: str, key: str) -> tuple[float, str] | None:
+        """(rate [1/s], loop) that prices ``count`` ("total": instructions, "branches") on one
+        core: the fastest point of its loops by the statistic.  None where missing and
+        extrapolating."""
+        loops = CORE_FOR_COUNT[count]
+        pts = [p for loop in loops for p in self._core_points(loop)]
+        if not pts:
+            self._missing(key, "instructions" if count == "total" else "branches",
+                          " or ".join(loops) + " loop")
+            return None
+        best = max(pts, key=lambda p: self._value(p.result, "rate"))
+        rate = self._value(best.result, "rate")
+        if rate <= 0:
+            raise SignatureError(f"core {best['op']}: the rate is zero", key="kernels.core")
+        return rate, str(best["op"])
+
+    def mispredict_penalty(self, key: str) -> float | None:
+        """Time [s] one mispredicted branch costs: the random and sorted branch loops' time
+        difference per branch over their difference in mispredicted share (module docstring).
+        None where missing and extrapolating."""
+        per, share = {}, {}
+        for loop in MISPREDICT_LOOPS:
+            pts = [p for p in self._core_points(loop) if "mispredict_share" in p.params]
+            if not pts:
+                self._missing(key, "mispredicted branches", " and ".join(MISPREDICT_LOOPS) + " loops")
+                return None
+            best = max(pts, key=lambda p: self._value(p.result, "rate"))
+            per[loop] = 1.0 / self._value(best.result, "rate")  # s per branch
+            share[loop] = float(best["mispredict_share"])
+        d_share = share["branch_random"] - share["branch_sorted"]
+        d_time = per["branch_random"] - per["branch_sorted"]
+        if d_share <= 0 or d_time <= 0:
+            raise SignatureError(f"core branch loops: the shuffled bits ran {d_time * 1e9:+.3g} ns "
+                                 f"per branch slower than the sorted ones at {d_share:+.3g} more "
+                                 f"mispredictions: no misprediction cost can be read (measure "
+                                 f"again on a quieter machine)", key="kernels.core")
+        return d_time / d_share
+
+
+def core_time(phase, rates: CoreRates, key: str, detail: list) -> float:
+    """Time [s] of a phase's instructions on its threads (one core each):
+    T_core = max(total / issue rate, branches / branch rate) + mispredicted x penalty, each
+    count divided by the threads (the counts are totals over them, as flops are).  0 without
+    an instruction table or with zero counts (the signature is then not read); 0 too, listed,
+    where a loop is missing and ``extrapolate`` allows it."""
+    ins = phase.instructions
+    if ins is None:
+        return 0.0
+    rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
+    counts = {"total": ins.total * rep, "branches": ins.branches * rep}
+    busy = 0.0
+    for count, n in counts.items():
+        if n <= 0:
+            continue
+        got = rates.core_rate(count, f"{k}.{count}")
+        if got is None:
+            return 0.0
+        rate, loop = got
+        busy = max(busy, n / threads / rate)
+        detail.append(f"{n:.4g} {'instructions' if count == 'total' else 'branches'} at "
+                      f"{rate / 1e9:.4g} G/s (core {loop})"
+                      + (f" on {threads} threads" if threads > 1 else ""))
+    missed = ins.mispredicted * rep
+    if missed > 0:
+        penalty = rates.mispredict_penalty(f"{k}.mispredicted")
+        if penalty is None:
+            return 0.0
+        detail.append(f"{missed:.4g} mispredicted branches at {penalty * 1e9:.3g} ns each "
+                      f"(core branch_random vs branch_sorted)")
+        busy += missed / threads * penalty
+    return busy

@@ -1,0 +1,96 @@
+"""kernels/core.c: its points in a quick signature are sane, and the instruction and branch
+counts it divides by are what its loops execute (counted by Valgrind's callgrind).
+
+The cycle is not known to the tests (a VM reports a nominal clock), so rates are checked in
+cycle-equivalents of PEAK add_chain, one dependent double-precision add at a time: that latency
+is 2 to 6 cycles on x86-64 and AArch64 cores of the last decade (Agner Fog, "Instruction
+tables", 2022: 3-4 on Intel Haswell to Ice Lake, 3 on AMD Zen 1-4, 2 on Zen 5 and on Arm
+Neoverse N1), so a cycle lies between latency / 6 and latency / 2.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from pinchpoint.measure.runner import compile_kernel, find_compiler
+
+X86 = platform.machine() in ("x86_64", "AMD64")
+LAT_CYCLES = (2.0, 6.0)
+
+
+def _cycle_bounds(sig) -> tuple[float, float]:
+    """(shortest, longest) plausible cycle [s] from PEAK add_chain's latency."""
+    latency = 1.0 / max(p.result.max for p in sig.points("peak", op="add_chain"))
+    return latency / LAT_CYCLES[1], latency / LAT_CYCLES[0]
+
+
+@pytest.mark.slow
+def test_core_points_are_present_and_sane(quick_signature):
+    ops = {p["op"]: p for p in quick_signature.points("core")}
+    expected = {"branch_sorted", "branch_random"} | ({"issue", "mix", "branches"} if X86 else set())
+    assert expected <= set(ops)
+    short, long = _cycle_bounds(quick_signature)
+    for op in ("issue", "mix"):
+        if op in ops:
+            # 0.5 .. 16 instructions per cycle: no core retires more than 16 per cycle (the
+            # widest today retire 8-10), and a loop of independent adds in L1 that ran below
+            # 0.5 per cycle would be the kernel's fault (a lost dependency-breaking, a miscount)
+            rate = ops[op].result.max
+            assert rate * short <= 16 and rate * long >= 0.5, (op, rate)
+            assert ops[op].result.unit == "instruction/s"
+    if "branches" in ops:
+        rate = ops["branches"].result.max
+        assert rate * short <= 8 and rate * long >= 0.25, rate  # resolved branches per cycle
+    random, sorted_ = ops["branch_random"], ops["branch_sorted"]
+    assert random["mispredict_share"] == 0.5 and sorted_["mispredict_share"] < 1e-3
+    per_random, per_sorted = 1 / random.result.max, 1 / sorted_.result.max
+    penalty = (per_random - per_sorted) / (random["mispredict_share"] - sorted_["mispredict_share"])
+    # a misprediction refills the pipeline: 5 .. 100 cycles (about 11-20 on today's cores)
+    assert penalty > 0 and 5 * short <= penalty <= 100 * long, penalty
+
+
+@pytest.fixture(scope="module")
+def callgrind_counts(tmp_path_factory):
+    """Self Ir, Bc, Bcm of each function of core.c under callgrind (built -O2 -fno-inline, so
+    that each loop keeps its own function and Valgrind decodes every instruction)."""
+    if not X86:
+        pytest.skip("the counted loops are x86-64 assembly")
+    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+    binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
+    out = tmp_path_factory.mktemp("callgrind") / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", "--branch-sim=yes",
+                    f"--callgrind-out-file={out}", str(binary), "--reps", "1", "--min-time", "1e-6"],
+                   check=True, capture_output=True, timeout=300)
+    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(out)], check=True,
+                          capture_output=True, text=True, timeout=60).stdout
+    counts = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+([\d,]+) \([^)]*\)\s+([\d,]+) \([^)]*\).*:(\w+)\s", line)
+        if m:
+            counts[m.group(4)] = tuple(float(g.replace(",", "")) for g in m.groups()[:3])
+    return counts
+
+
+@pytest.mark.parametrize("function, per_branch", [
+    ("issue_loop", 50.0),        # 48 adds + decrement + branch, one branch per iteration
+    ("mix_loop", 9.0),           # 9 instructions per iteration, one branch each
+    ("branch_loop", 42.0 / 17),  # 42 instructions, 17 branches per iteration
+])
+def test_the_stated_counts_are_what_the_loops_execute(callgrind_counts, function, per_branch):
+    ir, bc, _ = callgrind_counts[function]
+    assert ir / bc == pytest.approx(per_branch, rel=0.01)
+
+
+def test_random_bits_mispredict_half_and_sorted_bits_almost_never(callgrind_counts):
+    # callgrind's simulated predictor (2-bit counters) on bit_loop, which both branch loops
+    # call: one data branch and one loop branch per bit; sorted and shuffled runs together, so
+    # about a quarter of the data branches of the pair mispredict (half of the shuffled half)
+    ir, bc, bcm = callgrind_counts["bit_loop"]
+    data_branches = bc / 2
+    assert bcm / data_branches == pytest.approx(0.25, abs=0.03)

@@ -1,0 +1,159 @@
+"""The core resource: a phase's instructions, branches and mispredictions priced by the core
+kernel's loops, checked against the formula computed here by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from synthetic_signature import result, synthetic_doc
+
+from pinchpoint.errors import SignatureError, WorkloadError
+from pinchpoint.inputs.signature import Signature
+from pinchpoint.inputs.workload import loads_workload
+from pinchpoint.prediction.convolve import RESOURCES, convolve
+
+#: Round figures of the core kernel: issue 10 G instruction/s (mix 5 G/s: slower, so issue
+#: prices), 2 G branch/s; the branch loop takes 1 ns per branch over sorted bits (no
+#: mispredictions) and 6 ns over random bits (half mispredicted): 10 ns per misprediction.
+ISSUE, MIX, BRANCH = 10e9, 5e9, 2e9
+SORTED_S, RANDOM_S, RANDOM_SHARE = 1e-9, 6e-9, 0.5
+PENALTY = (RANDOM_S - SORTED_S) / RANDOM_SHARE
+
+
+def core_points(speed: float = 1.0, **override) -> list[dict]:
+    figures = {"issue": ("instruction/s", ISSUE), "mix": ("instruction/s", MIX),
+               "branches": ("branch/s", BRANCH), "branch_sorted": ("branch/s", 1 / SORTED_S),
+               "branch_random": ("branch/s", 1 / RANDOM_S)}
+    pts = []
+    for op, (unit, rate) in figures.items():
+        p = {"op": op, "result": result(unit, override.get(op, rate) * speed)}
+        if op.startswith("branch_"):
+            p["mispredict_share"] = RANDOM_SHARE if op == "branch_random" else 0.0
+        pts.append(p)
+    return pts
+
+
+def signature(with_core: bool = True, **override) -> Signature:
+    doc = synthetic_doc()
+    if with_core:
+        doc["kernels"]["core"] = {"source_sha256": None, "points": core_points(**override)}
+    return Signature.from_dict(doc)
+
+
+def workload(table: str, threads: int = 1, repeat: float = 1.0):
+    return loads_workload(f"schema = 1\n[[phases]]\nname = \"loop\"\nthreads = {threads}\n"
+                          f"repeat = {repeat!r}\n[[phases.memory]]\nops = 1000\n"
+                          f"working_set = '16 KiB'\n" + (f"[phases.instructions]\n{table}" if table else ""),
+                          file="w.toml")
+
+
+def expected(total, branches=0.0, missed=0.0, threads=1):
+    """The formula, written out: max(total / issue, branches / branch rate) + missed x penalty,
+    every count shared by the threads."""
+    return max(total / threads / ISSUE, branches / threads / BRANCH) + missed / threads * PENALTY
+
+
+@pytest.mark.parametrize("counts, threads", [
+    ((6e9, 1e9, 1e7), 1), ((6e9, 1e9, 1e7), 2), ((1e9, 1e9, 0.0), 1), ((6e9, 0.0, 0.0), 4),
+    ((5e9, 5e9, 5e9), 3),
+])
+def test_core_time_is_the_formula(counts, threads):
+    total, branches, missed = counts
+    w = workload(f"total = {total!r}\nbranches = {branches!r}\nmispredicted = {missed!r}\n", threads)
+    p = convolve(signature(), w)
+    assert p.seconds("core") == pytest.approx(expected(total, branches, missed, threads), rel=1e-12)
+    assert p.binding == "core" and p.phases[0].binding == "core"
+    assert p.low_s == pytest.approx(max(r.seconds for r in p.resources), rel=1e-12)
+
+
+def test_repeat_multiplies_the_counts():
+    one = convolve(signature(), workload("total = 1e9\nbranches = 1e8\n")).seconds("core")
+    five = convolve(signature(), workload("total = 1e9\nbranches = 1e8\n", repeat=5)).seconds("core")
+    assert five == pytest.approx(5 * one) and one == pytest.approx(0.1)
+
+
+def test_the_faster_instruction_loop_prices():
+    # mix faster than issue: mix prices (the fastest instruction stream measured)
+    p = convolve(signature(mix=20e9), workload("total = 2e10\n"))
+    assert p.seconds("core") == pytest.approx(1.0)
+    assert "core mix" in p.resources[RESOURCES.index("core")].detail
+
+
+def test_core_shows_in_json_and_text(capsys, tmp_path):
+    from pinchpoint.cli import main
+
+    sig = tmp_path / "s.json"
+    sig.write_text(json.dumps(signature().to_dict()))
+    w = tmp_path / "w.toml"
+    w.write_text("schema = 1\n[[phases]]\n[phases.instructions]\ntotal = 1e10\nbranches = 1e9\n"
+                 "mispredicted = 1e6\n")
+    assert main(["predict", "--signature", str(sig), "--workload", str(w), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    core = next(r for r in d["resources"] if r["name"] == "core")
+    assert core["seconds"] == pytest.approx(expected(1e10, 1e9, 1e6)) and d["binding"] == "core"
+    assert "mispredicted branches at 10 ns each" in core["detail"]
+    assert main(["predict", "--signature", str(sig), "--workload", str(w)]) == 0
+    text = capsys.readouterr().out
+    assert "binding: core" in text and "instructions at 10 G/s (core issue)" in text
+
+
+def test_a_missing_core_kernel_is_refused_naming_the_phase_and_the_loop():
+    w = workload("total = 1e9\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(signature(with_core=False), w)
+    assert exc.value.file == "w.toml" and exc.value.key == "phases[0].instructions.total"
+    assert "core kernel's issue or mix loop" in exc.value.message
+    p = convolve(signature(with_core=False), w, extrapolate=True)
+    assert p.seconds("core") == 0.0
+    assert any("instructions.total" in e and "no core time" in e for e in p.extrapolations)
+
+
+def test_missing_misprediction_loops_name_the_key():
+    doc = synthetic_doc()
+    doc["kernels"]["core"] = {"source_sha256": None,
+                              "points": [p for p in core_points() if p["op"] != "branch_random"]}
+    w = workload("total = 1e9\nbranches = 1e8\nmispredicted = 10\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(Signature.from_dict(doc), w)
+    assert exc.value.key == "phases[0].instructions.mispredicted"
+    assert "branch_random and branch_sorted loops" in exc.value.message
+
+
+def test_cli_refuses_a_missing_core_kernel_with_exit_2(capsys, tmp_path):
+    from pinchpoint.cli import main
+
+    sig = tmp_path / "s.json"
+    sig.write_text(json.dumps(synthetic_doc()))
+    w = tmp_path / "w.toml"
+    w.write_text("schema = 1\n[[phases]]\n[phases.instructions]\ntotal = 1e9\n")
+    assert main(["predict", "--signature", str(sig), "--workload", str(w)]) == 2
+    err = capsys.readouterr().err
+    assert "phases[0].instructions.total" in err and "core kernel" in err
+    assert len(err.strip().splitlines()) == 1
+    assert main(["predict", "--signature", str(sig), "--workload", str(w), "--extrapolate", "--json"]) == 0
+    assert any("no core time" in e for e in json.loads(capsys.readouterr().out)["extrapolations"])
+
+
+def test_zero_counts_and_no_table_need_no_core_kernel_and_change_nothing():
+    plain = convolve(signature(with_core=False), workload(""))
+    zero = convolve(signature(with_core=False), workload("total = 0\nbranches = 0\nmispredicted = 0\n"))
+    with_core = convolve(signature(), workload(""))
+    assert plain.to_dict()["resources"] == zero.to_dict()["resources"] == with_core.to_dict()["resources"]
+    assert plain.low_s == zero.low_s == with_core.low_s and plain.seconds("core") == 0.0
+
+
+def test_a_penalty_that_cannot_be_read_is_a_signature_error():
+    # shuffled bits no slower than sorted ones: the measurement failed
+    with pytest.raises(SignatureError, match="no misprediction cost"):
+        convolve(signature(branch_random=1 / SORTED_S),
+                 workload("total = 1e9\nbranches = 1e8\nmispredicted = 10\n"))
+
+
+def test_core_points_carry_their_own_units():
+    doc = synthetic_doc()
+    pts = core_points()
+    pts[0]["result"]["unit"] = "branch/s"  # issue counts instructions
+    doc["kernels"]["core"] = {"source_sha256": None, "points": pts}
+    with pytest.raises(SignatureError, match="instruction/s"):
+        Signature.from_dict(doc)
