@@ -60,11 +60,12 @@ def test_whole_program_loads_with_the_reader():
 
 
 def with_core(issue: float) -> Signature:
-    """The synthetic signature with a core kernel issuing ``issue`` instructions per second
-    (the branch loops too, never read here: the profile has no branch events)."""
+    """The synthetic signature with a core kernel whose compiled loop (mix) retires ``issue``
+    instructions per second, the only instruction loop it has (the branch loop is never read
+    here: the profile has no branch events)."""
     doc = synthetic_doc()
     doc["kernels"]["core"] = {"source_sha256": None, "points": [
-        {"op": "issue", "result": result("instruction/s", issue)},
+        {"op": "mix", "result": result("instruction/s", issue)},
         {"op": "branches", "result": result("branch/s", issue / 4)}]}
     return Signature.from_dict(doc)
 

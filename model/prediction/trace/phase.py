@@ -131,8 +131,6 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     tot = dict(loads=0.0, stores=0.0, lb=0.0, sb=0.0)
     flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
     executed = []
-    bc = (first.index("Bc"), first.index("Bcm")) if {"Bc", "Bcm"} <= set(first.events) else None
-    branches = [0.0, 0.0]
     for key, c in first.costs.items():
         if select is not None and not select(key):
             continue
@@ -140,9 +138,6 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         ins = code.instruction(obj, addr)
         ir = c[idx["Ir"]]
         pf.instructions += ir
-        if bc is not None:
-            branches[0] += c[bc[0]]
-            branches[1] += c[bc[1]]
         for kind, n in ins.flops:
             flops[kind] += n * ir
         executed.append((key, ir, ins))
@@ -159,8 +154,9 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
-    if bc is not None:
-        pf.branches, pf.mispredicted = branches
+    if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
+        t = first.totals(select)
+        pf.branches, pf.mispredicted = t["Bc"], t["Bcm"]
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     _loop_facts(pf, code, executed)

@@ -121,9 +121,8 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
                          deadline: float, progress: bool = True, jobs: int = 1, cwd=None,
                          branches: bool = True):
     """Run ``program`` under Callgrind once per level of ``outer`` (LL = that level), at most
-    ``jobs`` at a time; return the parsed profiles in the order of ``outer``.  With
-    ``branches`` the first run also simulates branches (the counts do not depend on the
-    caches, so one run is enough).
+    ``jobs`` at a time; return the parsed profiles in the order of ``outer``.  ``branches``:
+    the first run also simulates branches (one run is enough: no cache changes them).
 
     Raises
     ------
