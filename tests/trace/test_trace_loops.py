@@ -163,3 +163,16 @@ def test_loops_lookup_finds_the_innermost():
     loops = Loops(code)
     assert loops.innermost(0x13c8).end == 0x13da
     assert loops.innermost(0x13dc) is None or loops.innermost(0x13dc).end == 0x13e0
+
+
+def test_negative_immediates_are_signed():
+    """objdump prints them in two's complement (glibc's memcpy: sub rsi,0xff..c0 adds 64)."""
+    from pinchpoint.prediction.trace.loops import _immediate
+    from pinchpoint.prediction.trace.operands import split_operands
+
+    for text, reg_, step in (("sub    rsi,0xffffffffffffffc0", "rsi", 64),
+                             ("add    rcx,0xffffffffffffffc0", "rcx", -64),
+                             ("add    edx,0xffffffc0", "rdx", -64),
+                             ("add    rax,0x20", "rax", 32), ("sub    r12d,0x8", "r12", -8)):
+        ins = decode(text)
+        assert _immediate(ins, split_operands(ins.operands), reg_) == step, text

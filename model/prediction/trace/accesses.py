@@ -156,7 +156,9 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
         width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))
         # apart, not contiguous, when the accesses whose stride is known step further than they
         # are wide (vector and scalar accesses of one loop mix widths: compare like with like)
-        if stride > 1.01 * ac.stride_width / ac.stride_known:
+        # and at least a word: narrower steps touch every line as a stream does (MAPS's stride
+        # sweep starts at one 8-byte word)
+        if stride > 1.01 * ac.stride_width / ac.stride_known and stride >= 8:
             del e["bytes"]
             e = {"ops": round(ac.accesses), "bytes_per_op": f"{width} B", **e,
                  "stride": f"{stride:.0f} B"}

@@ -327,6 +327,14 @@ def _name_in(inside: str, family: str) -> str:
     return family
 
 
+def _signed(v: int, dest: str) -> int:
+    """An immediate as the instruction uses it: objdump prints a negative one in two's
+    complement at the destination's width (add rax,0xffffffffffffffe0 subtracts 32)."""
+    bits = 32 if dest.startswith("e") or dest.endswith("d") else 64
+    return v - (1 << bits) if v >= 1 << (bits - 1) and v < 1 << bits else (
+        v - (1 << 64) if v >= 1 << 63 else v)
+
+
 def _immediate(ins: Instruction, ops: list[str], reg: str) -> int | None:
     """The constant an instruction adds to ``reg`` (add rax, 0x20 -> 32), else None."""
     m = ins.mnemonic
@@ -334,7 +342,7 @@ def _immediate(ins: Instruction, ops: list[str], reg: str) -> int | None:
         if _INC.match(m) and m in ("inc", "dec"):
             return 1 if m == "inc" else -1
         if _INC.match(m) and len(ops) == 2 and not ops[1].startswith(("r", "e", "[")):
-            v = int(ops[1], 0)
+            v = _signed(int(ops[1], 0), ops[0])
             return v if m == "add" else -v
         if m == "lea" and len(ops) == 2:
             inner = ops[1][ops[1].index("[") + 1: ops[1].rindex("]")]
