@@ -139,7 +139,7 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
     running: dict[int, tuple] = {}
     results: dict[int, object] = {}
     try:
-        with tqdm(desc=f"tracing {program[0]} ({len(outer)} Callgrind runs)", total=len(outer),
+        with tqdm(desc=f"tracing {Path(program[0]).name} ({len(outer)} Callgrind runs)", total=len(outer),
                   disable=not progress, leave=False, mininterval=1.0, unit="run",
                   # a terminal that reports no size (a pty nobody sized, as a screen capture
                   # gives) hides tqdm's bar altogether: fall back to 80 x 24 as shutil does
