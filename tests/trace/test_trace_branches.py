@@ -76,21 +76,23 @@ def _build(text=TEXT, **kw):
 
 
 def test_the_phase_states_its_instructions_and_branches():
+    """All conditional branches; the mispredictions less those of the loop's back branch at
+    0x2009 (480: Callgrind's counters miss every exit, a history-based predictor does not)."""
     tw = _build()
     (ph,) = tw.document["phases"]
-    assert ph["instructions"] == {"total": 3 + 1 + 4001, "branches": 2001, "mispredicted": 484}
-    assert tw.phases[0].branches == 2001 and tw.phases[0].mispredicted == 484
+    assert ph["instructions"] == {"total": 3 + 1 + 4001, "branches": 2001, "mispredicted": 1 + 3}
+    assert tw.phases[0].branches == 2001 and tw.phases[0].mispredicted == 4
     wl = tw.workload
     assert wl.phases[0].instructions.total == 4005
     assert wl.phases[0].instructions.branches == 2001
-    assert wl.phases[0].instructions.mispredicted == 484
+    assert wl.phases[0].instructions.mispredicted == 4
     assert "not of this machine's" in tw.to_toml()
 
 
 def test_each_function_phase_has_its_own_counts():
     tw = _build(top_functions=1)
     by = {p["name"]: p["instructions"] for p in tw.document["phases"]}
-    assert by["kernel"] == {"total": 4001, "branches": 2000, "mispredicted": 483}
+    assert by["kernel"] == {"total": 4001, "branches": 2000, "mispredicted": 3}
     assert by["other"] == {"total": 4, "branches": 1, "mispredicted": 1}
 
 
@@ -201,9 +203,9 @@ def test_cli_states_branches_and_leaves_them_out_when_asked(tmp_path, programs, 
                      if p["name"] == "kernel")["instructions"]
         got[bool(flag)] = (kernel, table)
     kernel, table = got[False]
-    # the loop's back branch, n per call, and a few around it; mispredicted: the loop's exits
-    # and the predictor learning the new branches (18 with Valgrind 3.19), under 0.1 % of them
-    assert 2 * n <= kernel["branches"] <= 2 * n + 10 and 2 <= kernel["mispredicted"] <= 0.001 * n
+    # the loop's back branch, n per call, and a few around it; mispredicted: the predictor
+    # learning the new branches (the loop's exits left out), under 0.1 % of them
+    assert 2 * n <= kernel["branches"] <= 2 * n + 10 and kernel["mispredicted"] <= 0.001 * n
     assert table == {"total": round(kernel["instructions"]), "branches": round(kernel["branches"]),
                      "mispredicted": round(kernel["mispredicted"])}
     kernel, table = got[True]

@@ -155,12 +155,27 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
-        t = first.totals(select)
-        pf.branches, pf.mispredicted = t["Bc"], t["Bcm"]
+        _branches(pf, first, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     _loop_facts(pf, code, executed)
     return pf
+
+
+def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
+    """Conditional branches and their mispredictions, less those of loops' back branches:
+    Callgrind's 2-bit counters miss every exit of a loop, which the history-based predictors
+    of current cores learn for loops of steady trip counts (Seznec and Michaud, "A case for
+    (partially) TAgged GEometric history length branch prediction", JILP 2006)."""
+    bc, bcm = prof.index("Bc"), prof.index("Bcm")
+    pf.branches = pf.mispredicted = 0.0
+    for (obj, fn, addr), c in prof.costs.items():
+        if select is not None and not select((obj, fn, addr)):
+            continue
+        pf.branches += c[bc]
+        facts = code.loop(obj, addr)
+        if facts is None or facts.end != addr:
+            pf.mispredicted += c[bcm]
 
 
 def _events(prof, key, idx) -> dict:

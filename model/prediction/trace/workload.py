@@ -24,7 +24,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   (Bcm).  The mispredictions are those of the predictor Callgrind models (the Valgrind manual,
   "Cachegrind: a high-precision tracing profiler", "Branch simulation specifics": 16384 2-bit
   saturating counters indexed by the branch's address and the last few outcomes), not of the
-  machine's own predictor, which is usually better on regular loops.
+  machine's own predictor; those of loops' back branches (every loop exit, in that model) are
+  left out (:func:`pinchpoint.prediction.trace.phase.phase_facts`).
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -66,7 +67,8 @@ UNKNOWN = (
     "their misses imply under uniform independent references",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
     "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
-    "Callgrind's model of a simple predictor (2-bit counters), not of this machine's",
+    "Callgrind's model of a simple predictor (2-bit counters), not of this machine's, less "
+    "those of loops' back branches (loop exits, which history-based predictors learn)",
 )
 
 
