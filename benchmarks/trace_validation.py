@@ -19,7 +19,11 @@ kernels   the examples of benchmarks/trace_examples (triad, copy, dot, sum, Horn
           built ``-O3 -march=x86-64-v3``, at working sets inside L1, L2, L3 and memory of this
           host: each traced with the random loads decided from the code, its kernel phase
           predicted, and compared with the native kernel time (fastest and median of --runs
-          runs) and with the prediction of a workload counted by hand from the C loop.
+          runs) and with the prediction of a workload counted by hand from the C loop.  The
+          traced phases state their instructions and branches: priced as the "core" resource
+          where the signature has the core kernel, left out (extrapolated) where it has not.
+          --times FILE keeps the native times, so that a second run (another version of the
+          model) is compared against the same measurements.
 second    time the trace of a program that runs about one second natively.
 hpcc      the HPC Challenge suite (Debian's hpcc, one process, HPL N = 500) run natively, then
           traced on this machine's caches (about 2-5 minutes here) and predicted with the
@@ -32,7 +36,7 @@ Usage::
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part counts
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part predict --signature /tmp/sig.json
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part kernels --signature /tmp/sig.json \
-        [--only hist,spmv] [--levels L2,L3] [--runs 5]
+        [--only hist,spmv] [--levels L2,L3] [--runs 5] [--times times.json]
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part second
     PYTHONPATH=.pyshim python3 benchmarks/trace_validation.py --part hpcc --signature /tmp/sig.json
 """
@@ -367,23 +371,38 @@ def _native(exe, args, runs: int) -> list[float]:
                                  check=True).stdout.split()[-1]) for _ in range(runs)]
 
 
-def part_kernels(signature: str, only=None, levels=None, runs: int = 5):
-    """Trace each kernel case, predict its kernel phase, compare with the native times."""
+def _times_file(path):
+    """Native times recorded by an earlier run ({"kernel level N x reps": [s, ...]}), so that
+    two versions of the model are compared against the same measurements."""
+    import json
+
+    if path is None or not Path(path).exists():
+        return {}
+    return json.loads(Path(path).read_text())
+
+
+def part_kernels(signature: str, only=None, levels=None, runs: int = 5, times_file=None):
+    """Trace each kernel case, predict its kernel phase, compare with the native times (or
+    those ``times_file`` holds, measured by an earlier run; new cases are measured and added)."""
+    import json
+
     from pinchpoint.cli.predict_cmds import load_signature_arg
     from pinchpoint.cli.trace_cmds import target_caches_for
     from pinchpoint.prediction.convolve import convolve
-    from pinchpoint.inputs.workload import Workload
+    from pinchpoint.inputs.workload import Workload, workload_from_dict
 
     sig = load_signature_arg(signature)
     caches, desc = target_caches_for(None, sig)
-    from pinchpoint.inputs.workload import workload_from_dict
 
     rows, best_err, med_err, hand_err = [], [], [], []
+    recorded = _times_file(times_file)
     with tempfile.TemporaryDirectory() as tmp:
         for name, level, n, reps, extra in cases(caches, only, levels or ("L1", "L2", "L3", "memory")):
             exe = _build(Path(tmp), name)
             args = (n, reps, *extra)
-            times = _native(exe, args, runs)
+            case = f"{name} {level} {n}x{reps}"
+            times = recorded.get(case) or _native(exe, args, runs)
+            recorded[case] = times
             tw, secs = trace(exe, args, caches, desc, random_loads="auto")
             kernel = [p for p in tw.workload.phases if p.name.split(".")[0] == "kernel"]
             hand = workload_from_dict({"schema": 1, "name": f"{name}-hand",
@@ -392,7 +411,7 @@ def part_kernels(signature: str, only=None, levels=None, runs: int = 5):
                 pred = convolve(sig, Workload(f"{name}-kernel", tuple(kernel)), extrapolate=True)
                 by_hand = convolve(sig, hand, extrapolate=True).estimate_s
             except Exception as exc:  # noqa: BLE001 - a table row, not a crash
-                rows.append([name, level, f"{n}x{reps}"] + ["-"] * 7 + [str(exc)[:60]])
+                rows.append([name, level, f"{n}x{reps}"] + ["-"] * 9 + [str(exc)[:60]])
                 continue
             t = pred.estimate_s
             eb, em = t / min(times) - 1, t / statistics.median(times) - 1
@@ -400,15 +419,24 @@ def part_kernels(signature: str, only=None, levels=None, runs: int = 5):
             best_err.append(abs(eb))
             med_err.append(abs(em))
             hand_err.append(abs(hb))
+            core = pred.seconds("core") if any(r.name == "core" for r in pred.resources) else 0.0
             rows.append([name, level, f"{n}x{reps}", f"{min(times) * 1e3:.2f}",
                          f"{statistics.median(times) * 1e3:.2f}", f"{t * 1e3:.2f}", f"{eb:+.0%}",
                          f"{em:+.0%}", f"{by_hand * 1e3:.2f}", f"{hb:+.0%}",
-                         f"{t / by_hand - 1:+.0%}", pred.binding or "-"])
+                         f"{t / by_hand - 1:+.0%}", f"{core * 1e3:.2f}" if core else "-",
+                         pred.binding or "-"])
             print(f"  {name} {level}: traced in {secs:.1f} s, error {eb:+.0%}, by hand {hb:+.0%}",
                   file=sys.stderr)
+    if times_file:
+        Path(times_file).write_text(json.dumps(recorded, indent=1) + "\n")
     print(_table(rows, ["kernel", "level", "N x reps", "fastest ms", "median ms", "traced ms",
                         "err fastest", "err median", "hand ms", "hand err", "traced/hand",
-                        "binding"]))
+                        "core ms", "binding"]))
+    # the traced phases state their instructions; a signature without the core kernel
+    # leaves them out (extrapolated), one with it prices them as the "core" resource
+    print("\ninstructions and branches of the traced phases: " +
+          ("priced by the signature's core kernel (core ms: that resource's time)"
+           if "core" in sig.kernels else "not priced (the signature has no core kernel)"))
     if best_err:
         print(f"\n{len(best_err)} cases (signature {sig.name}, caches of {desc}): median |error| "
               f"{statistics.median(best_err):.1%} (fastest repetition), "
@@ -433,12 +461,15 @@ def main():
     ap.add_argument("--only", help="kernels: comma-separated kernel names")
     ap.add_argument("--levels", help="kernels: comma-separated levels (L1,L2,L3,memory)")
     ap.add_argument("--runs", type=int, default=5, help="kernels: native runs per case")
+    ap.add_argument("--times", metavar="FILE",
+                    help="kernels: native times from this JSON file where it has the case (else "
+                         "measured), all written back to it: two model versions, one measurement")
     a = ap.parse_args()
     if a.part == "kernels":
         if not a.signature:
             ap.error("--part kernels needs --signature")
         part_kernels(a.signature, a.only.split(",") if a.only else None,
-                     a.levels.split(",") if a.levels else None, a.runs)
+                     a.levels.split(",") if a.levels else None, a.runs, a.times)
         return 0
     if a.part == "counts":
         return 1 if part_counts() else 0

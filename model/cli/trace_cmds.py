@@ -38,6 +38,12 @@ def add_parser(sub) -> None:
                         "default: a pointer chase when the address comes from a load that is itself "
                         "indirect, else a gather), or all priced as a pointer chase (dependent: MAPS "
                         "random) or as a gather (independent: MAPS gather)")
+    p.add_argument("--no-branches", action="store_true",
+                   help="leave out Callgrind's branch simulation (on by default, in one of the runs): "
+                        "the workload then states the phase's instructions without its conditional "
+                        "branches and mispredictions.  Mispredictions are those of Callgrind's model "
+                        "of a simple predictor (2-bit counters), not of the machine's own predictor, "
+                        "less those at loops' back branches (loop exits)")
     p.add_argument("--jobs", type=int, metavar="J",
                    help="Callgrind runs at a time (default: one per CPU this process may use)")
     p.add_argument("--name", help="workload name (default: the program's file name)")
@@ -115,7 +121,8 @@ def run_trace(args: argparse.Namespace) -> int:
     # progress only for a person watching: not under -q, not into a file or a pipe
     progress = not args.no_progress and VERBOSITY >= 0 and sys.stderr.isatty()
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
-                                          progress=progress, jobs=args.jobs)
+                                          progress=progress, jobs=args.jobs,
+                                          branches=not args.no_branches)
     tw = build_traced_workload(runs, disasm, caches, name=args.name or Path(program[0]).name,
                                command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,
@@ -148,7 +155,9 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
                  "not simulated" if t.stored_bytes is None else units.format_quantity(t.stored_bytes, "size")]
                 for t in ph.traffic]
         fl = ", ".join(f"{k} {v:.4g}" for k, v in ph.flops.items() if v) or "none"
-        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions, flops: {fl}")
+        br = ("" if ph.branches is None else f" ({ph.branches:.4g} conditional branches, "
+              f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model)")
+        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}, flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
     for n in tw.notes:
         print(f"  note: {n}")

@@ -46,6 +46,12 @@ CHASE = """
     1458:	cmp    rdx,rcx
     145b:	jne    1450 <kernel+0x10>
 """
+LIST_SUM = """
+  10:	vaddsd xmm0,xmm0,QWORD PTR [rdi+0x8]
+  15:	mov    rdi,QWORD PTR [rdi]
+  18:	test   rdi,rdi
+  1b:	jne    10 <kernel+0x10>
+"""
 HIST = """
     1380:	mov    eax,DWORD PTR [rsi]
     1382:	add    rsi,0x4
@@ -85,7 +91,15 @@ def test_memory_operand_adds_are_a_chain():
 def test_gather_is_indirect_and_independent():
     f = one(GATHER)
     assert f.indirect == {0x1457} and f.dependent == set()
-    assert f.stride[0x1450] == 8 and f.chained == {0x1457: 1} and f.fed_by_indirect
+    assert f.stride[0x1450] == 8 and f.chained == {0x1457: 1}
+    assert not f.fed_by_dependent  # its loads issue ahead of the adds: the chain overlaps them
+
+
+def test_a_list_sum_chain_waits_for_the_chase():
+    """s += p->v over a linked list: the add's operand comes from the chase's address."""
+    f = one(LIST_SUM)
+    assert f.indirect == {0x10, 0x15} and f.dependent == {0x10, 0x15}
+    assert f.chained == {0x10: 1} and f.fed_by_dependent
 
 
 def test_pointer_chase_is_dependent():
@@ -149,3 +163,16 @@ def test_loops_lookup_finds_the_innermost():
     loops = Loops(code)
     assert loops.innermost(0x13c8).end == 0x13da
     assert loops.innermost(0x13dc) is None or loops.innermost(0x13dc).end == 0x13e0
+
+
+def test_negative_immediates_are_signed():
+    """objdump prints them in two's complement (glibc's memcpy: sub rsi,0xff..c0 adds 64)."""
+    from pinchpoint.prediction.trace.loops import _immediate
+    from pinchpoint.prediction.trace.operands import split_operands
+
+    for text, reg_, step in (("sub    rsi,0xffffffffffffffc0", "rsi", 64),
+                             ("add    rcx,0xffffffffffffffc0", "rcx", -64),
+                             ("add    edx,0xffffffc0", "rdx", -64),
+                             ("add    rax,0x20", "rax", 32), ("sub    r12d,0x8", "r12", -8)):
+        ins = decode(text)
+        assert _immediate(ins, split_operands(ins.operands), reg_) == step, text

@@ -3,7 +3,10 @@
 import math
 
 import pytest
-from synthetic_signature import synthetic_signature
+from synthetic_signature import result, synthetic_doc, synthetic_signature
+
+from pinchpoint.errors import WorkloadError
+from pinchpoint.inputs.signature import Signature
 
 from pinchpoint.prediction.convolve import convolve
 from pinchpoint.prediction.trace.callgrind import CallgrindProfile
@@ -56,13 +59,40 @@ def test_whole_program_loads_with_the_reader():
     assert t == {"L1": 8 * N, "L2": 8 * N + 128, "memory": 8 * N + 128}
 
 
+def with_core(issue: float) -> Signature:
+    """The synthetic signature with a core kernel whose compiled loop (mix) retires ``issue``
+    instructions per second, the only instruction loop it has (the branch loop is never read
+    here: the profile has no branch events)."""
+    doc = synthetic_doc()
+    doc["kernels"]["core"] = {"source_sha256": None, "points": [
+        {"op": "mix", "result": result("instruction/s", issue)},
+        {"op": "branches", "result": result("branch/s", issue / 4)}]}
+    return Signature.from_dict(doc)
+
+
 def test_prediction_by_hand():
     """8 MB from memory at the synthetic 10 GB/s = 0.8 ms; N chained adds at 1 ns each = 1 ms
-    (the latency bound, above N / 1e10 flop/s); overlapped: the larger, 1 ms."""
-    pred = convolve(synthetic_signature(), build().workload)
+    (the latency bound, above N / 1e10 flop/s); overlapped: the larger, 1 ms.  The phase's
+    3 N + 101 instructions at 10 G/s take 0.3 ms; at 2 G/s 1.5 ms, and they bind."""
+    wl = build().workload
+    assert wl.phases[0].instructions.total == 3 * N + 101
+    pred = convolve(with_core(10e9), wl)
     assert math.isclose(pred.seconds("memory"), 8e6 / 10e9, rel_tol=1e-3)
     assert math.isclose(pred.seconds("fp"), N / 1e9, rel_tol=1e-9)
+    assert math.isclose(pred.seconds("core"), (3 * N + 101) / 10e9, rel_tol=1e-9)
     assert pred.binding == "fp" and math.isclose(pred.low_s, N / 1e9, rel_tol=1e-3)
+    slow = convolve(with_core(2e9), wl)
+    assert slow.binding == "core" and math.isclose(slow.low_s, (3 * N + 101) / 2e9, rel_tol=1e-3)
+
+
+def test_a_signature_without_the_core_kernel_needs_extrapolate():
+    """Old signatures: the instructions are refused by name, or left out with extrapolate
+    (the other resources unchanged)."""
+    wl = build().workload
+    with pytest.raises(WorkloadError, match="instructions.total"):
+        convolve(synthetic_signature(), wl)
+    pred = convolve(synthetic_signature(), wl, extrapolate=True)
+    assert pred.seconds("core") == 0.0 and math.isclose(pred.low_s, N / 1e9, rel_tol=1e-3)
 
 
 def test_phases_per_function():

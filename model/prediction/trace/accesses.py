@@ -10,10 +10,13 @@ whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams per byte
 accesses per access (each miss moves one line of the level above).
 
 Footprint (``working_set``): the traces give the level that serves the deepest share of
-an entry, not the footprint itself; a footprint between the level above's size and that
+a stream, not the footprint itself; a footprint between the level above's size and that
 level's is taken as their geometric mean (the middle of the range in a log-size curve such
-as MAPS's), and one served by memory as four times the last cache.  A heuristic, named as
-such in the workload.
+as MAPS's), and one served by memory as four times the last cache; streams keep their hit
+rates beside it.  Random accesses (gathers, pointer chases, random updates and stores) are
+stated by their footprint alone, which their misses give (:func:`random_footprint`): MAPS's
+random curves are measured over a footprint, hits at every level included.  Heuristics,
+named as such in the workload.
 
 Pure: counts in, entries out.
 """
@@ -42,6 +45,7 @@ class AccessClass:
     events: list = field(default_factory=list)  # per run: {event: count}
     stride_bytes: float = 0.0     # accesses x stride, for the mean stride (known strides)
     stride_known: float = 0.0     # accesses with a stride known from the code
+    stride_width: float = 0.0     # accesses x width, over those same accesses
     streams: float = 0.0          # accesses x streams, for the mean
 
     def add(self, n: float, width: int, per_run, stride, streams) -> None:
@@ -55,6 +59,7 @@ class AccessClass:
         if stride:
             self.stride_bytes += n * stride
             self.stride_known += n
+            self.stride_width += n * width
         self.streams += n * (streams or 1)
 
     def counts(self, runs) -> PhaseCounts:
@@ -101,6 +106,26 @@ def footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
     return math.sqrt(below * sizes[deepest])
 
 
+def random_footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
+    """The footprint [B] of uniformly random accesses, from the share of them each level serves.
+
+    Under LRU with independent uniform references over W bytes a cache of C bytes holds C / W
+    of them (the steady state of the independent reference model: King, "Analysis of demand
+    paging algorithms", IFIP Congress 1971), so the share m_k of accesses served below level k
+    gives W = C_k / (1 - m_k).  Read at the deepest level that misses at least 5 % (the best
+    conditioned: the one whose hits are the largest share of the accesses that reach it), with
+    1 - m_k at least 1 %.  An entry that (almost) never misses L1 shows no footprint: it gets
+    the one :func:`footprint` gives a stream served by L1."""
+    names = [c.name for c in caches] + ["memory"]
+    share = dict(fractions)
+    best = None
+    for k, c in enumerate(caches):
+        below = sum(share.get(n, 0.0) for n in names[k + 1:])
+        if below >= 0.05:
+            best = c.size_bytes / max(1.0 - below, 0.01)
+    return best if best is not None else footprint(fractions, caches)
+
+
 def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], ...]:
     """Hit fractions of one class: per byte for streams, per access for random classes."""
     names = [c.name for c in caches[1:]] + ["memory"]
@@ -119,12 +144,21 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
     """The workload memory entry (a dict in the file's vocabulary) of one class."""
     fr = normalized(class_fractions(ac, runs, caches))
     op = "store" if in_place else ac.op
+    if ac.pattern != "stride1":
+        # random accesses over a footprint: MAPS measured exactly that, hits at every level
+        # included; hit rates priced level by level would count the curve's own hits twice
+        return {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
+                "working_set": f"{random_footprint(fr, caches):.0f} B"}
     e = {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
          "hit_rates": dict(fr), "working_set": f"{footprint(fr, caches):.0f} B"}
     if ac.pattern == "stride1" and ac.stride_known and ac.op != "update":
         stride = ac.stride_bytes / ac.stride_known
         width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))
-        if stride > 1.01 * width:  # accesses apart, not contiguous: ops of their own width
+        # apart, not contiguous, when the accesses whose stride is known step further than they
+        # are wide (vector and scalar accesses of one loop mix widths: compare like with like)
+        # and at least a word: narrower steps touch every line as a stream does (MAPS's stride
+        # sweep starts at one 8-byte word)
+        if stride > 1.01 * ac.stride_width / ac.stride_known and stride >= 8:
             del e["bytes"]
             e = {"ops": round(ac.accesses), "bytes_per_op": f"{width} B", **e,
                  "stride": f"{stride:.0f} B"}

@@ -5,7 +5,10 @@ Callgrind and KCachegrind", Parallel Tools Workshop 2008) with ``--cache-sim=yes
 --simulate-wb=yes --dump-instr=yes`` writes, for every executed instruction, the events
 ``Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw``: instructions, data reads and
 writes, first-level and last-level misses, and last-level misses that evict a dirty line
-(a write-back).  The format is documented in the Valgrind manual, "Callgrind Format
+(a write-back).  With ``--branch-sim=yes`` it adds ``Bc Bcm Bi Bim``: conditional branches
+executed and mispredicted, indirect branches executed and mispredicted, as its model of a
+simple predictor predicts them (2-bit counters; a model, not the machine's predictor); those
+events are optional here.  The format is documented in the Valgrind manual, "Callgrind Format
 Specification" (https://valgrind.org/docs/manual/cl-format.html): name compression
 ``fn=(id) name``, relative positions ``+n``/``-n``/``*``, and ``calls=`` lines whose
 following cost line is the callee's *inclusive* cost, which is not the caller's own.

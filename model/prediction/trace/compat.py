@@ -1,10 +1,10 @@
 """Fit a traced workload document to the workload reader this installation has.
 
 The trace emits the whole workload vocabulary (footprints beside hit rates, strides, streams,
-random read-modify-writes, trip counts, chain overlap and dependency depth).  A reader that
-predates some of those keys refuses the file; rather than write a file nothing can read, the
-keys it refuses are left out (an update becomes a load and an in-place store of the same
-bytes) and the caller notes which.  Pure: a document in, a document out.
+random read-modify-writes, trip counts, chain overlap and dependency depth, instruction and
+branch counts).  A reader that predates some of those keys refuses the file; rather than write
+a file nothing can read, the keys it refuses are left out (an update becomes a load and an
+in-place store of the same bytes) and the caller notes which.  Pure: a document in, a document out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pinchpoint.inputs.workload import workload_from_dict
 
 #: Keys newer than the oldest reader, by where they sit.
 MEMORY_KEYS = ("working_set", "stride", "streams")
-PHASE_KEYS = ("inner_trips",)
+PHASE_KEYS = ("inner_trips", "instructions")
 FLOP_KEYS = ("chain_overlap", "dependency_depth", "chain_length")
 
 
@@ -62,7 +62,7 @@ def _probe(where: str, key: str) -> dict:
     elif where == "memory":
         mem[key] = {"working_set": "8 KiB", "stride": "64 B", "streams": 2}[key]
     elif where == "phase":
-        phase[key] = 8
+        phase[key] = {"total": 8} if key == "instructions" else 8
     else:
         flops[key] = {"chain_overlap": False, "dependency_depth": 2, "chain_length": 4}[key]
     return {"schema": 1, "name": "probe", "phases": [phase]}

@@ -58,7 +58,7 @@ class LoopFacts:
     streams: dict = field(default_factory=dict)     # address -> concurrent streams of its kind
     depth: float = 0.0                              # dependent multiply-add steps per iteration
     elements: int = 1                               # elements per iteration (vector lanes)
-    fed_by_indirect: bool = False                   # a chained add consumes an indirect load
+    fed_by_dependent: bool = False                  # a chained add consumes a pointer chase's load
     innermost: bool = True                          # no other loop inside it
 
 
@@ -164,7 +164,9 @@ def _reductions(body, facts: LoopFacts) -> None:
         live_in |= {r for r in srcs if r not in written}
         o = frozenset().union(*(origin.get(r, frozenset([r]) if r not in written else frozenset())
                                 for r in e.reads))
-        fed = any(indirect_val.get(r, False) for r in e.reads) or (e.load and addr in facts.indirect)
+        # only a dependent load holds a chain back: a gather's addresses come from an index
+        # stream, so out-of-order execution issues its loads ahead of the adds waiting on them
+        fed = any(indirect_val.get(r, False) for r in e.reads) or (e.load and addr in facts.dependent)
         seen_in.append((addr, ins, e, o, fed))
         for w in e.writes:
             origin[w] = o
@@ -193,7 +195,7 @@ def _reductions(body, facts: LoopFacts) -> None:
             kind, n = ins.flops[0]
             lanes[g] = max(lanes.get(g, 0), max(1, round(n / 2 if kind == "fma" else n)))
             facts.chained[addr] = g
-            facts.fed_by_indirect |= fed
+            facts.fed_by_dependent |= fed
     # the loop's chained adds advance as this many independent partial sums
     total = sum(len(groups[g]) * lanes[g] for g in lanes)
     facts.chained = {a: total for a in facts.chained}
@@ -325,6 +327,14 @@ def _name_in(inside: str, family: str) -> str:
     return family
 
 
+def _signed(v: int, dest: str) -> int:
+    """An immediate as the instruction uses it: objdump prints a negative one in two's
+    complement at the destination's width (add rax,0xffffffffffffffe0 subtracts 32)."""
+    bits = 32 if dest.startswith("e") or dest.endswith("d") else 64
+    return v - (1 << bits) if v >= 1 << (bits - 1) and v < 1 << bits else (
+        v - (1 << 64) if v >= 1 << 63 else v)
+
+
 def _immediate(ins: Instruction, ops: list[str], reg: str) -> int | None:
     """The constant an instruction adds to ``reg`` (add rax, 0x20 -> 32), else None."""
     m = ins.mnemonic
@@ -332,7 +342,7 @@ def _immediate(ins: Instruction, ops: list[str], reg: str) -> int | None:
         if _INC.match(m) and m in ("inc", "dec"):
             return 1 if m == "inc" else -1
         if _INC.match(m) and len(ops) == 2 and not ops[1].startswith(("r", "e", "[")):
-            v = int(ops[1], 0)
+            v = _signed(int(ops[1], 0), ops[0])
             return v if m == "add" else -v
         if m == "lea" and len(ops) == 2:
             inner = ops[1][ops[1].index("[") + 1: ops[1].rindex("]")]

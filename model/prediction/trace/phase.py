@@ -10,8 +10,9 @@ walk an index array as they go, so their figures already hold that stream.
 The trip count of a loop is its back branch's executions over the executions of the
 instruction after it (the loop's fall-through exit, taken once per entry), times the elements
 one iteration handles (vector lanes); chains of a reduction that restarts on every entry
-(one accumulator per matrix row) are that many adds long, and when short, an FMA on such a
-chain is stated as its multiply and its add (the add on the chain).
+(one accumulator per matrix row) are that many adds long; when an entry's instructions fit a
+reorder buffer, consecutive chains overlap, and an FMA on such a chain is stated as its
+multiply and its add (the add on the chain), priced by PEAK's short add chains.
 
 Pure: profiles and disassembly in, numbers out.
 """
@@ -28,9 +29,11 @@ from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
-#: Chains longer than this many adds are one chain each: a reorder buffer holds a few hundred
-#: instructions (AMD Zen 4: 320; Intel Golden Cove: 512), so no two such chains overlap.
-LONG_CHAIN = 1024
+#: A chain restarted on every entry of its loop overlaps the next one out of order only when an
+#: entry's instructions fit in the reorder buffer (AMD's software optimization guides: 320
+#: entries on Zen 4, 448 on Zen 5; Intel Golden Cove: 512).  Longer entries are one chain
+#: each, priced at the latency of their own operation (an FMA's, not an add's).
+CHAIN_WINDOW = 512
 #: Inner loops longer than this many elements are long loops: their entry and exit cost
 #: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
 LONG_LOOP = 1024
@@ -45,6 +48,10 @@ class PhaseFacts:
     classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass
     flops: dict = field(default_factory=dict)
     instructions: float = 0.0
+    #: conditional branches and those Callgrind's predictor model mispredicted (Bc, Bcm of a
+    #: run with --branch-sim=yes); None without branch simulation
+    branches: float | None = None
+    mispredicted: float | None = None
     assumed: float = 0.0
     threads: int = 1
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
@@ -147,10 +154,28 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
+    if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
+        _branches(pf, first, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     _loop_facts(pf, code, executed)
     return pf
+
+
+def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
+    """Conditional branches and their mispredictions, less those of loops' back branches:
+    Callgrind's 2-bit counters miss every exit of a loop, which the history-based predictors
+    of current cores learn for loops of steady trip counts (Seznec and Michaud, "A case for
+    (partially) TAgged GEometric history length branch prediction", JILP 2006)."""
+    bc, bcm = prof.index("Bc"), prof.index("Bcm")
+    pf.branches = pf.mispredicted = 0.0
+    for (obj, fn, addr), c in prof.costs.items():
+        if select is not None and not select((obj, fn, addr)):
+            continue
+        pf.branches += c[bc]
+        facts = code.loop(obj, addr)
+        if facts is None or facts.end != addr:
+            pf.mispredicted += c[bcm]
 
 
 def _events(prof, key, idx) -> dict:
@@ -235,7 +260,7 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
     if fp[2] > 0:
         if fp[0].depth >= MIN_DEPTH:
             pf.loop["dependency_depth"] = round(fp[0].depth)
-        if weighted > 0 and fp[0].fed_by_indirect:
+        if weighted > 0 and fp[0].fed_by_dependent:
             pf.loop["chain_overlap"] = False
 
 
@@ -250,9 +275,9 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops
     chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
-    if chained and fl.get("chains"):
+    if chained and fl.get("chains") and busiest[1] / exits <= CHAIN_WINDOW:
         length = max(1, round(chained / exits / fl["chains"]))
-        if length <= LONG_CHAIN:
+        if length <= CHAIN_WINDOW:
             pf.loop["chain_length"] = length
             _fma_as_multiply_add(fl)
 

@@ -68,15 +68,18 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Path,
-                   log: Path, program: list[str]) -> list[str]:
-    """The Valgrind command line for one run (D1 = I1 = ``l1``, LL = ``ll``)."""
+                   log: Path, program: list[str], *, branches: bool = False) -> list[str]:
+    """The Valgrind command line for one run (D1 = I1 = ``l1``, LL = ``ll``; with ``branches``
+    also Callgrind's branch simulation, events Bc Bcm Bi Bim)."""
     def spec(c):
         size, ways, line, _ = c.valgrind_geometry()
         return f"{size},{ways},{line}"
     # --vgdb=no: no gdbserver, so no vgdb-pipe FIFOs left in $TMPDIR when a run is killed;
     # --separate-threads=yes: one profile per thread, the threads the program ran.
     return [valgrind, "--tool=callgrind", "--vgdb=no", "--separate-threads=yes",
-            "--cache-sim=yes", "--simulate-wb=yes", "--dump-instr=yes", f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
+            "--cache-sim=yes", "--simulate-wb=yes", "--dump-instr=yes",
+            *(["--branch-sim=yes"] if branches else []),
+            f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
             f"--callgrind-out-file={out}", f"--log-file={log}", "--", *program]
 
 
@@ -115,9 +118,11 @@ def _finish(program: list[str], proc: subprocess.Popen, out: Path, log: Path, po
 
 
 def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: Path, *,
-                         deadline: float, progress: bool = True, jobs: int = 1, cwd=None):
+                         deadline: float, progress: bool = True, jobs: int = 1, cwd=None,
+                         branches: bool = True):
     """Run ``program`` under Callgrind once per level of ``outer`` (LL = that level), at most
-    ``jobs`` at a time; return the parsed profiles in the order of ``outer``.
+    ``jobs`` at a time; return the parsed profiles in the order of ``outer``.  ``branches``:
+    the first run also simulates branches (one run is enough: no cache changes them).
 
     Raises
     ------
@@ -134,7 +139,7 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
     running: dict[int, tuple] = {}
     results: dict[int, object] = {}
     try:
-        with tqdm(desc=f"tracing {program[0]} ({len(outer)} Callgrind runs)", total=len(outer),
+        with tqdm(desc=f"tracing {Path(program[0]).name} ({len(outer)} Callgrind runs)", total=len(outer),
                   disable=not progress, leave=False, mininterval=1.0, unit="run",
                   # a terminal that reports no size (a pty nobody sized, as a screen capture
                   # gives) hides tqdm's bar altogether: fall back to 80 x 24 as shutil does
@@ -146,7 +151,8 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
                     i, ll = pending.pop(0)
                     out, log, pout = (workdir / f"cg-{i}.out", workdir / f"vg-{i}.log",
                                       workdir / f"out-{i}.txt")
-                    argv = callgrind_argv(valgrind, l1, ll, out, log, program)
+                    argv = callgrind_argv(valgrind, l1, ll, out, log, program,
+                                          branches=branches and i == 0)
                     with open(pout, "wb") as sink:
                         try:
                             # own session (process group): killed as a whole
@@ -208,9 +214,10 @@ def executed_ranges(profile) -> dict[str, tuple[int, int]]:
 
 def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
                   max_seconds: float | None = None, progress: bool = True, cwd=None,
-                  jobs: int | None = None):
+                  jobs: int | None = None, branches: bool = True):
     """Run ``program`` once per outer cache level (``jobs`` runs at a time; default: one per
-    CPU) and disassemble what ran.
+    CPU) and disassemble what ran; with ``branches`` (the default) the first run also counts
+    conditional branches and the mispredictions of Callgrind's predictor model.
 
     Returns
     -------
@@ -230,7 +237,7 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     jobs = jobs or len(usable_cpus())
     with _terminate_on_sigterm(), tempfile.TemporaryDirectory(prefix="pinchpoint-trace-") as tmp:
         profiles = run_callgrind_levels(program, caches[0], outer, Path(tmp), deadline=deadline,
-                                        progress=progress, jobs=jobs, cwd=cwd)
+                                        progress=progress, jobs=jobs, cwd=cwd, branches=branches)
         runs = list(zip(outer, profiles))
         disasm = disassemble(executed_ranges(runs[0][1]), deadline=deadline)
     return runs, disasm, time.monotonic() - start

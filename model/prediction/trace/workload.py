@@ -8,16 +8,24 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
 (:mod:`pinchpoint.prediction.trace.phase`):
 
 - one memory entry per access class (stride-1 or strided streams with their concurrent
-  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``), each with its
-  own hit rates and a footprint (``working_set``) beside them
-  (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
+  streams, gathers, pointer chases, random read-modify-writes ``op = "update"``): streams with
+  their own hit rates and a footprint (``working_set``) beside them, random accesses with the
+  footprint their misses imply (:mod:`pinchpoint.prediction.trace.accesses`); gathers and pointer chases are told apart
   from the code (``random_loads = "auto"``), or forced one way;
 - reductions (``s += x[i]``, through rotated registers or memory operands), their partial
-  sums and, for chains restarted per row, their length; whether a chain is fed by gathers
-  (``chain_overlap = false``); the dependency depth per element
+  sums and, for chains restarted per row, their length; whether a chain waits for the loads
+  feeding it (``chain_overlap = false``: loads of a pointer chase; a gather's loads are issued
+  ahead of the adds out of order); the dependency depth per element
   (:mod:`pinchpoint.prediction.trace.loops`);
 - the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
-  busiest short inner loop.
+  busiest short inner loop;
+- its instructions (``[phases.instructions]``): Callgrind's Ir of the phase's instructions, all
+  threads, and with its branch simulation the conditional branches (Bc) and those mispredicted
+  (Bcm).  The mispredictions are those of the predictor Callgrind models (the Valgrind manual,
+  "Cachegrind: a high-precision tracing profiler", "Branch simulation specifics": 16384 2-bit
+  saturating counters indexed by the branch's address and the last few outcomes), not of the
+  machine's own predictor; those of loops' back branches (every loop exit, in that model) are
+  left out (:func:`pinchpoint.prediction.trace.phase.phase_facts`).
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -54,9 +62,13 @@ RANDOM_TEXT = {
 UNKNOWN = (
     "dependency chains through memory or across loops: reductions are inferred from the data "
     "flow of each loop's registers only",
-    "the footprint of each memory entry: the geometric mean of the sizes of the level that "
-    "serves its deepest share and the level above",
+    "the footprint of each memory entry: for streams the geometric mean of the sizes of the "
+    "level that serves its deepest share and the level above; for random accesses the one "
+    "their misses imply under uniform independent references",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
+    "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
+    "Callgrind's model of a simple predictor (2-bit counters), not of this machine's, less "
+    "those of loops' back branches (loop exits, which history-based predictors learn)",
 )
 
 
@@ -69,9 +81,13 @@ class TracedPhase:
     flops: dict
     instructions: float
     assumed_width_accesses: float
+    #: conditional branches and those Callgrind's predictor model mispredicted (None: not simulated)
+    branches: float | None = None
+    mispredicted: float | None = None
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "instructions": self.instructions, "flops": dict(self.flops),
+        return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
+                "mispredicted": self.mispredicted, "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
                 "assumed_width_accesses": self.assumed_width_accesses,
@@ -171,10 +187,27 @@ def _flops_doc(flops: dict) -> dict:
     return fl
 
 
+def instructions_doc(pf: PhaseFacts) -> dict | None:
+    """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
+    threads, as its flops and bytes are (None when it ran no instruction)."""
+    total = round(pf.instructions)
+    if total <= 0:
+        return None
+    out = {"total": total}
+    if pf.branches is not None:
+        # each conditional branch is one of the instructions, each misprediction one of them
+        out["branches"] = min(round(pf.branches), total)
+        out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
+    return out
+
+
 def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
     ph = {"name": pname}
     if pf.threads > 1:
         ph["threads"] = pf.threads
+    ins = instructions_doc(pf)
+    if ins is not None:
+        ph["instructions"] = ins
     for k in ("inner_trips", "inner_loops"):
         if k in pf.loop:
             ph[k] = pf.loop[k]
@@ -234,7 +267,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
-                                  pf.instructions, pf.assumed))
+                                  pf.instructions, pf.assumed, pf.branches, pf.mispredicted))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
