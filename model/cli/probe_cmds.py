@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 from pinchpoint.cli.output import output_path
+from pinchpoint.report.probe_view import shown
 
 
 def add_parser(sub) -> None:
@@ -143,24 +144,14 @@ def render(host, run, verdict) -> str:
     from pinchpoint.cli.output import table
     from pinchpoint.cli.common import render_verdict
 
-    rows = [[f.name, _shown(f.value), f.source] for f in host.facts.values()]
+    rows = [[f.name, shown(f.value), f.source] for f in host.facts.values()]
     lines = [f"interface: {host.interface or 'unknown'}", "", table(rows, ["fact", "value", "source"], align="lll")]
     if host.findings:
         lines += ["", "findings:"] + [f"  - {f}" for f in host.findings]
     if run is not None and run.tcp_info:
         info = run.tcp_info
         lines += ["", "TCP_INFO of the data socket (ss -ti), last sample:"]
-        lines += [f"  {k}: {_shown(v)}" for k, v in info.items() if v is not None]
+        lines += [f"  {k}: {shown(v)}" for k, v in info.items() if v is not None]
     if verdict is not None:
         lines += ["", render_verdict(verdict)]
     return "\n".join(lines)
-
-
-def _shown(value) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in value.items())
-    if isinstance(value, list):
-        return " ".join(str(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
