@@ -58,7 +58,7 @@ def test_api_agrees_with_the_modules_behind_it():
         [c.ceiling_bytes_per_s for c in all_ceilings(g5)]
     assert pp.predict("p690", "power4-memory-heavy").low_s == \
         convolve(load_bundled("p690"), load_workload("power4-memory-heavy")).low_s
-    # seed 002: 260 Mbit/s over 1 Gbit/s, RTT 44.5 ms, 64 KiB window, given with units
+    # AARNet's 2008 talk: 260 Mbit/s over 1 Gbit/s, RTT 44.5 ms, 64 KiB window, given with units
     a = pp.diagnose_rate("260 Mbit/s", link="1 Gbit/s", rtt="44.5 ms", window="64 KiB")
     b = diagnose(DiagnoseInputs(measured_bytes_per_s=260e6 / 8, line_bytes_per_s=1e9 / 8, rtt_s=44.5e-3,
                                 window_bytes=65536.0))
@@ -69,7 +69,7 @@ def test_api_agrees_with_the_modules_behind_it():
 
 def test_results_print_with_units():
     g5 = pp.load_profile("powermac-g5")
-    # PCI-X: 64 bit x 133 MHz = 8.512 Gbit/s = 1.064 GB/s (seed 000, 2.1.1)
+    # PCI-X: 64 bit x 133 MHz = 8.512 Gbit/s = 1.064 GB/s (Visser and Hilster, G5 Performance Report, 2.1.1)
     assert repr(pp.flow_ceiling(g5, "nic-rx")).startswith("Ceiling(nic-rx: 1.064 GB/s = 8.512 Gbit/s, binding pcix")
     assert repr(g5.links["pcix"]) == "Link(pcix: pci-x nic <-> pcix-bridge, 1.064 GB/s = 8.512 Gbit/s)"
     assert "260 Mbit/s" in repr(pp.diagnose_rate("260 Mbit/s", link="1 Gbit/s"))

@@ -3,7 +3,7 @@
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
 or flops.  Three figures of the signature's ``core`` kernel price that work:
 
-- the issue rate [instruction/s]: the faster of ``alu`` (independent register adds: the
+- the instruction rate [instruction/s]: the faster of ``alu`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
   a store, vector arithmetic, the index update and the loop branch).  A profiler's instruction
   count (Valgrind's Ir, perf's instructions) adds up every kind, so the rate that prices it is

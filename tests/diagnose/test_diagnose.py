@@ -1,4 +1,4 @@
-"""`diagnose`: the issue's acceptance cases from the published sources, verdicts, advice and bad input."""
+"""`diagnose`: acceptance cases from the published sources, verdicts, advice and bad input."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_aarnet_705_is_at_the_window_ceiling():
     assert v.verdict == "at-ceiling"
     assert v.binding.ceiling_bytes_per_s / MBIT == pytest.approx(4 * MIB * 8 / 0.0445 / 1e6, rel=1e-12)
     assert v.binding.ceiling_bytes_per_s / MBIT == pytest.approx(754.0, abs=0.1)
-    # the seed's own convention, 4M * 8 / 0.045 = 711 Mbps, shown beside the exact figure
+    # the talk's own convention, 4M * 8 / 0.045 = 711 Mbps, shown beside the exact figure
     assert v.binding.rough_ceiling_bytes_per_s / MBIT == pytest.approx(711.1, abs=0.1)
     assert "711.1 Mbit/s" in v.binding.note and "754 Mbit/s" in v.binding.note
     assert v.efficiency == pytest.approx(705 / 754.03, rel=1e-4)
@@ -350,7 +350,7 @@ def test_pcie_ceiling_and_measured_cpu_costs():
     assert v.binding.kind == "framing"  # 9.9 Gbit/s at MTU 9000
 
 
-def test_throttled_cpu_binds_seed_002():
+def test_throttled_cpu_binds_aarnet_2008():
     # AARNet's 10 Gbit/s talk (2008): "Servers reported only running @ 2.0 GHz ... 'cpuspeed' service was saving power"
     p = _pcie_host(cpb=1.0, cpp=10000, current="2.0 GHz")
     v = diagnose(DiagnoseInputs(measured_bytes_per_s=0.9 * 2e9 / (1.0 + 10000 / 8948), mtu_bytes=9000,

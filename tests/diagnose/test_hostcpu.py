@@ -22,7 +22,7 @@ def test_cycles_per_byte_and_packet():
     assert hostcpu.cpu_ceiling(2e9, 2, 1500, 1.0, 3000.0) == pytest.approx(4e9 / 3)
 
 
-def test_throttled_clock_seed_002():
+def test_throttled_clock_aarnet_2008():
     # AARNet's 10 Gbit/s talk (2008), "New Faster Servers": cpuspeed ran the 3.16 GHz X5460 at 2.0 GHz
     full = hostcpu.cpu_ceiling(3.16e9, 1, 8948, 0.5, 5000)
     slow = hostcpu.cpu_ceiling(2.0e9, 1, 8948, 0.5, 5000)

@@ -21,7 +21,7 @@ def test_window_ceiling_worked_values():
     assert tcp.window_ceiling(4 * MIB, 0.0445, streams=3) == pytest.approx(3 * tcp.window_ceiling(4 * MIB, 0.0445))
 
 
-def test_seed_002_aarnet_711_convention():
+def test_aarnet_2008_711_convention():
     # AARNet's 10 Gbit/s talk (2008), "Canberra to Perth": "4M * 8 bits / 0.045 sec = 711 Mbps" (decimal MB, RTT rounded)
     assert tcp.window_ceiling(4e6, 0.045) / MBIT == pytest.approx(711, abs=0.5)
 
@@ -93,7 +93,7 @@ def test_slow_start_ramp():
 SEED_002_TRACE_MBIT = [13.8, 122, 669, 1850, 5340, 8680, 8390, 8380, 8390, 8400, 8380, 7190, 9460]
 
 
-def test_seed_002_slow_start_trace():
+def test_aarnet_2008_slow_start_trace():
     rtt, mss = 0.0445, 8948
     # the first second sits at the initial window: iperf's "TCP window size: 85.3 KByte (default)"
     # (tcp_rmem default 87380 B) over 44.5 ms is 15.7 Mbit/s; the trace shows 13.8
@@ -120,6 +120,6 @@ def test_slow_start_trace_doubles_per_rtt():
     assert trace == pytest.approx([1000, 2000, 4000, 8000])
 
 
-def test_udp_sides_seed_000():
+def test_udp_sides_g5_report():
     # the UvA G5 report (2004), 4.4.1 Iperf UDP: 7.8 Gbit/s sent, "only" 4.1 Gbit/s received (47 % lost)
     assert 1 - tcp.udp_delivered_share(7.8, 4.1) == pytest.approx(0.47, abs=0.01)

@@ -104,7 +104,7 @@ def test_loss_advice_suggests_only_what_is_not_in_effect(model, suggested, not_s
 
 # --- loss events, not retransmits: the GCP -> IBM Sydney run ------------------------------------
 
-#: The issue's run: 1664 retransmits of 1.49e6 segments (MSS 1408) at 1.675 Gbit/s; the RTT is the
+#: The CloudPilot GCP -> IBM Sydney iperf3 run: 1664 retransmits of 1.49e6 segments (MSS 1408) at 1.675 Gbit/s; the RTT is the
 #: one at which that retransmit rate gives its quoted Mathis ceiling of 102 Mbit/s.
 SYDNEY = dict(measured_bytes_per_s=1.675 * GBIT, mss_bytes=1408, streams=1)
 SYDNEY_RTT = 1408 * math.sqrt(1.5) / math.sqrt(1664 / 1.49e6) / (102 * MBIT)

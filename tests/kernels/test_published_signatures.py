@@ -1,7 +1,7 @@
-"""The bundled published signatures load like measured ones and hold the seed numbers.
+"""The bundled published signatures load like measured ones and hold the published numbers.
 
-Fixtures are typed again from the seed documents (not generated from the JSON files), each
-with the seed file and table in a comment; transcription must be exact (relative 1e-9).
+Fixtures are typed again from the published documents (not generated from the JSON files), each
+with the document and table in a comment; transcription must be exact (relative 1e-9).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MIB = 2 ** 20
 GIB = 2 ** 30
 EXACT = 1e-9
 
-# seeds/004_54083ee15ebb83d5.txt, Table 5 (PEAK, MFLOPS): (machine, op, loop length) -> value
+# Chen and Ebbers, IBM Redpaper, Table 5 (PEAK, MFLOPS): (machine, op, loop length) -> value
 PEAK_TABLE5 = {
     ("p690", "division", 1024): 68.04,
     ("p690", "daxpy", 4194304): 288.60,
@@ -31,7 +31,7 @@ PEAK_TABLE5 = {
     ("p655-1.1", "poly5", 1046576): 1427.15,  # loop length as printed in Table 5
 }
 
-# seeds/004, Table 3 (MAPS-PING): (machine, placement) -> (MB/s per CPU, latency us)
+# Chen and Ebbers, Table 3 (MAPS-PING): (machine, placement) -> (MB/s per CPU, latency us)
 PING_TABLE3 = {
     ("p690", "on_node_close"): (1513.19, 4.42),
     ("p650", "on_node"): (1654.11, 4.60),
@@ -39,21 +39,21 @@ PING_TABLE3 = {
     ("p655-1.3", "on_node_close"): (1633.00, 4.18),
 }
 
-# seeds/004, Table 2 (MAPS-CG): (machine, nodes, cpus/node) -> (MB/s per CPU, latency us)
+# Chen and Ebbers, Table 2 (MAPS-CG): (machine, nodes, cpus/node) -> (MB/s per CPU, latency us)
 MAPS_CG_TABLE2 = {
     ("p690", 1, 32): (211.92, 9.8),
     ("p655-1.1", 2, 8): (407.94, 10.0),
     ("p655-1.3", 4, 4): (638.23, 8.6),
 }
 
-# seeds/004, Table 4 (EFF-BW): (machine, PEs) -> (EFF-BW MB/s, per PE MB/s, lat simple, lat cross)
+# Chen and Ebbers, Table 4 (EFF-BW): (machine, PEs) -> (EFF-BW MB/s, per PE MB/s, lat simple, lat cross)
 EFFBW_TABLE4 = {
     ("p690", 32): (5726.83, 178.96, 5.00, 5.11),
     ("p655-1.3", 4): (1651.62, 412.91, 2.39, 2.61),
     ("p650", 8): (1560.90, 195.11, 4.46, 4.71),
 }
 
-# seeds/004, Table 6 (IO-BENCH, MB/s max, min, avg; 10 MB file, 4 KB buffer)
+# Chen and Ebbers, Table 6 (IO-BENCH, MB/s max, min, avg; 10 MB file, 4 KB buffer)
 IO_TABLE6 = {
     ("p690", "seq_write"): (166.67, 142.86, 154.76),
     ("p650", "backward_write"): (333.33, 250.00, 292.65),
@@ -61,7 +61,7 @@ IO_TABLE6 = {
     ("p655-1.3", "backward_read"): (83.33, 76.92, 80.13),
 }
 
-# seeds/000_b92ccb8ee8444441.txt, Appendix 1 (Xbench 1.1.3, MB/sec), "Maximum performance"
+# Visser and Hilster, "G5 Performance Report" (UvA 2004), Appendix 1 (Xbench 1.1.3, MB/sec), "Maximum performance"
 XBENCH_MAX = {("xbench_memory", "fill"): 2721.69, ("xbench_memory", "copy"): 1396.39,
               ("stream", "copy"): 1785.12, ("stream", "scale"): 1795.03,
               ("stream", "add"): 2054.27, ("stream", "triad"): 2095.43}
@@ -75,7 +75,7 @@ def test_every_bundled_file_loads():
     for f in files:
         sig = load_signature(f)
         assert sig.schema == 1
-        assert "seeds/" in sig.host["source"]
+        assert "Chen and M. Ebbers" in sig.host["source"] or "Visser and D. Hilster" in sig.host["source"]
         assert all(run.source_sha256 is None for run in sig.kernels.values())
 
 
@@ -172,7 +172,7 @@ def test_g5_xbench_appendix1(table, setting):
 
 
 def test_g5_xbench_matches_report_text():
-    # seeds/000 section 4.1: "maximum memory fill rate of 2.7 GibiByte/s and a maximum memory
+    # Visser and Hilster, section 4.1: "maximum memory fill rate of 2.7 GibiByte/s and a maximum memory
     # copy rate of 1.4 GibiByte/s. All memory stream tests ... scored around 2 GibiByte/s."
     sig = load_bundled("powermac-g5-xbench")
     assert sig.value("xbench_memory", op="fill", power_setting="maximum") / GIB == \
@@ -185,7 +185,7 @@ def test_g5_xbench_matches_report_text():
 
 
 def test_g5_linux_plateaus_section_4_2():
-    # seeds/000 section 4.2.1 (Memperf: around 20 GiB/s in cache, around 2 GiB/s from memory,
+    # Visser and Hilster, section 4.2.1 (Memperf: around 20 GiB/s in cache, around 2 GiB/s from memory,
     # single-operation drop after 256 KiB) and 4.2.2 (CacheBench memcpy 14, memset 7.5 GiB/s
     # below 256 KB)
     sig = load_bundled("powermac-g5-linux-memory")

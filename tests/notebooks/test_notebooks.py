@@ -1,6 +1,6 @@
 """The notebooks under notebooks/ are committed without outputs and run by the test suite.
 
-Each notebook asserts its key numbers (seed figures, model results) in its own code cells, so a broken
+Each notebook asserts its key numbers (published figures, model results) in its own code cells, so a broken
 model fails here, not only a picture.  Every notebook runs in a fresh temporary directory with a
 timeout.  ``this-machine.ipynb`` compiles and runs the MAPS, STREAM and PEAK kernels in quick mode
 (about 10-60 s): it is marked slow but runs in CI like the others.

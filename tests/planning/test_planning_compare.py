@@ -13,8 +13,8 @@ GBIT = 1e9 / 8
 
 # AARNet's 2008 talk on reaching 10 Gbit/s (its server choices) and the IBM Redpaper on the PMaC
 # benchmarks on POWER4 (p690, p650, p655)
-SEED002 = ["acer-r520-5110", "acer-r520-e5405", "acer-r520-x5460", "desktop-e8500"]
-SEED004 = ["ibm-p690", "ibm-p650", "ibm-p655-1.1", "ibm-p655-1.3"]
+AARNET_2008 = ["acer-r520-5110", "acer-r520-e5405", "acer-r520-x5460", "desktop-e8500"]
+POWER4_REDPAPER = ["ibm-p690", "ibm-p650", "ibm-p655-1.1", "ibm-p655-1.3"]
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_unknown_flow(g5_and_slow_variant):
         compare([])
 
 
-@pytest.mark.parametrize("group", [SEED002, SEED004], ids=["seed002", "seed004"])
-def test_seed_machines_match_their_own_ceilings(group):
+@pytest.mark.parametrize("group", [AARNET_2008, POWER4_REDPAPER], ids=["aarnet-2008", "power4-redpaper"])
+def test_published_machines_match_their_own_ceilings(group):
     names = [n for n in group if n in bundled_profiles()]
     if len(names) < 2:
         pytest.skip(f"fewer than two of {group} are bundled yet")

@@ -39,7 +39,7 @@ def test_loopback_tcp_is_a_host_ceiling(g5):
     assert rows["loopback-tcp"].efficiency is None and rows["loopback-tcp"].kind == "host"
 
 
-def test_seed000_tcp_software_udp_hardware(g5):
+def test_g5_tcp_software_udp_hardware(g5):
     # the same report, 3.4: iperf TCP 3.5 Gbit/s, UDP 7.8 Gbit/s through PCI-X 133 MHz x 64 bit (8.5 Gbit/s):
     # "software is the limit" for TCP; UDP runs into the bus
     ceilings = flow_ceilings_for(g5, "nic-rx")

@@ -19,7 +19,7 @@ REQUIRED = {
 }
 
 
-def test_the_seed_machines_are_bundled():
+def test_the_published_machines_are_bundled():
     missing = REQUIRED - set(NAMES)
     assert not missing, f"missing bundled profiles: {sorted(missing)}"
 

@@ -50,7 +50,7 @@ def test_a_formula_that_drifts_from_its_function_is_caught():
 
 # published figures, each from the source in the kind's docstring
 H100_NVLINK_EACH_WAY = 450e9  # NVIDIA H100 whitepaper: 18 links, 900 GB/s in total
-H100_HBM3 = 5120 / 8 * 2619e6 * 2  # 3.35 TB/s: the 5120 bit x 2619 MHz x 2
+H100_HBM3 = 5120 / 8 * 2619e6 * 2  # 3.35 TB/s: 5120 bit x 2619 MHz x 2
 GH200_C2C_EACH_WAY = 450e9  # Grace Hopper whitepaper: 900 GB/s in total
 UPI_10_4_PER_LINK = 20.8e9  # Intel Xeon Scalable overview: 10.4 GT/s -> 20.8 GB/s per link and direction
 XGMI3_X16_PER_LINK = 64e9  # AMD: x16 at 32 Gbit/s per lane = 64 GB/s per link and direction

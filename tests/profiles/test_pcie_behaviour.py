@@ -20,7 +20,7 @@ GB = 1e9
 # CUDA copy engines, fastest of 10.
 H2D_1GIB = 54.80 * GB
 D2H_1GIB = 55.02 * GB
-# the figure; the recorded table has 95.05 at 256 MiB and 94.61 at 1 GiB
+# 95.0 GB/s, rounded; the recorded table has 95.05 at 256 MiB and 94.61 at 1 GiB
 # (benchmarks/h100_recorded_compare.py prints every size)
 BOTH_TOTAL = 95.0 * GB
 H2D_1MIB = 38.8 * GB
@@ -71,7 +71,7 @@ def test_hbm_copy_traffic_against_the_raw_hbm_rate(host):
     copy = flow_ceiling(host, "hbm-copy")
     raw_traffic = 2 * copy.ceiling_bytes_per_s  # read + write through the shared HBM
     assert raw_traffic == pytest.approx(5120 / 8 * 2619e6 * 2)
-    assert 0.85 < HBM_COPY_TRAFFIC / raw_traffic < 0.95  # the 89 %: the ceiling holds
+    assert 0.85 < HBM_COPY_TRAFFIC / raw_traffic < 0.95  # 89 % of the raw figure: the ceiling holds
 
 
 def test_hand_computed_small_writes():

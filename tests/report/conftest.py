@@ -1,4 +1,4 @@
-"""Fixtures for the report and plot tests: the G5 profile, its seed-000 verdict, a small MAPS signature."""
+"""Fixtures for the report and plot tests: the G5 profile, its verdict from the UvA G5 report, a small MAPS signature."""
 
 from __future__ import annotations
 

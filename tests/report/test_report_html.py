@@ -85,7 +85,7 @@ def test_theory_only_page(g5):
     assert not re.search(r'(src|href)="(https?:)?//', text)
 
 
-def test_verdict_page_seed000_tcp(g5, g5_verdict):
+def test_verdict_page_g5_tcp(g5, g5_verdict):
     text = build_report(g5, verdict=g5_verdict)
     ix = index(text)
     assert "verdict-ceilings" in ix.ids

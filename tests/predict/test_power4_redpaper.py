@@ -1,5 +1,5 @@
 """IBM's PMaC Redpaper on POWER4 side by side: the published POWER4 signatures (Chen and Ebbers, "PMaC Benchmarking on
-Three POWER4 Platforms", IBM Redpaper; seeds/004_54083ee15ebb83d5.txt) predict a compute-heavy, a
+Three POWER4 Platforms", IBM Redpaper) predict a compute-heavy, a
 memory-heavy and a message-heavy workload on the p690, the p650 and the p655 (1.3 GHz), and the
 ranking follows the published tables.
 
@@ -11,7 +11,7 @@ the caches) the flop rate is the memory bandwidth divided by the bytes per flop:
 ("about 4.5 GB/s"; Chen and Ebbers, IBM Redpaper, Table 5).  The store costs: DAXPY is 1.9x slower per
 element than DOT, so on POWER4 stores do not hide behind loads.
 
-What the seed says, and what each workload exercises:
+What the Redpaper says, and what each workload exercises:
 - compute-heavy (fifth-degree polynomial and divisions in loops of 1024, Table 5): "for short
   loops, the p650 (1.45 GHz) has the best performance" -> the p650 is fastest;
 - memory-heavy (read-mostly sweeps over 32 MiB, Table 5 long loops): "the p690 had the best
