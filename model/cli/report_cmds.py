@@ -100,6 +100,8 @@ def run_report(args: argparse.Namespace) -> int:
                         progress=sys.stderr.isatty() and output.VERBOSITY >= 0)
     path = write_report(text, out)
     what = (f"verdict {verdict.verdict}" if verdict is not None
-            else f"theory and signature {args.signature}" if signature is not None else "theory only") + (f"; probe {args.probe}" if probe is not None else "")
+            else f"theory and signature {args.signature}" if signature is not None else "theory only")
+    if probe is not None:
+        what += f"; probe {args.probe}"
     print(f"wrote {path} ({len(text) / 1024:.0f} KiB; {what})")
     return 0

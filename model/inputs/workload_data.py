@@ -173,11 +173,6 @@ class Instructions:
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
 
-    @property
-    def any(self) -> bool:
-        """True if the phase states any instruction count above zero."""
-        return bool(self.total or self.branches or self.mispredicted)
-
     def scaled(self, factor: float) -> "Instructions":
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor)
 
