@@ -19,6 +19,10 @@
  *            polynomial: D dependent multiply-add steps per element, elements independent
  *            (2 D flops per element; poly5 is depth 5 with its own constants).  How the time
  *            per element grows with D shows how many elements' chains the core overlaps.
+ *   horner_fma the same polynomials with each step one fused multiply-add, p = fma(p, x, c[k]):
+ *            what a compiler that contracts a * b + c (GCC's default outside ISO C modes) makes
+ *            of a user's Horner loop.  One FMA per step has a shorter latency than a multiply
+ *            followed by an add, so the same depth runs faster; skipped without hardware FMA.
  * The two chain loops are not in the PEAK table.  They measure the latency of one
  * floating-point add and one FMA (the rate of a single dependency chain is 1 / latency), which
  * bounds a reduction: n adds into k partial sums take at least n / k add latencies however
@@ -28,7 +32,8 @@
  * Default loop lengths are those of the PEAK table (1024 ... 4194304; the table's "1046576"
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
- * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains,horner]
+ * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains,horner,
+ *                   horner_fma]
  *             [--lengths 1024,...] [--depths 1,2,4,8,16,32]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
@@ -37,46 +42,60 @@
 
 #include <math.h>
 
-enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS, P_HORNER };
+enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS, P_HORNER,
+       P_HORNER_FMA };
 static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", "add_chain",
-                                       "fma_chain", "add_chains", "horner", NULL};
-static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1, 2 /* per step */};
+                                       "fma_chain", "add_chains", "horner", "horner_fma",
+                                       NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1, 2, 2 /* horner: per step */};
 
-/* Horner's rule of a fixed degree D over x: p = c[0]; p = p x + c[k], k = 1 .. D */
-#define HORNER_FN(D)                                                                          \
-    static void horner_##D(const double *restrict x, double *restrict y, size_t n,           \
-                           const double *restrict c)                                         \
+/* Horner's rule of a fixed degree D over x: p = c[0]; p = p x + c[k], k = 1 .. D (unfused: this
+   file builds with -ffp-contract=off), or each step one fma() */
+#define HORNER_FN(D, NAME, STEP)                                                              \
+    static void NAME##D(const double *restrict x, double *restrict y, size_t n,              \
+                        const double *restrict c)                                            \
     {                                                                                         \
         size_t i;                                                                             \
         for (i = 0; i < n; i++) {                                                             \
             double v = x[i], p = c[0];                                                        \
             int k;                                                                            \
-            _Pragma("GCC unroll 64") for (k = 1; k <= D; k++) p = p * v + c[k];               \
+            _Pragma("GCC unroll 64") for (k = 1; k <= D; k++) p = STEP(p, v, c[k]);            \
             y[i] = p;                                                                         \
         }                                                                                     \
     }
-HORNER_FN(1) HORNER_FN(2) HORNER_FN(3) HORNER_FN(4) HORNER_FN(5) HORNER_FN(6) HORNER_FN(8)
-HORNER_FN(10) HORNER_FN(12) HORNER_FN(16) HORNER_FN(24) HORNER_FN(32)
+#define HORNER_STEP(p, v, c) ((p) * (v) + (c))
+#define FMA_STEP(p, v, c) fma((p), (v), (c))
+#define HORNER_FNS(D)                                                                         \
+    HORNER_FN(D, horner_, HORNER_STEP) HORNER_FN(D, horner_fma_, FMA_STEP)
+HORNER_FNS(1) HORNER_FNS(2) HORNER_FNS(3) HORNER_FNS(4) HORNER_FNS(5) HORNER_FNS(6) HORNER_FNS(8)
+HORNER_FNS(10) HORNER_FNS(12) HORNER_FNS(16) HORNER_FNS(24) HORNER_FNS(32)
 static const int HORNER_DEPTHS[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 0};
 static double horner_c[33];
 
-static void horner(int d, const double *x, double *y, size_t n)
-{
-    switch (d) {
-    case 1: horner_1(x, y, n, horner_c); break;
-    case 2: horner_2(x, y, n, horner_c); break;
-    case 3: horner_3(x, y, n, horner_c); break;
-    case 4: horner_4(x, y, n, horner_c); break;
-    case 5: horner_5(x, y, n, horner_c); break;
-    case 6: horner_6(x, y, n, horner_c); break;
-    case 8: horner_8(x, y, n, horner_c); break;
-    case 10: horner_10(x, y, n, horner_c); break;
-    case 12: horner_12(x, y, n, horner_c); break;
-    case 16: horner_16(x, y, n, horner_c); break;
-    case 24: horner_24(x, y, n, horner_c); break;
-    default: horner_32(x, y, n, horner_c);
+#define HORNER_CASES(NAME)                                                                    \
+    switch (d) {                                                                              \
+    case 1: NAME##1(x, y, n, horner_c); break;                                                \
+    case 2: NAME##2(x, y, n, horner_c); break;                                                \
+    case 3: NAME##3(x, y, n, horner_c); break;                                                \
+    case 4: NAME##4(x, y, n, horner_c); break;                                                \
+    case 5: NAME##5(x, y, n, horner_c); break;                                                \
+    case 6: NAME##6(x, y, n, horner_c); break;                                                \
+    case 8: NAME##8(x, y, n, horner_c); break;                                                \
+    case 10: NAME##10(x, y, n, horner_c); break;                                              \
+    case 12: NAME##12(x, y, n, horner_c); break;                                              \
+    case 16: NAME##16(x, y, n, horner_c); break;                                              \
+    case 24: NAME##24(x, y, n, horner_c); break;                                              \
+    default: NAME##32(x, y, n, horner_c);                                                     \
     }
+
+static void horner(int d, int fused, const double *x, double *y, size_t n)
+{
+    if (fused)
+        HORNER_CASES(horner_fma_)
+    else
+        HORNER_CASES(horner_)
 }
+#define IS_HORNER(op) ((op) == P_HORNER || (op) == P_HORNER_FMA)
 #define CHAINS_TOTAL 8192 /* adds per add_chains call at least */
 #define LANES 16
 
@@ -120,7 +139,8 @@ static double body(void *p, long iters)
             break;
         }
         case P_HORNER:
-            horner(c->depth, x, y, n);
+        case P_HORNER_FMA:
+            horner(c->depth, c->op == P_HORNER_FMA, x, y, n);
             break;
         case P_DIV:
             for (i = 0; i < n; i++) y[i] = s / x[i];
@@ -186,12 +206,13 @@ int main(int argc, char **argv)
     for (i = 0; i < maxlen; i++) { c.x[i] = 0.5 + (double)(i % 13) * 0.01; c.y[i] = 1.0; }
     for (k = 0; k < nops; k++)
         for (l = 0; l < nlens; l++)
-        for (d = 0; d < (ops[k] == P_HORNER ? ndepths : 1); d++) {
+        for (d = 0; d < (IS_HORNER(ops[k]) ? ndepths : 1); d++) {
             long iters;
             double flops_per;
             if (pp_out_of_time()) { pp_emit_status(1); return 0; }
 #ifndef FP_FAST_FMA
-            if (ops[k] == P_FMACHAIN) continue; /* no hardware FMA: nothing to measure */
+            if (ops[k] == P_FMACHAIN || ops[k] == P_HORNER_FMA)
+                continue; /* no hardware FMA: nothing to measure */
 #endif
             c.op = ops[k];
             c.n = (size_t)lens[l];
@@ -206,13 +227,13 @@ int main(int argc, char **argv)
             }
             iters = pp_calibrate(body, &c, o.min_time);
             pp_time_reps(body, &c, iters, o.reps, reps);
-            flops_per = (double)OP_FLOPS[c.op] * (c.op == P_HORNER ? c.depth : 1);
+            flops_per = (double)OP_FLOPS[c.op] * (IS_HORNER(c.op) ? c.depth : 1);
             for (r = 0; r < o.reps; r++)
                 reps[r] = flops_per * (double)c.n * (double)c.chains / reps[r];
             pp_emit_begin();
             printf("\"op\":\"%s\",\"loop_length\":%lld,\"inner_iterations\":%ld",
                    OP_NAMES[c.op], lens[l], iters);
-            if (c.op == P_HORNER)
+            if (IS_HORNER(c.op))
                 printf(",\"depth\":%d", c.depth);
             pp_emit_end("flop/s", reps, o.reps);
         }

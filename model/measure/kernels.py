@@ -282,8 +282,9 @@ def _plan_peak(ctx: PlanContext) -> None:
     ctx.add("peak", ["--ops", "add_chains", "--lengths",
                      "4,16,64,256,1024,4096" if ctx.quick else "4,8,16,32,64,128,256,512,1024,2048,4096"],
             "peak chains", address_space_limit(GiB))
-    # per-element chains of dependent multiply-adds (Horner's rule of degree 1 .. 32), in L1
-    ctx.add("peak", ["--ops", "horner", "--lengths", "1024", "--depths",
+    # per-element chains of dependent multiply-adds (Horner's rule of degree 1 .. 32), in L1,
+    # unfused (a multiply then an add per step) and fused (one FMA per step)
+    ctx.add("peak", ["--ops", "horner,horner_fma", "--lengths", "1024", "--depths",
                      "1,2,4,8,16,32" if ctx.quick else "1,2,3,4,5,6,8,10,12,16,24,32"],
             "peak horner", address_space_limit(GiB))
 

@@ -9,7 +9,7 @@ Applications?", SC05), the time of each resource:
   loads (``chain_overlap = false``) added, and payload passes of network traffic;
 - floating point: flops / PEAK rate, at least the latency of the reduction chains
   (:mod:`pinchpoint.prediction.rates_compute`); multiply-adds with a ``dependency_depth`` at
-  PEAK horner's rate at that depth;
+  PEAK horner's rate at that depth (FMAs at PEAK horner_fma's);
 - core: the instructions the phase's code executes, its conditional branches and their
   mispredictions (``[phases.instructions]``), at the rates kernels/core.c measures
   (:mod:`pinchpoint.prediction.rates_core`): in-cache loops are timed by these, not by bytes;
@@ -270,11 +270,16 @@ def _hidden_stores(mem: dict, hidden: dict, detail: list) -> float:
 def _throughput_time(phase: Phase, rates: SignatureRates, key: str, covered: float,
                      detail: list) -> float:
     """Time [s] of the phase's flops at PEAK's throughput (less those inside PEAK loop times);
-    with a dependency depth, multiply-adds at PEAK horner's rate at that depth."""
+    with a dependency depth, multiply-adds at PEAK horner's rate at that depth (FMAs at
+    horner_fma's where measured)."""
     f: Flops = phase.flops
     rep, threads = phase.repeat, phase.threads
-    depth_rate = (rates.depth_rate(f.dependency_depth, f"{key}.flops.dependency_depth")
-                  if f.dependency_depth else None)
+    depth_rates = {}
+    if f.dependency_depth:
+        for kind, fused in (("add_multiply", False), ("fma", True)):
+            if getattr(f, kind) * rep > 0:
+                depth_rates[kind] = rates.depth_rate(f.dependency_depth,
+                                                     f"{key}.flops.dependency_depth", fused)
     total = 0.0
     for kind in ("division", "add_multiply", "fma"):
         n = getattr(f, kind) * rep
@@ -285,10 +290,11 @@ def _throughput_time(phase: Phase, rates: SignatureRates, key: str, covered: flo
                 detail.append(f"{taken:g} {kind} flops inside the PEAK loop times")
         if n <= 0:
             continue
-        if kind != "division" and depth_rate is not None:
-            rate = depth_rate * threads
+        if depth_rates.get(kind) is not None:
+            rate = depth_rates[kind] * threads
+            peak = "horner_fma" if kind == "fma" and rates.has_fused_depths() else "horner"
             detail.append(f"{kind} in chains of depth {f.dependency_depth:g} at "
-                          f"{rate / 1e6:.4g} Mflop/s (PEAK horner)")
+                          f"{rate / 1e6:.4g} Mflop/s (PEAK {peak})")
         else:
             # PEAK runs on one core; a phase on N threads (one core each) has N times its rate
             rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}") * threads

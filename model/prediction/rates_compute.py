@@ -7,7 +7,9 @@
   rate is 1 / latency (PEAK add_chain, fma_chain); short chains back to back overlap out of
   order (PEAK add_chains at the chain length).
 - Dependency depth: elements whose multiply-adds form a chain of N dependent steps (Horner's
-  rule of degree N) run at PEAK horner's rate at depth N, measured at depths 1 .. 32.
+  rule of degree N) run at PEAK horner's rate at depth N, measured at depths 1 .. 32; fused
+  multiply-adds (FMAs: one instruction per step, a shorter latency than a multiply then an
+  add) at PEAK horner_fma's, where measured.
 - Short inner loops: work inside loops of T trips runs s(T) = t(T) / t_long - 1 slower than in
   long loops, from MAPS's trips sweep (one inner loop per row of T elements; t the time per
   element at T trips, t_long the fastest over the measured counts): the loop's control,
@@ -84,12 +86,14 @@ class ComputeRates(RatesBase):
         return float(log_interp(max(length, xs[0]), xs, [by_len[x] for x in xs]))
 
 
-    def depth_rate(self, depth: float, key: str) -> float | None:
+    def depth_rate(self, depth: float, key: str, fused: bool = False) -> float | None:
         """Flop rate [flop/s] of multiply-adds in per-element chains of ``depth`` dependent
-        steps: PEAK horner interpolated in log depth.  Without horner points: refused, or
-        with ``extrapolate`` None (priced at PEAK poly5, listed)."""
-        pts = [p for p in (self.signature.points("peak", op="horner")
-                           if "peak" in self.signature.kernels else []) if "depth" in p.params]
+        steps: PEAK horner interpolated in log depth, or for ``fused`` steps (FMAs) PEAK
+        horner_fma where the signature has it (else horner: a multiply and an add per step, a
+        longer chain, listed in the detail by the caller).  Without horner points: refused,
+        or with ``extrapolate`` None (priced at PEAK poly5, listed)."""
+        pts = self._horner_points("horner_fma") if fused else []
+        pts = pts or self._horner_points("horner")
         if not pts:
             self._extrapolated(key, f"dependency depth {depth:g} needs PEAK horner (per-element "
                                     f"chains of multiply-adds), which signature "
@@ -103,6 +107,15 @@ class ComputeRates(RatesBase):
         ys = [max(by_depth[x]) for x in xs]
         d = self._range(depth, xs[0], xs[-1], "dependency depth", key)
         return float(log_interp(d, xs, ys))
+
+    def has_fused_depths(self) -> bool:
+        """Whether the signature measured PEAK horner_fma (fused per-element chains)."""
+        return bool(self._horner_points("horner_fma"))
+
+    def _horner_points(self, op: str) -> list:
+        if "peak" not in self.signature.kernels:
+            return []
+        return [p for p in self.signature.points("peak", op=op) if "depth" in p.params]
 
     def loop_slowdown(self, trips: float, key: str) -> float:
         """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations

@@ -65,6 +65,19 @@ def test_chain_loops_measure_a_latency(quick_signature):
         assert rate < poly5, (op, rate, poly5)
 
 
+def test_horner_chains_at_every_planned_depth(quick_signature):
+    # unfused and, where the core has hardware FMA (fma_chain measured), fused chains; each
+    # element's chain is independent of the others', so no depth runs slower than half the rate
+    # of a single chain of dependent steps (one FMA, or a multiply and an add, per step)
+    fused = bool(quick_signature.points("peak", op="fma_chain"))
+    one_chain = quick_signature.value("peak", op="add_chain", loop_length=1024)
+    for op in ("horner", "horner_fma") if fused else ("horner",):
+        pts = quick_signature.points("peak", op=op)
+        assert sorted(p["depth"] for p in pts) == [1, 2, 4, 8, 16, 32], op
+        for p in pts:
+            assert p.result.max > 0.5 * one_chain, (op, p["depth"], p.result.max, one_chain)
+
+
 def test_random_slower_than_stride1_beyond_llc(quick_signature, host_caches):
     llc = host_caches[max(host_caches)]
     beyond = [p for p in quick_signature.points("maps", op="load", pattern="random", threads=1)

@@ -101,6 +101,26 @@ def test_dependency_depth_reads_peak_horner(shaped):
     assert p.seconds("fp") == pytest.approx(16e6 / 20e9, rel=1e-9)
 
 
+def fp_detail(p) -> str:
+    return next(r.detail for r in p.phases[0].resources if r.name == "fp")
+
+
+def test_fused_chains_read_peak_horner_fma_where_measured(shaped):
+    body = "[phases.flops]\nfma = 16e6\nadd_multiply = 16e6\ndependency_depth = 8\n"
+    # without horner_fma the FMAs fall back to the unfused chains: both kinds at 20 Gflop/s
+    p = convolve(shaped, wl(body))
+    assert p.seconds("fp") == pytest.approx(2 * 16e6 / 20e9, rel=1e-9)
+    assert "(PEAK horner)" in fp_detail(p)
+    doc = shaped_doc()
+    for d, rate in ((4, 60e9), (16, 15e9)):  # fused: 1.5x the unfused rate at each depth
+        doc["kernels"]["peak"]["points"].append(
+            {"op": "horner_fma", "loop_length": 1024, "depth": d, "result": result("flop/s", rate)})
+    p = convolve(Signature.from_dict(doc), wl(body))
+    # FMAs at sqrt(60 x 15) = 30 Gflop/s; the multiply-add pairs keep horner's 20
+    assert p.seconds("fp") == pytest.approx(16e6 / 30e9 + 16e6 / 20e9, rel=1e-9)
+    assert "(PEAK horner_fma)" in fp_detail(p)
+
+
 def test_chains_that_wait_for_their_loads_add_to_memory(shaped):
     body = ("[[phases.memory]]\nbytes = '80 MB'\nworking_set = '64 MiB'\n"
             "[phases.flops]\nadd_multiply = 1e7\nchained_adds = 1e7\nchains = 1\n")
