@@ -10,9 +10,9 @@ tables, as formatted text) and sweep at the profile's own values.  Scenario flow
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 
 import pytest
+from html_tables import HtmlTables
 
 from pinchpoint.cli import main
 from pinchpoint.graph.resource_ids import link_of, uses_network
@@ -31,38 +31,6 @@ def run(capsys, *argv) -> str:
 
 def run_json(capsys, *argv) -> dict:
     return json.loads(run(capsys, *argv, "--json"))
-
-
-class _Tables(HTMLParser):
-    """Rows of the HTML tables by id, as text."""
-
-    def __init__(self):
-        super().__init__()
-        self.rows: dict[str, list[list[str]]] = {}
-        self._table = self._row = self._cell = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self._table = dict(attrs).get("id")
-            self.rows.setdefault(self._table, [])
-        elif tag == "tr" and self._table:
-            self._row = []
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell = ""
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._row.append(self._cell.strip())
-            self._cell = None
-        elif tag == "tr" and self._row is not None:
-            self.rows[self._table].append(self._row)
-            self._row = None
-        elif tag == "table":
-            self._table = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
 
 
 @pytest.fixture(scope="module")
@@ -147,8 +115,7 @@ def test_report_tables_print_the_ceilings_figures(name, truth, capsys, tmp_path)
     profile = load_profile(name)
     out = tmp_path / f"{name}.html"
     run(capsys, "report", name, "-o", str(out))
-    tables = _Tables()
-    tables.feed(out.read_text())
+    tables = HtmlTables(out.read_text())
     for cells in tables.rows["ceiling-table"][1:]:
         row = flows[cells[0]]
         conv = "network" if uses_network(profile, row["usage"]) else "memory"

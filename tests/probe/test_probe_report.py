@@ -7,10 +7,11 @@ from __future__ import annotations
 import copy
 import html
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from html_tables import HtmlTables
 
 from pinchpoint.cli import main
 from pinchpoint.errors import InputError
@@ -20,44 +21,6 @@ from pinchpoint.report import probe_view
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "probe"
 SHAPER = FIXTURES / "netns-tbf-100mbit-probe.json"  # a 100 Mbit/s tbf on the client's veth
 WINDOW = FIXTURES / "netns-rmem-64k-probe.json"  # the receiver's tcp_rmem max 64 KiB, its ACKs shaped
-
-
-class Tables(HTMLParser):
-    """Every table of a page by id: rows of (cell texts, whether the row is marked as binding)."""
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.tables: dict[str, list[tuple[list[str], bool]]] = {}
-        self._table = self._row = self._cell = None
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "table":
-            self._table = self.tables.setdefault(attrs.get("id") or f"t{len(self.tables)}", [])
-        elif tag == "tr" and self._table is not None:
-            self._row = ([], "binding" in (attrs.get("class") or ""))
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._row[0].append("".join(self._cell))
-            self._cell = None
-        elif tag == "tr" and self._row is not None:
-            if self._row[0] and not all(c == "" for c in self._row[0]):
-                self._table.append(self._row)
-            self._row = None
-        elif tag == "table":
-            self._table = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def body(self, table_id):
-        """Rows below the header."""
-        return self.tables[table_id][1:]
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +42,7 @@ def _row(tables, table_id, first):
 @pytest.mark.parametrize("which", ["shaper", "window"])
 def test_every_fact_is_shown_with_its_source(which, request):
     record = request.getfixturevalue(which)
-    tables = Tables(probe_view.page_html(record))
+    tables = HtmlTables(probe_view.page_html(record))
     facts = record["host"]["facts"]
     assert len(tables.body("probe-facts")) == len(facts) > 10
     for fact in facts:
@@ -110,7 +73,7 @@ def test_what_was_skipped_is_listed(window):
 
 
 def test_the_tcp_info_shares_are_the_sampled_times_over_the_busy_time(window):
-    tables = Tables(probe_view.page_html(window))
+    tables = HtmlTables(probe_view.page_html(window))
     info = window["tcp_info"]
     busy = info["busy_s"]
     (_, _, rwnd_share, _), marked = _row(tables, "probe-limits", "rwnd_limited")
@@ -131,7 +94,7 @@ def test_the_verdict_and_the_limit_tcp_info_names(window):
     bound = window["tcp_info_bound"]
     assert bound["limit"] == "rwnd_limited"
     assert f"the receiver's window bound the run: rwnd_limited {bound['share']:.0%}" in text.replace("&#x27;", "'")
-    tables = Tables(text)
+    tables = HtmlTables(text)
     marked = [cells for cells, m in tables.body("probe-ceilings") if m]
     assert len(marked) == 1 and marked[0][1] == "window" == v["binding"]["kind"]
 
@@ -141,11 +104,11 @@ def test_a_bbr_run_behind_a_shaper_rests_on_the_model(shaper):
     assert shaper["tcp_info"]["congestion_control"] == "bbr" and shaper["tcp_info_bound"] is None
     assert "at-ceiling: limited by the traffic shaper (tc)" in text
     assert "TCP_INFO names no limit" in text
-    assert not [cells for cells, marked in Tables(text).body("probe-limits") if marked]
+    assert not [cells for cells, marked in HtmlTables(text).body("probe-limits") if marked]
 
 
 def test_the_ceilings_carry_raw_and_effective_figures(shaper):
-    tables = Tables(probe_view.page_html(shaper))
+    tables = HtmlTables(probe_view.page_html(shaper))
     rows = {cells[1]: (cells, m) for cells, m in tables.body("probe-ceilings")}
     cells, marked = rows["shaper"]
     assert marked
@@ -156,7 +119,7 @@ def test_the_ceilings_carry_raw_and_effective_figures(shaper):
 
 
 def test_the_run_figures(shaper):
-    tables = Tables(probe_view.page_html(shaper))
+    tables = HtmlTables(probe_view.page_html(shaper))
     run, info = shaper["run"], shaper["tcp_info"]
     figures = {cells[0]: cells[1] for cells, _ in tables.body("probe-run")}
     assert figures["retransmits"] == str(run["retransmits"])
@@ -223,8 +186,8 @@ def test_report_with_a_probe_carries_its_section(tmp_path, capsys):
     assert main(["report", "powermac-g5", "--probe", str(WINDOW), "-o", str(out)]) == 0
     assert f"probe {WINDOW}" in capsys.readouterr().out
     text = out.read_text()
-    tables = Tables(text)
-    assert 'id="probe"' in text and "probe-facts" in tables.tables and "probe-limits" in tables.tables
+    tables = HtmlTables(text)
+    assert 'id="probe"' in text and "probe-facts" in tables.rows and "probe-limits" in tables.rows
     assert 'id="ceiling-table"' in text  # the model's own sections stay
     record = read_probe_record(WINDOW)
     assert len(tables.body("probe-facts")) == len(record["host"]["facts"])
@@ -266,7 +229,7 @@ def test_probe_html_is_written_atomically(tmp_path, monkeypatch, capsys):
     assert main(["probe", "--no-detect", "--json", "--html", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert out.stat().st_ino != old_inode and [p.name for p in tmp_path.iterdir()] == ["probe.html"]
-    tables = Tables(out.read_text())
+    tables = HtmlTables(out.read_text())
     assert [c[0] for c, _ in tables.body("probe-facts")] == [f["name"] for f in printed["host"]["facts"]]
     assert "no verdict: no run against a peer" in out.read_text()
 

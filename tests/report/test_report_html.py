@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from html.parser import HTMLParser
 
 import pytest
+from html_tables import HtmlTables
 
 from pinchpoint.errors import InputError
 from pinchpoint.inputs.profile_io import load_profile
@@ -14,48 +14,8 @@ from pinchpoint.report.page import build_report, write_report
 from pinchpoint.inputs.signature import load_bundled
 
 
-class _Index(HTMLParser):
-    """Element ids, table rows by table id, and every tag name."""
-
-    def __init__(self):
-        super().__init__()
-        self.ids, self.tags, self.rows, self._table, self._row, self._cell = {}, [], {}, None, None, None
-        self.row_classes = {}
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        self.tags.append(tag)
-        if "id" in a:
-            self.ids.setdefault(a["id"], tag)
-        if tag == "table":
-            self._table = a.get("id")
-            self.rows[self._table] = []
-            self.row_classes[self._table] = []
-        elif tag == "tr" and self._table:
-            self._row = []
-            self.row_classes[self._table].append(a.get("class"))
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._row.append("".join(self._cell).strip())
-            self._cell = None
-        elif tag == "tr" and self._row is not None:
-            self.rows[self._table].append(self._row)
-            self._row = None
-        elif tag == "table":
-            self._table = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def index(text: str) -> _Index:
-    p = _Index()
-    p.feed(text)
-    return p
+def index(text: str) -> HtmlTables:
+    return HtmlTables(text)
 
 
 def test_theory_only_page(g5):
