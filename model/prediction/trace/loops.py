@@ -73,6 +73,37 @@ def back_edges(code: dict[int, Instruction]) -> list[tuple[int, int]]:
     return sorted(out, key=lambda e: e[1] - e[0])
 
 
+#: String instructions (the disassembly names them without their rep prefix).
+STRING_OPS = frozenset({"stos", "movs", "cmps", "scas", "lods"})
+
+
+def is_jump(mnemonic: str) -> bool:
+    """A conditional or unconditional jump (not a call or return; not a string instruction)."""
+    return bool(_JUMP.match(mnemonic)) or mnemonic == "jmp"
+
+
+def loop_exits(code: dict[int, Instruction]) -> frozenset[int]:
+    """Addresses of the conditional branches that close or leave a loop: backward ones (each
+    closes the loop [its target, itself]), those inside such a loop whose target lies outside
+    it (a loop tested at its top, a ``break``), and string instructions (Valgrind runs a
+    ``rep stos`` as a loop with a conditional branch per element; the core runs it as one
+    instruction).  The one rule by which traces and instruction counts leave out the loop-exit
+    mispredictions of Callgrind's predictor model: history-based predictors learn the exits
+    of loops whose trip counts repeat (Seznec, "TAGE-SC-L branch predictors again", CBP-5
+    2016, whose loop predictor does exactly that), whichever branch takes them."""
+    targets, strings = {}, set()
+    for addr, ins in code.items():
+        if ins.mnemonic in STRING_OPS:
+            strings.add(addr)
+        if _JUMP.match(ins.mnemonic):
+            m = _TARGET.match(ins.operands)
+            if m:  # an indirect jump has no target in the text
+                targets[addr] = int(m.group(1), 16)
+    loops = [(t, a) for a, t in targets.items() if t <= a]
+    return frozenset(strings | {a for a, t in targets.items()
+                                if t <= a or any(lo <= a <= hi and not lo <= t <= hi for lo, hi in loops)})
+
+
 def analyse_loop(code: dict[int, Instruction], addrs: list[int], lo: int, hi: int) -> LoopFacts:
     """Facts of the loop from ``lo`` to its back branch at ``hi`` (``addrs``: sorted)."""
     body = [(a, code[a]) for a in addrs[bisect_left(addrs, lo):bisect_right(addrs, hi)]]
