@@ -1,7 +1,9 @@
 """Count what a benchmark kernel executes per element, with Valgrind's callgrind: dynamic
-instructions (Ir), conditional branches (Bc) and the branches its simulated predictor
+instructions (Ir), conditional branches (Bc), the branches its simulated predictor
 mispredicts (Bcm) (Valgrind User Manual, "Callgrind: a call-graph generating cache and branch
-prediction profiler", --branch-sim=yes).
+prediction profiler", --branch-sim=yes) and the taken jumps (``taken``, --collect-jumps=yes:
+conditional jumps taken and unconditional jumps of ``body`` and every function it calls, as
+the trace counts them: :func:`pinchpoint.prediction.trace.phase.taken_jumps`).
 
 How (``count_cases``): each kernel of unseen.c / unseen2.c is run once per working set, alone
 (``--ops OP --sizes WS``, one thread), under ``valgrind --tool=callgrind --branch-sim=yes`` with
@@ -30,9 +32,10 @@ loops whose trip counts repeat (Seznec and Michaud, "A case for (partially) TAgg
 history length branch prediction", JILP 2006; Seznec, "TAGE-SC-L branch predictors again",
 CBP-5 2016, whose loop predictor does exactly that).  So two counts of mispredictions are kept:
 ``Bcm`` as simulated, and ``Bcm_not_exits``, less the mispredictions at the conditional branches
-that close a loop (backward) or leave one (inside a loop, targeting outside it) in the
-benchmark's own code (the set-up functions left out), found per instruction address
-(``--dump-instr=yes``; the binary is linked ``-no-pie`` so that those addresses are objdump's).
+that close or leave a loop in the benchmark's own code (the set-up functions left out), by the
+rule the trace uses (:func:`pinchpoint.prediction.trace.loops.loop_exits`), found per
+instruction address (``--dump-instr=yes``; the binary is linked ``-no-pie`` so that those
+addresses are objdump's).
 The second keeps data-dependent ``if``s and drops loop exits: it under-counts loops whose trip
 counts vary from one entry to the next.
 """
@@ -53,9 +56,7 @@ COUNT_LIMIT_BYTES = 8 * 1024 ** 2
 COUNT_TIMEOUT_S = 300
 #: Calls of ``body`` one counting run makes more than the other (its extra repetitions).
 EXTRA_CALLS = 2
-_EVENTS = ("Ir", "Bc", "Bcm", "Bcm_not_exits")
-#: String instructions (objdump names them without their rep prefix).
-STRING_OPS = frozenset({"stos", "movs", "cmps", "scas", "lods"})
+_EVENTS = ("Ir", "Bc", "Bcm", "Bcm_not_exits", "taken")
 #: Functions of unseen.c / unseen2.c that build the data, not the timed loops.
 SETUP_FUNCTIONS = frozenset({"main", "setup", "next_rand", "units"})
 
@@ -83,48 +84,35 @@ def _body_counts(annotated: str) -> dict[str, float]:
     raise RuntimeError("callgrind_annotate printed no line for the function 'body'")
 
 
-def _loop_branches(code: dict) -> set[int]:
-    """Addresses of the conditional branches that close or leave a loop: backward ones (the
-    back-edges, each closing the loop [its target, itself]), those inside such a loop whose
-    target lies outside it, and rep-prefixed string instructions (Valgrind runs each as a loop
-    with a conditional branch per iteration: a memset the compiler wrote as ``rep stos``)."""
-    targets, strings = {}, set()
-    for addr, ins in code.items():
-        if ins.mnemonic in STRING_OPS:
-            strings.add(addr)
-        if ins.mnemonic.startswith("j") and ins.mnemonic != "jmp":
-            try:
-                targets[addr] = int(ins.operands.split()[0], 16)
-            except (IndexError, ValueError):
-                continue  # an indirect jump
-    loops = [(t, a) for a, t in targets.items() if t <= a]
-    return strings | {a for a, t in targets.items()
-                      if t <= a or any(lo <= a <= hi and not lo <= t <= hi for lo, hi in loops)}
-
-
-def loop_exit_misses(profile_text: str, binary: Path) -> float:
-    """Mispredictions at the conditional branches that close or leave a loop in ``binary``'s
-    own timed code, from a callgrind profile with per-instruction costs."""
+def profile_counts(profile_text: str, binary: Path) -> tuple[float, float]:
+    """(mispredictions at the branches that close or leave a loop in ``binary``'s own timed
+    code, taken jumps of ``body`` and the functions it reaches) of a callgrind profile with
+    per-instruction costs and jumps."""
     from pinchpoint.prediction.trace.callgrind import parse_callgrind
     from pinchpoint.prediction.trace.disasm import parse_objdump
+    from pinchpoint.prediction.trace.phase import CodeFacts, taken_jumps
 
     prof = parse_callgrind(profile_text)
     dump = subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn", str(binary)],
                           capture_output=True, text=True, timeout=120, check=True).stdout
-    exits = _loop_branches(parse_objdump(dump))
+    own = {obj for obj, _, _ in prof.costs if Path(obj).name == binary.name}
+    code = CodeFacts(dict.fromkeys(own, parse_objdump(dump)))
     col = prof.index("Bcm")
-    return sum(c[col] for (obj, fn, addr), c in prof.costs.items()
-               if addr in exits and Path(obj).name == binary.name
-               and fn.split(".")[0] not in SETUP_FUNCTIONS)
+    missed = sum(c[col] for (obj, fn, addr), c in prof.costs.items()
+                 if obj in own and addr in code.exits(obj)
+                 and fn.split(".")[0] not in SETUP_FUNCTIONS)
+    timed = prof.reachable({"body"})
+    return missed, taken_jumps(prof, code, lambda k: k[1] in timed)
 
 
 def _run_counted(binary: Path, op: str, ws: int, reps: int, threads_flag: bool) -> tuple[dict, float]:
-    """(inclusive Ir, Bc, Bcm, Bcm_not_exits of ``body``, the kernel's units) of one callgrind run
+    """(inclusive Ir, Bc, Bcm, Bcm_not_exits, taken of ``body``, the kernel's units) of one callgrind run
     of ``reps`` timed repetitions (so ``reps`` + 2 calls of one inner iteration each)."""
     with tempfile.TemporaryDirectory(prefix="pp-callgrind-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
         cmd = ["valgrind", "--tool=callgrind", "--branch-sim=yes", "--cache-sim=yes",
-               "--simulate-wb=yes", "--dump-instr=yes", f"--callgrind-out-file={out}",
+               "--simulate-wb=yes", "--dump-instr=yes", "--collect-jumps=yes",
+               f"--callgrind-out-file={out}",
                str(binary), "--ops", op, "--sizes", str(ws), "--reps", str(reps),
                "--min-time", "1e-6", "--max-seconds", str(COUNT_TIMEOUT_S)]
         cmd += ["--threads", "1"] if threads_flag else []
@@ -140,12 +128,13 @@ def _run_counted(binary: Path, op: str, ws: int, reps: int, threads_flag: bool) 
                              capture_output=True, text=True, timeout=120, check=True).stdout
         counts = _body_counts(ann)
         with open(out, encoding="utf-8", errors="replace") as fh:
-            counts["Bcm_not_exits"] = counts["Bcm"] - loop_exit_misses(fh.read(), binary)
+            exit_misses, counts["taken"] = profile_counts(fh.read(), binary)
+        counts["Bcm_not_exits"] = counts["Bcm"] - exit_misses
     return counts, float(p["units"])
 
 
 def count_one(binary: Path, op: str, ws: int, threads_flag: bool) -> dict[str, float]:
-    """Per-element Ir, Bc, Bcm and Bcm_not_exits of one kernel at one working set: the counts of
+    """Per-element Ir, Bc, Bcm, Bcm_not_exits and taken of one kernel at one working set: the counts of
     two more calls (a run of 3 repetitions less a run of 1), so that the first call's cold
     simulated predictor is left out, as it is from the thousands of calls a timing makes."""
     one, units = _run_counted(binary, op, ws, 1, threads_flag)
@@ -167,7 +156,7 @@ def count_cases(name: str, params: dict, extra=(), threaded=("ompsum", "triad"))
         c = per[(op, ws)]
         print(f"callgrind {op:10s} {ws:>10d} B: {c['Ir']:.3f} instructions, {c['Bc']:.3f} "
               f"branches, {c['Bcm']:.4f} mispredicted ({c['Bcm_not_exits']:.4f} not at loop "
-              f"exits) per element", file=sys.stderr)
+              f"exits), {c['taken']:.3f} taken per element", file=sys.stderr)
     for op, ws in cases:
         if (op, ws) not in per:
             counted = [w for o, w in per if o == op]
@@ -185,8 +174,11 @@ def instructions_table(per_element: dict, units: float, mispredicts: str = "not_
     total, branches = per_element["Ir"] * units, per_element["Bc"] * units
     event = MISPREDICTS[mispredicts]
     missed = per_element[event] * units if event else 0.0
-    return (f"[phases.instructions]\ntotal = {total!r}\nbranches = {min(branches, total)!r}\n"
-            f"mispredicted = {min(missed, branches, total)!r}\n")
+    branches = min(branches, total)
+    # taken: absent from counts kept before jumps were collected (then not priced)
+    taken = min(per_element.get("taken", 0.0) * units, branches)
+    return (f"[phases.instructions]\ntotal = {total!r}\nbranches = {branches!r}\n"
+            f"mispredicted = {min(missed, branches)!r}\n" + (f"taken = {taken!r}\n" if taken else ""))
 
 
 def with_counts(workload_text, counts: dict, mispredicts: str = "not_exits"):
@@ -211,4 +203,5 @@ def save_counts(counts: dict, path: str) -> None:
 
 def load_counts(path: str) -> dict:
     with open(path, encoding="utf-8") as fh:
-        return {(r["op"], r["working_set_bytes"]): {e: r[e] for e in _EVENTS} for r in json.load(fh)}
+        return {(r["op"], r["working_set_bytes"]): {e: r[e] for e in _EVENTS if e in r}
+                for r in json.load(fh)}

@@ -21,6 +21,19 @@
  *   branches       16 conditional branches per iteration, each always going the same way (8
  *                  taken, 8 not taken), plus the loop branch: 17 branches, 42 instructions.
  *                  The resolution rate of well-predicted branches.
+ *   taken          the loop of a compiled loop's shape with nothing else to do: per iteration
+ *                  two independent register adds, the counter's decrement and its branch back
+ *                  (4 instructions, 1 taken branch).  A rolled loop in L1 retires about one
+ *                  iteration per cycle however short its body: a core predicts and fetches
+ *                  past a limited number of taken branches per cycle (one on most cores, up
+ *                  to two on AMD Zen 5: AMD, "Software Optimization Guide for the AMD Zen5
+ *                  Microarchitecture", 2024, on its branch predictor), and the counter's decrement is a chain of
+ *                  one-cycle adds.  Counted: n - 1 taken back branches per call of n = 4096 x
+ *                  iterations (the last falls through: 1 in 4096 or fewer, not corrected).
+ *   taken_jumps    8 unconditional jumps, each to the next one (each target on its own
+ *                  16-byte boundary), then the decrement and the taken back branch: 9 taken
+ *                  branches, 10 instructions per iteration.  The taken-branch rate with no
+ *                  one-cycle chain per branch: what the front end alone sustains.
  *   branch_sorted  for each of 256 Ki bits (32 KiB, in L1): if (bit) x += i (a real branch:
  *                  the taken side holds an empty volatile asm, which the compiler may not
  *                  if-convert); the bits sorted (zeros, then ones): two mispredictions per pass.
@@ -33,24 +46,26 @@
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
- * alu, mix, retire and branches are x86-64 assembly, so that their instruction counts are known
+ * alu, mix, retire, branches, taken and taken_jumps are x86-64 assembly, so that their instruction counts are known
  * exactly; on other targets they are not measured (the two branch loops are plain C).
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
- * counting the loop's data-dependent branch once per bit).
+ * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps).
  *
- * Usage: core [--ops alu,mix,retire,branches,branch_sorted,branch_random]
+ * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
-enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM };
+enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
-                                       "branch_random", NULL};
+                                       "branch_random", "taken", "taken_jumps", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
-                                       "branch/s", "branch/s", "branch/s"};
-/* instructions (alu, mix, retire) or branches (the others) per loop iteration or per bit */
-static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0};
+                                       "branch/s", "branch/s", "branch/s", "taken-branch/s",
+                                       "taken-branch/s"};
+/* instructions (alu, mix, retire), branches (branches, the bit loops) or taken branches
+   (taken, taken_jumps) per loop iteration or per bit */
+static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0};
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -153,6 +168,35 @@ static long branch_loop(long iters)
         : "cc");
     return x;
 }
+
+/* per iteration: 2 independent adds, decrement, taken back branch */
+static long taken_loop(long iters)
+{
+    long n = iters * LOOP_ITERS, x = seed_v, y = x;
+    __asm__ __volatile__(
+        ".p2align 6\n\t" "7:\n\t"
+        "add $1, %1\n\tadd $1, %2\n\t"
+        "dec %0\n\tjnz 7b\n\t"
+        : "+r"(n), "+r"(x), "+r"(y)
+        :
+        : "cc");
+    return x + y;
+}
+
+/* per iteration: 8 jumps, each to the next (16-byte aligned) one, decrement, back branch */
+#define JUMP(k) "jmp 8" k "f\n\t.p2align 4\n8" k ":\n\t"
+static long jumps_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    __asm__ __volatile__(
+        ".p2align 6\n\t" "9:\n\t"
+        JUMP("0") JUMP("1") JUMP("2") JUMP("3") JUMP("4") JUMP("5") JUMP("6") JUMP("7")
+        "dec %0\n\tjnz 9b\n\t"
+        : "+r"(n)
+        :
+        : "cc");
+    return n;
+}
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
@@ -178,16 +222,18 @@ static double body(void *p, long iters)
     case C_MIX: return (double)mix_loop(c->a, c->b, iters);
     case C_RETIRE: return (double)retire_loop(c->a, iters);
     case C_BRANCHES: return (double)branch_loop(iters);
+    case C_TAKEN: return (double)taken_loop(iters);
+    case C_JUMPS: return (double)jumps_loop(iters);
 #endif
     default: return (double)bit_loop(c->bits, iters);
     }
 }
 
-/* per call: instructions (alu, mix, retire) or branches (the others) */
+/* per call: instructions (alu, mix, retire), branches or taken branches (the others) */
 static double per_call(int op)
 {
     switch (op) {
-    case C_ALU: case C_BRANCHES: return OP_COUNT[op] * LOOP_ITERS;
+    case C_ALU: case C_BRANCHES: case C_TAKEN: case C_JUMPS: return OP_COUNT[op] * LOOP_ITERS;
     case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
     default: return OP_COUNT[op] * BITS;
@@ -197,8 +243,9 @@ static double per_call(int op)
 int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.01};
-    int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM};
-    int nops = 6, i, k, r;
+    int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
+                            C_RANDOM};
+    int nops = 8, i, k, r;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
     uint64_t *sorted, *shuffled;
@@ -235,7 +282,7 @@ int main(int argc, char **argv)
         double count;
         c.op = ops[k];
 #if !defined(__x86_64__)
-        if (c.op == C_ALU || c.op == C_MIX || c.op == C_RETIRE || c.op == C_BRANCHES) continue;
+        if (c.op != C_SORTED && c.op != C_RANDOM) continue;
 #endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;

@@ -129,7 +129,7 @@ def _result_text(point) -> str:
     elif r.unit in ("s", "flop/s"):
         dim = {"s": "time", "flop/s": "flop_rate"}[r.unit]
         fmt = lambda v: format_quantity(v, dim)  # noqa: E731
-    else:  # counted rates (instruction/s, branch/s), in giga
+    else:  # counted rates (instruction/s, branch/s, taken-branch/s), in giga
         fmt = lambda v: f"{v / 1e9:.4g} G{r.unit}"  # noqa: E731
     return f"{fmt(r.median)}  [{fmt(r.min)} .. {fmt(r.max)}]  n={len(r.repetitions)}"
 

@@ -91,6 +91,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # kinds, as callgrind's Ir or perf's instructions count)
     branches = 1000000                   # optional: conditional branches among them (Bc)
     mispredicted = 20000                 # optional: of those, mispredicted (Bcm; <= branches)
+    taken = 500000                       # optional: taken branches (<= branches; a loop's back
+                                         # branch once per iteration); 0/absent: not priced
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -314,7 +316,7 @@ def _flops(ctx: Reader, d, key) -> Flops:
 
 def _instructions(ctx: Reader, d, key) -> Instructions:
     ctx.table(d, key, INSTRUCTION_KEYS, ("total",))
-    try:  # Instructions checks mispredicted <= branches <= total where it is built
+    try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
         return Instructions(**{k: _count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d})
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None

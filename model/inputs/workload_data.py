@@ -143,8 +143,9 @@ class Flops:
                 "dependency_depth": self.dependency_depth}
 
 
-#: Keys of a phase's instruction table, each at most the one before it.
-INSTRUCTION_KEYS = ("total", "branches", "mispredicted")
+#: Keys of a phase's instruction table: each of the first three at most the one before it;
+#: ``taken`` at most ``branches``.
+INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken")
 
 
 @dataclass(frozen=True)
@@ -154,13 +155,15 @@ class Instructions:
     ``total`` counts every instruction (loads, stores, vector and scalar arithmetic, branches:
     what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
     conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
-    (Bcm).  mispredicted <= branches <= total; each >= 0 and finite (checked here, where the
-    object is built, so no invalid one exists).
+    (Bcm); ``taken`` the taken branches (a loop's back branch, once per iteration; callgrind's
+    jump counts; 0: not priced).  mispredicted <= branches <= total, taken <= branches; each
+    >= 0 and finite (checked here, where the object is built, so no invalid one exists).
     """
 
     total: float = 0.0
     branches: float = 0.0
     mispredicted: float = 0.0
+    taken: float = 0.0
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -168,16 +171,21 @@ class Instructions:
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
                                     key=f"instructions.{name}")
-        for small, big in (("branches", "total"), ("mispredicted", "branches")):
+        for small, big in (("branches", "total"), ("mispredicted", "branches"),
+                           ("taken", "branches")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
 
     def scaled(self, factor: float) -> "Instructions":
-        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor)
+        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
+                            self.taken * factor)
 
     def to_dict(self) -> dict:
-        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted}
+        out = {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted}
+        if self.taken:  # absent and 0 mean the same: not priced
+            out["taken"] = self.taken
+        return out
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ def _cycle_bounds(sig) -> tuple[float, float]:
 @pytest.mark.slow
 def test_core_points_are_present_and_sane(quick_signature):
     ops = {p["op"]: p for p in quick_signature.points("core")}
-    expected = {"branch_sorted", "branch_random"} | ({"alu", "mix", "retire", "branches"} if X86 else set())
+    expected = {"branch_sorted", "branch_random"} | (
+        {"alu", "mix", "retire", "branches", "taken", "taken_jumps"} if X86 else set())
     assert expected <= set(ops)
     short, long = _cycle_bounds(quick_signature)
     for op in ("alu", "mix", "retire"):
@@ -46,6 +47,12 @@ def test_core_points_are_present_and_sane(quick_signature):
     if "branches" in ops:
         rate = ops["branches"].result.max
         assert rate * short <= 8 and rate * long >= 0.25, rate  # resolved branches per cycle
+    for op in ("taken", "taken_jumps"):
+        if op in ops:
+            # 0.25 .. 4 taken branches per cycle: one or two on today's cores (two on AMD Zen 5)
+            rate = ops[op].result.max
+            assert rate * short <= 4 and rate * long >= 0.25, (op, rate)
+            assert ops[op].result.unit == "taken-branch/s"
     random, sorted_ = ops["branch_random"], ops["branch_sorted"]
     assert random["mispredict_share"] == 0.5 and sorted_["mispredict_share"] < 1e-3
     per_random, per_sorted = 1 / random.result.max, 1 / sorted_.result.max
@@ -97,3 +104,38 @@ def test_random_bits_mispredict_half_and_sorted_bits_almost_never(callgrind_coun
     ir, bc, bcm = callgrind_counts["bit_loop"]
     data_branches = bc / 2
     assert bcm / data_branches == pytest.approx(0.25, abs=0.03)
+
+
+@pytest.fixture(scope="module")
+def callgrind_jumps(tmp_path_factory):
+    """Per function of core.c's taken loops: (Ir, Bc, taken jumps) under callgrind with its
+    jump collection (built -O2 -fno-inline, each loop its own function)."""
+    from pinchpoint.prediction.trace.callgrind import parse_callgrind
+
+    if not X86:
+        pytest.skip("the counted loops are x86-64 assembly")
+    if not shutil.which("valgrind"):
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+    binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
+    out = tmp_path_factory.mktemp("callgrind") / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", "--branch-sim=yes", "--cache-sim=yes",
+                    "--simulate-wb=yes", "--dump-instr=yes", "--collect-jumps=yes",
+                    f"--callgrind-out-file={out}", str(binary), "--ops", "taken,taken_jumps",
+                    "--reps", "1", "--min-time", "1e-6"],
+                   check=True, capture_output=True, timeout=300)
+    prof = parse_callgrind(out.read_text())
+    taken: dict[str, float] = {}
+    for (_, fn, _), (cond, uncond) in prof.jumps.items():
+        taken[fn] = taken.get(fn, 0.0) + cond + uncond
+    return {fn: (e["Ir"], e["Bc"], taken.get(fn, 0.0)) for (_, fn), e in prof.functions().items()}
+
+
+@pytest.mark.parametrize("function, ir_per_bc, taken_per_bc", [
+    ("taken_loop", 4.0, 1.0),   # 2 adds, decrement, back branch: one conditional branch, taken
+    ("jumps_loop", 10.0, 9.0),  # 8 jumps, decrement, back branch: 9 taken, one conditional
+])
+def test_the_taken_loops_execute_the_stated_counts(callgrind_jumps, function, ir_per_bc, taken_per_bc):
+    ir, bc, taken = callgrind_jumps[function]
+    assert ir / bc == pytest.approx(ir_per_bc, rel=0.01)
+    # the last iteration's back branch falls through: under 1 in 4096 fewer taken
+    assert taken / bc == pytest.approx(taken_per_bc, rel=0.01)

@@ -17,13 +17,18 @@ from pinchpoint.prediction.convolve import RESOURCES, convolve
 #: prices), 2 G branch/s; the branch loop takes 1 ns per branch over sorted bits (no
 #: mispredictions) and 6 ns over random bits (half mispredicted): 10 ns per misprediction.
 ISSUE, MIX, BRANCH = 10e9, 5e9, 2e9
+#: taken: 1 G taken-branch/s (a loop of one iteration per ns); taken_jumps faster (4 G/s), kept
+#: beside it but never pricing (compiled loops carry the counter chain taken has).
+TAKEN, TAKEN_JUMPS = 1e9, 4e9
 SORTED_S, RANDOM_S, RANDOM_SHARE = 1e-9, 6e-9, 0.5
 PENALTY = (RANDOM_S - SORTED_S) / RANDOM_SHARE
 
 
 def core_points(speed: float = 1.0, **override) -> list[dict]:
     figures = {"alu": ("instruction/s", ISSUE), "mix": ("instruction/s", MIX),
-               "branches": ("branch/s", BRANCH), "branch_sorted": ("branch/s", 1 / SORTED_S),
+               "branches": ("branch/s", BRANCH), "taken": ("taken-branch/s", TAKEN),
+               "taken_jumps": ("taken-branch/s", TAKEN_JUMPS),
+               "branch_sorted": ("branch/s", 1 / SORTED_S),
                "branch_random": ("branch/s", 1 / RANDOM_S)}
     pts = []
     for op, (unit, rate) in figures.items():
@@ -34,10 +39,11 @@ def core_points(speed: float = 1.0, **override) -> list[dict]:
     return pts
 
 
-def signature(with_core: bool = True, **override) -> Signature:
+def signature(with_core: bool = True, without=(), **override) -> Signature:
     doc = synthetic_doc()
     if with_core:
-        doc["kernels"]["core"] = {"source_sha256": None, "points": core_points(**override)}
+        doc["kernels"]["core"] = {"source_sha256": None,
+                                  "points": [p for p in core_points(**override) if p["op"] not in without]}
     return Signature.from_dict(doc)
 
 
@@ -48,10 +54,11 @@ def workload(table: str, threads: int = 1, repeat: float = 1.0):
                           file="w.toml")
 
 
-def expected(total, branches=0.0, missed=0.0, threads=1):
-    """The formula, written out: max(total / instruction rate, branches / branch rate) + missed x penalty,
-    every count shared by the threads."""
-    return max(total / threads / ISSUE, branches / threads / BRANCH) + missed / threads * PENALTY
+def expected(total, branches=0.0, missed=0.0, taken=0.0, threads=1):
+    """The formula, written out: max(total / instruction rate, branches / branch rate,
+    taken / taken-branch rate) + missed x penalty, every count shared by the threads."""
+    return (max(total / threads / ISSUE, branches / threads / BRANCH, taken / threads / TAKEN)
+            + missed / threads * PENALTY)
 
 
 @pytest.mark.parametrize("counts, threads", [
@@ -62,7 +69,7 @@ def test_core_time_is_the_formula(counts, threads):
     total, branches, missed = counts
     w = workload(f"total = {total!r}\nbranches = {branches!r}\nmispredicted = {missed!r}\n", threads)
     p = convolve(signature(), w)
-    assert p.seconds("core") == pytest.approx(expected(total, branches, missed, threads), rel=1e-12)
+    assert p.seconds("core") == pytest.approx(expected(total, branches, missed, threads=threads), rel=1e-12)
     assert p.binding == "core" and p.phases[0].binding == "core"
     assert p.low_s == pytest.approx(max(r.seconds for r in p.resources), rel=1e-12)
 
@@ -78,6 +85,42 @@ def test_the_faster_instruction_loop_prices():
     p = convolve(signature(mix=20e9), workload("total = 2e10\n"))
     assert p.seconds("core") == pytest.approx(1.0)
     assert "core mix" in p.resources[RESOURCES.index("core")].detail
+
+
+@pytest.mark.parametrize("counts, threads, seconds", [
+    # a short-bodied loop of 1e9 iterations: 4 instructions, 1 branch taken each; at 10 G
+    # instructions/s and 2 G branches/s it would take 0.4 s; its back branches hold it 1 s
+    ((4e9, 1e9, 0.0, 1e9), 1, 1.0),
+    ((4e9, 1e9, 0.0, 1e9), 4, 0.25),
+    ((4e9, 1e9, 1e6, 1e9), 1, 1.0 + 1e6 * PENALTY),
+    # a long body: 40 instructions an iteration, so instructions bind (4 s), not the 1 s of taken
+    ((40e9, 1e9, 0.0, 1e9), 1, 4.0),
+])
+def test_taken_branches_bound_short_loops(counts, threads, seconds):
+    total, branches, missed, taken = counts
+    w = workload(f"total = {total!r}\nbranches = {branches!r}\nmispredicted = {missed!r}\n"
+                 f"taken = {taken!r}\n", threads)
+    p = convolve(signature(), w)
+    assert p.seconds("core") == pytest.approx(seconds, rel=1e-12)
+    assert p.seconds("core") == pytest.approx(expected(*counts, threads=threads), rel=1e-12)
+    detail = p.resources[RESOURCES.index("core")].detail
+    assert "1e+09 taken branches at 1 G/s (core taken)" in detail
+    assert "taken_jumps" not in detail  # the faster jump chain never prices
+
+
+def test_a_missing_taken_loop_is_refused_naming_the_key_and_the_loop():
+    sig = signature(without=("taken", "taken_jumps"))
+    w = workload("total = 4e9\nbranches = 1e9\ntaken = 1e9\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(sig, w)
+    assert exc.value.key == "phases[0].instructions.taken"
+    assert "taken branches need the core kernel's taken loop" in exc.value.message
+    p = convolve(sig, w, extrapolate=True)
+    assert p.seconds("core") == 0.0
+    assert any("instructions.taken" in e and "no core time" in e for e in p.extrapolations)
+    # without a taken count, the signature's lack of the loop does not matter
+    plain = convolve(sig, workload("total = 4e9\nbranches = 1e9\n"))
+    assert plain.seconds("core") == pytest.approx(0.5)
 
 
 def test_core_shows_in_json_and_text(capsys, tmp_path):

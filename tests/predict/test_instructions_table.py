@@ -45,6 +45,10 @@ def test_branches_and_mispredicts_are_optional_and_a_phase_may_omit_the_table():
     ("total = 5\nbranches = 2\nmispredicted = 3\n", "mispredicted", "more than the 2 branches"),
     ("total = 5\nmispredicted = 1\n", "mispredicted", "more than the 0 branches"),
     ("total = 5\ncycles = 1\n", "cycles", "unknown key"),
+    ("total = 5\nbranches = 2\ntaken = 3\n", "taken", "more than the 2 branches"),
+    ("total = 5\ntaken = 1\n", "taken", "more than the 0 branches"),
+    ("total = 5\nbranches = 2\ntaken = -1\n", "taken", "negative"),
+    ("total = 5\nbranches = 2\ntaken = 'loops'\n", "taken", "not a number"),
     ("total = 1e39\n[[phases.memory]]\nops = 1\nworking_set = '1 MiB'\n", "total", "beyond"),
 ])
 def test_bad_tables_name_the_file_phase_and_key(body, key, words):
@@ -58,6 +62,15 @@ def test_bad_tables_name_the_file_phase_and_key(body, key, words):
     assert words in exc.value.message
 
 
+def test_taken_is_read_optional_and_round_trips():
+    ins = loads_workload(BASE + "total = 60\nbranches = 10\ntaken = 9\n").phases[0].instructions
+    assert (ins.total, ins.branches, ins.mispredicted, ins.taken) == (60, 10, 0, 9)
+    d = loads_workload(BASE + "total = 60\nbranches = 10\ntaken = 9\n").phases[0].to_dict()
+    assert d["instructions"] == {"total": 60, "branches": 10, "mispredicted": 0, "taken": 9}
+    assert loads_workload(BASE + "total = 60\n").phases[0].instructions.taken == 0
+    assert Instructions(8, 4, 1, 2).scaled(0.5) == Instructions(4, 2, 0.5, 1)
+
+
 def test_the_table_must_be_a_table():
     with pytest.raises(WorkloadError) as exc:
         loads_workload('schema = 1\n[[phases]]\ninstructions = 5\n', file="w.toml")
@@ -65,7 +78,8 @@ def test_the_table_must_be_a_table():
 
 
 def test_the_object_cannot_exist_invalid():
-    for args in ((-1, 0, 0), (float("nan"), 0, 0), (1, 2, 0), (3, 2, 2.5)):
+    for args in ((-1, 0, 0), (float("nan"), 0, 0), (1, 2, 0), (3, 2, 2.5), (3, 2, 0, 2.5),
+                 (3, 2, 0, -1), (3, 2, 0, float("inf"))):
         with pytest.raises(WorkloadError):
             Instructions(*args)
     assert Instructions(4, 2, 1).scaled(3) == Instructions(12, 6, 3)
@@ -80,3 +94,8 @@ def test_cli_refuses_a_bad_table_with_exit_2(capsys, tmp_path):
     assert main(["predict", "--workload", str(f), "--signature", str(sig)]) == 2
     err = capsys.readouterr().err
     assert "phases[0].instructions.branches" in err and len(err.strip().splitlines()) == 1
+    f.write_text(BASE + "total = 10\nbranches = 2\ntaken = 3\n")
+    assert main(["predict", "--workload", str(f), "--signature", str(sig)]) == 2
+    err = capsys.readouterr().err
+    assert str(f) in err and "phases[0].instructions.taken" in err and "2 branches" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -10,6 +10,7 @@ import pytest
 
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.trace.disasm import parse_objdump
+from pinchpoint.prediction.trace.loops import loop_exits
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -52,9 +53,10 @@ def test_body_counts_read_dots_as_zero(counts):
     assert got == {"Ir": 900000.0, "Bc": 150000.0, "Bcm": 0.0}
 
 
-def test_loop_branches_are_back_edges_exits_and_string_ops(counts):
+def test_loop_branches_are_back_edges_exits_and_string_ops():
+    # the one rule the counts and the trace share
     code = parse_objdump(OBJDUMP)
-    assert counts._loop_branches(code) == {0x401018, 0x401020, 0x401024}
+    assert loop_exits(code) == {0x401018, 0x401020, 0x401024}
 
 
 def test_the_table_scales_per_element_counts_and_loads(counts):
@@ -78,3 +80,18 @@ def test_with_counts_appends_the_table_to_the_hand_counts(counts):
     w = loads_workload(text("k", {"working_set_bytes": 4096, "units": 10}))
     assert w.phases[0].flops.fma == 2 and w.phases[0].instructions.total == 20
     assert loads_workload(text("k", {"working_set_bytes": 8192, "units": 10})).phases[0].instructions is None
+
+
+def test_taken_enters_the_table_and_old_counts_without_it_still_load(counts, tmp_path):
+    per = {"Ir": 4.0, "Bc": 1.0, "Bcm": 0.1, "Bcm_not_exits": 0.0, "taken": 0.999}
+    ins = loads_workload("schema = 1\n[[phases]]\n" + counts.instructions_table(per, 1000.0)).phases[0].instructions
+    assert (ins.total, ins.branches, ins.taken) == pytest.approx((4000, 1000, 999))
+    # more taken jumps than conditional branches (unconditional ones): stated at the branches
+    per["taken"] = 1.5
+    ins = loads_workload("schema = 1\n[[phases]]\n" + counts.instructions_table(per, 1000.0)).phases[0].instructions
+    assert ins.taken == pytest.approx(1000)
+    old = {k: v for k, v in per.items() if k != "taken"}
+    assert "taken" not in counts.instructions_table(old, 1000.0)
+    counts.save_counts({("copy", 4096): per, ("dot", 4096): old}, str(tmp_path / "c.json"))
+    back = counts.load_counts(str(tmp_path / "c.json"))
+    assert back[("copy", 4096)] == per and back[("dot", 4096)] == old

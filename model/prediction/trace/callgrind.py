@@ -8,7 +8,11 @@ writes, first-level and last-level misses, and last-level misses that evict a di
 (a write-back).  With ``--branch-sim=yes`` it adds ``Bc Bcm Bi Bim``: conditional branches
 executed and mispredicted, indirect branches executed and mispredicted, as its model of a
 simple predictor predicts them (2-bit counters; a model, not the machine's predictor); those
-events are optional here.  The format is documented in the Valgrind manual, "Callgrind Format
+events are optional here.  With ``--collect-jumps=yes`` it writes, before the position of each
+jump that ran, ``jcnd=T/E target`` (a conditional jump executed E times, taken T times; the
+order read off Callgrind 3.19's output, where T <= E) or ``jump=N target`` (an unconditional
+jump taken N times); those are kept per instruction (:attr:`CallgrindProfile.jumps`), with the
+call edges (``cfn=`` then ``calls=``) that tell which functions a function reaches.  The format is documented in the Valgrind manual, "Callgrind Format
 Specification" (https://valgrind.org/docs/manual/cl-format.html): name compression
 ``fn=(id) name``, relative positions ``+n``/``-n``/``*``, and ``calls=`` lines whose
 following cost line is the callee's *inclusive* cost, which is not the caller's own.
@@ -48,6 +52,22 @@ class CallgrindProfile:
     desc: dict[str, str] = field(default_factory=dict)
     #: per thread (Callgrind --separate-threads=yes): (object, function) -> instructions
     thread_ir: tuple[dict[tuple[str, str], float], ...] = ()
+    #: (object, function, jump's address) -> [conditional jumps taken, unconditional jumps]
+    #: (Callgrind --collect-jumps=yes; empty without it)
+    jumps: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
+    #: (caller, callee) function names of every call that ran
+    calls: set[tuple[str, str]] = field(default_factory=set)
+
+    def reachable(self, roots) -> set[str]:
+        """The functions ``roots`` (names) and every function they call, transitively."""
+        seen, todo = set(roots), list(roots)
+        while todo:
+            fn = todo.pop()
+            for caller, callee in self.calls:
+                if caller == fn and callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        return seen
 
     def threads(self, select=None, *, share: float = 0.1) -> int:
         """Threads that ran at least ``share`` of the busiest thread's instructions among
@@ -106,10 +126,12 @@ def merge_threads(texts, files) -> CallgrindProfile:
         if prof.events != merged.events:
             raise MeasurementError(f"{file}: events {' '.join(prof.events)} differ from the "
                                    f"other threads' profiles")
-        for key, c in prof.costs.items():
-            acc = merged.costs.setdefault(key, [0.0] * len(c))
-            for i, v in enumerate(c):
-                acc[i] += v
+        for table, other in ((merged.costs, prof.costs), (merged.jumps, prof.jumps)):
+            for key, c in other.items():
+                acc = table.setdefault(key, [0.0] * len(c))
+                for i, v in enumerate(c):
+                    acc[i] += v
+        merged.calls |= prof.calls
     if merged is None:
         raise MeasurementError("Callgrind wrote no profile")
     merged.thread_ir = tuple(per_thread)
@@ -123,11 +145,20 @@ class _Parser:
         self.file = file
         self.names = {} if names is None else names
         self.positions = ["line"]
-        self.current = {"ob": "", "fn": ""}
+        self.current = {"ob": "", "fn": "", "cfn": ""}
         self.prof: CallgrindProfile | None = None
         self.desc: dict[str, str] = {}
         self.last = [0] * 2
         self.skip_next_cost = False
+        self.jump: tuple[int, float] | None = None  # (column, count) of a jump line's jump
+
+    def jump_line(self, head: str, rest: str, where: str) -> None:
+        """``jcnd=T/E target`` or ``jump=N target``: the jump at the next line's position."""
+        count = rest.split(None, 1)[0] if rest.strip() else ""
+        try:
+            self.jump = (0, float(int(count.split("/")[0]))) if head == "jcnd" else (1, float(int(count)))
+        except ValueError:
+            raise MeasurementError(f"{where}: {head}={rest!r} has no jump count") from None
 
     def name(self, head: str, rest: str) -> None:
         """``fn=(id) name`` and the like: define or look up a compressed name."""
@@ -140,8 +171,12 @@ class _Parser:
                 self.names[(kind, ident)] = name
             else:
                 name = self.names.get((kind, ident), f"({ident})")
-        if head in ("ob", "fn"):
+        if head in ("ob", "fn", "cfn"):
             self.current[head] = name
+
+    def calls_edge(self) -> None:
+        if self.prof is not None:
+            self.prof.calls.add((self.current["fn"], self.current["cfn"]))
 
     def header(self, key: str, value: str) -> None:
         value = value.strip()
@@ -175,6 +210,11 @@ class _Parser:
         npos = len(self.positions)
         pos = [_position(t, self.last[i], where) for i, t in enumerate(tokens[:npos])]
         self.last[:len(pos)] = pos
+        if self.jump is not None:  # the position of the jump the line before counted
+            col, n = self.jump
+            self.jump = None
+            acc = prof.jumps.setdefault((self.current["ob"], self.current["fn"], pos[0]), [0.0, 0.0])
+            acc[col] += n
         if self.skip_next_cost:  # a call's inclusive cost: not the caller's own
             self.skip_next_cost = False
             return
@@ -208,8 +248,11 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out", names=None) -> Ca
         head, sep, rest = line.partition("=")
         if sep and head in _SPACE:
             st.name(head, rest)
-        elif sep and head in ("calls", "jump", "jcnd"):
-            st.skip_next_cost = head == "calls"
+        elif sep and head == "calls":
+            st.skip_next_cost = True
+            st.calls_edge()
+        elif sep and head in ("jump", "jcnd"):
+            st.jump_line(head, rest, f"{file} line {lineno}")
         elif ":" in line and line[0] not in "+-*0123456789":
             key, _, value = line.partition(":")
             st.header(key, value)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
 from pinchpoint.prediction.trace.disasm import Instruction
-from pinchpoint.prediction.trace.loops import LoopFacts, Loops
+from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump, loop_exits
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
@@ -52,6 +52,8 @@ class PhaseFacts:
     #: run with --branch-sim=yes); None without branch simulation
     branches: float | None = None
     mispredicted: float | None = None
+    #: taken jumps, conditional and unconditional (a run with --collect-jumps=yes; None without)
+    taken: float | None = None
     assumed: float = 0.0
     threads: int = 1
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
@@ -63,6 +65,7 @@ class CodeFacts:
     def __init__(self, disasm: dict):
         self.disasm = disasm
         self._loops: dict[str, Loops] = {}
+        self._exits: dict[str, frozenset[int]] = {}
         self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
 
     def count_trips(self, prof, ir: int) -> None:
@@ -87,6 +90,12 @@ class CodeFacts:
         instruction after it (None when either is unknown)."""
         branch, exits = self.trip_counts.get((obj, facts.end), (0.0, 0.0))
         return branch / exits if branch > 0 and exits > 0 else None
+
+    def exits(self, obj: str) -> frozenset[int]:
+        """The loop-closing and loop-leaving branches of ``obj`` (:func:`loops.loop_exits`)."""
+        if obj not in self._exits:
+            self._exits[obj] = loop_exits(self.disasm.get(obj, {}))
+        return self._exits[obj]
 
     def loop(self, obj: str, addr: int) -> LoopFacts | None:
         if obj not in self._loops:
@@ -156,6 +165,8 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
         _branches(pf, first, code, select)
+        if first.jumps:  # a run with --collect-jumps=yes
+            pf.taken = taken_jumps(first, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     _loop_facts(pf, code, executed)
@@ -163,19 +174,38 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
 
 
 def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
-    """Conditional branches and their mispredictions, less those of loops' back branches:
-    Callgrind's 2-bit counters miss every exit of a loop, which the history-based predictors
-    of current cores learn for loops of steady trip counts (Seznec and Michaud, "A case for
-    (partially) TAgged GEometric history length branch prediction", JILP 2006)."""
+    """Conditional branches and their mispredictions, less those at branches that close or
+    leave a loop (:func:`pinchpoint.prediction.trace.loops.loop_exits`): Callgrind's 2-bit
+    counters miss every exit of a loop, which the history-based predictors of current cores
+    learn for loops of steady trip counts (Seznec and Michaud, "A case for (partially) TAgged
+    GEometric history length branch prediction", JILP 2006)."""
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
     for (obj, fn, addr), c in prof.costs.items():
         if select is not None and not select((obj, fn, addr)):
             continue
         pf.branches += c[bc]
-        facts = code.loop(obj, addr)
-        if facts is None or facts.end != addr:
+        if addr not in code.exits(obj):
             pf.mispredicted += c[bcm]
+
+
+def taken_jumps(prof, code: CodeFacts, select=None) -> float:
+    """Taken jumps of the instructions ``select((obj, fn, addr))`` accepts (all): conditional
+    jumps taken and unconditional jumps (direct or indirect), each a taken branch the front end follows (core.c's ``taken`` loop prices
+    them).  Calls and returns are left out: compiled hot loops inline their callees, Callgrind
+    records no returns, and the core loop that prices taken branches makes no call.  String
+    instructions are left out too: Valgrind runs them as loops, the core as one instruction.
+    So is a "jump" Callgrind records at an instruction the disassembly shows is no jump (a
+    fall-through where Valgrind split a block); code the disassembly lacks counts as Callgrind
+    says."""
+    taken = 0.0
+    for (obj, fn, addr), (cond, uncond) in prof.jumps.items():
+        if select is not None and not select((obj, fn, addr)):
+            continue
+        m = code.instruction(obj, addr).mnemonic
+        if m == _DEFAULT.mnemonic or is_jump(m):
+            taken += cond + uncond
+    return taken
 
 
 def _events(prof, key, idx) -> dict:

@@ -70,7 +70,7 @@ def _kill(proc: subprocess.Popen) -> None:
 def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Path,
                    log: Path, program: list[str], *, branches: bool = False) -> list[str]:
     """The Valgrind command line for one run (D1 = I1 = ``l1``, LL = ``ll``; with ``branches``
-    also Callgrind's branch simulation, events Bc Bcm Bi Bim)."""
+    also Callgrind's branch simulation, events Bc Bcm Bi Bim, and its jump counts)."""
     def spec(c):
         size, ways, line, _ = c.valgrind_geometry()
         return f"{size},{ways},{line}"
@@ -78,7 +78,7 @@ def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Pat
     # --separate-threads=yes: one profile per thread, the threads the program ran.
     return [valgrind, "--tool=callgrind", "--vgdb=no", "--separate-threads=yes",
             "--cache-sim=yes", "--simulate-wb=yes", "--dump-instr=yes",
-            *(["--branch-sim=yes"] if branches else []),
+            *(["--branch-sim=yes", "--collect-jumps=yes"] if branches else []),
             f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
             f"--callgrind-out-file={out}", f"--log-file={log}", "--", *program]
 

@@ -24,8 +24,12 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   (Bcm).  The mispredictions are those of the predictor Callgrind models (the Valgrind manual,
   "Cachegrind: a high-precision tracing profiler", "Branch simulation specifics": 16384 2-bit
   saturating counters indexed by the branch's address and the last few outcomes), not of the
-  machine's own predictor; those of loops' back branches (every loop exit, in that model) are
-  left out (:func:`pinchpoint.prediction.trace.phase.phase_facts`).
+  machine's own predictor; those at branches that close or leave a loop (every loop exit, in
+  that model) are left out (:func:`pinchpoint.prediction.trace.loops.loop_exits`).  With
+  Callgrind's jump collection, the taken jumps (``taken``: conditional jumps taken and
+  unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`),
+  at most the conditional branches (a phase with more unconditional jumps than conditional
+  branches is stated at its conditional branches, the bound the workload reader checks).
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -68,7 +72,8 @@ UNKNOWN = (
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
     "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
     "Callgrind's model of a simple predictor (2-bit counters), not of this machine's, less "
-    "those of loops' back branches (loop exits, which history-based predictors learn)",
+    "those at branches that close or leave a loop (loop exits, which history-based predictors "
+    "learn)",
 )
 
 
@@ -84,10 +89,12 @@ class TracedPhase:
     #: conditional branches and those Callgrind's predictor model mispredicted (None: not simulated)
     branches: float | None = None
     mispredicted: float | None = None
+    #: taken jumps (None: jumps not collected)
+    taken: float | None = None
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
-                "mispredicted": self.mispredicted, "flops": dict(self.flops),
+                "mispredicted": self.mispredicted, "taken": self.taken, "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
                 "assumed_width_accesses": self.assumed_width_accesses,
@@ -198,6 +205,8 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         # each conditional branch is one of the instructions, each misprediction one of them
         out["branches"] = min(round(pf.branches), total)
         out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
+        if pf.taken is not None:
+            out["taken"] = min(round(pf.taken), out["branches"])
     return out
 
 
@@ -267,7 +276,8 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
-                                  pf.instructions, pf.assumed, pf.branches, pf.mispredicted))
+                                  pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
+                                  pf.taken))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)

@@ -1,0 +1,70 @@
+"""Add core-kernel loops measured later to a recorded signature, keeping everything it holds.
+
+A recorded machine's kernel times are re-predicted with the signature measured beside them
+(benchmarks/recorded.py).  When kernels/core.c gains a loop, those signatures lack it; this
+adds the new loops' points, measured on the same machine by ``pinchpoint measure --quick
+--only core`` (one or more runs: every repetition of a loop is kept in one point, so its
+"best" is the fastest of all), and leaves the recorded points as they were.  Refuses to
+replace a loop the signature already has.
+
+Usage::
+
+    python3 benchmarks/add_core_points.py --ops taken,taken_jumps --into SIG.json CORE1.json [CORE2.json ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from pinchpoint.inputs.signature import Result, Signature
+from pinchpoint.paths import atomic_write
+
+
+def merged_points(ops, runs: list[dict]) -> list[dict]:
+    """One point per op with the repetitions of every run (in run order)."""
+    out = []
+    for op in ops:
+        pts = [p for d in runs for p in d["kernels"].get("core", {}).get("points", []) if p["op"] == op]
+        if not pts:
+            raise SystemExit(f"no run holds the core loop {op!r}")
+        units = {p["result"]["unit"] for p in pts}
+        if len(units) != 1:
+            raise SystemExit(f"core {op}: the runs disagree on the unit ({', '.join(sorted(units))})")
+        reps = [r for p in pts for r in p["result"]["repetitions"]]
+        params = {k: v for k, v in pts[0].items() if k != "result"}
+        out.append({**params, "result": Result.from_repetitions(units.pop(), reps).to_dict()})
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ops", required=True, help="core loops to add, comma-separated")
+    ap.add_argument("--into", required=True, help="the recorded signature (rewritten in place)")
+    ap.add_argument("runs", nargs="+", help="signatures holding the core kernel's new loops")
+    args = ap.parse_args(argv)
+    ops = [o for o in args.ops.split(",") if o]
+    with open(args.into, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    runs = []
+    for path in args.runs:
+        with open(path, encoding="utf-8") as fh:
+            runs.append(json.load(fh))
+    core = doc["kernels"].get("core")
+    if core is None:
+        raise SystemExit(f"{args.into}: has no core kernel to add loops to")
+    have = {p["op"] for p in core["points"]}
+    if have & set(ops):
+        raise SystemExit(f"{args.into}: already holds {', '.join(sorted(have & set(ops)))}")
+    core["points"] = core["points"] + merged_points(ops, runs)
+    Signature.from_dict(doc)  # the result must load as a signature
+    with atomic_write(args.into) as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    print(f"{args.into}: added core {', '.join(ops)} from {len(runs)} run(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
