@@ -91,6 +91,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # kinds, as callgrind's Ir or perf's instructions count)
     branches = 1000000                   # optional: conditional branches among them (Bc)
     mispredicted = 20000                 # optional: of those, mispredicted (Bcm; <= branches)
+    divisions = 100000                   # optional: integer divisions among them (div, idiv;
+                                         # <= total): priced by the core divide loop
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)

@@ -143,8 +143,8 @@ class Flops:
                 "dependency_depth": self.dependency_depth}
 
 
-#: Keys of a phase's instruction table, each at most the one before it.
-INSTRUCTION_KEYS = ("total", "branches", "mispredicted")
+#: Keys of a phase's instruction table (each a part of another: see Instructions).
+INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "divisions")
 
 
 @dataclass(frozen=True)
@@ -154,13 +154,16 @@ class Instructions:
     ``total`` counts every instruction (loads, stores, vector and scalar arithmetic, branches:
     what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
     conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
-    (Bcm).  mispredicted <= branches <= total; each >= 0 and finite (checked here, where the
-    object is built, so no invalid one exists).
+    (Bcm).  ``divisions`` counts the integer divisions among them (x86-64 ``div``/``idiv``,
+    AArch64 ``udiv``/``sdiv``; 0: not priced).  mispredicted <= branches <= total, divisions <=
+    total; each >= 0 and finite (checked here, where the object is built, so no invalid one
+    exists).
     """
 
     total: float = 0.0
     branches: float = 0.0
     mispredicted: float = 0.0
+    divisions: float = 0.0
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -168,16 +171,19 @@ class Instructions:
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
                                     key=f"instructions.{name}")
-        for small, big in (("branches", "total"), ("mispredicted", "branches")):
+        for small, big in (("branches", "total"), ("mispredicted", "branches"),
+                           ("divisions", "total")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
 
     def scaled(self, factor: float) -> "Instructions":
-        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor)
+        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
+                            divisions=self.divisions * factor)
 
     def to_dict(self) -> dict:
-        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted}
+        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
+                **({"divisions": self.divisions} if self.divisions else {})}
 
 
 @dataclass(frozen=True)
