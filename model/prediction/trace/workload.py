@@ -25,7 +25,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   "Cachegrind: a high-precision tracing profiler", "Branch simulation specifics": 16384 2-bit
   saturating counters indexed by the branch's address and the last few outcomes), not of the
   machine's own predictor; those of loops' back branches (every loop exit, in that model) are
-  left out (:func:`pinchpoint.prediction.trace.phase.phase_facts`).
+  left out (:func:`pinchpoint.prediction.trace.phase.phase_facts`); and its integer divisions,
+  the executions of its ``div``/``idiv`` instructions (read off the disassembly).
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -84,10 +85,13 @@ class TracedPhase:
     #: conditional branches and those Callgrind's predictor model mispredicted (None: not simulated)
     branches: float | None = None
     mispredicted: float | None = None
+    #: executed integer divides (div, idiv)
+    divisions: float = 0.0
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
-                "mispredicted": self.mispredicted, "flops": dict(self.flops),
+                "mispredicted": self.mispredicted, "divisions": self.divisions,
+                "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
                 "assumed_width_accesses": self.assumed_width_accesses,
@@ -189,7 +193,8 @@ def _flops_doc(flops: dict) -> dict:
 
 def instructions_doc(pf: PhaseFacts) -> dict | None:
     """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
-    threads, as its flops and bytes are (None when it ran no instruction)."""
+    threads, as its flops and bytes are, and its executed integer divides (None when it ran no
+    instruction)."""
     total = round(pf.instructions)
     if total <= 0:
         return None
@@ -198,6 +203,8 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         # each conditional branch is one of the instructions, each misprediction one of them
         out["branches"] = min(round(pf.branches), total)
         out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
+    if round(pf.divisions) > 0:  # each integer divide is one of the instructions
+        out["divisions"] = min(round(pf.divisions), total)
     return out
 
 
@@ -267,7 +274,8 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
-                                  pf.instructions, pf.assumed, pf.branches, pf.mispredicted))
+                                  pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
+                                  divisions=pf.divisions))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
