@@ -118,3 +118,37 @@ def test_a_traced_hash_counts_one_division_per_key(tmp_path, valgrind):
     assert by["kernel"]["divisions"] == 3 * n and by["narrow"]["divisions"] == 3 * n
     assert "divisions" not in by["constant"]
     assert by["kernel"]["total"] >= 5 * 3 * n  # load, multiply, divide, update, loop: >= 5 a key
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_the_traced_modhash_example_agrees_with_its_hand_count(tmp_path, valgrind):
+    """benchmarks/trace_examples/modhash.c built as trace_validation builds it: its traced
+    kernel phase executes the divisions the hand count states (one per key and call)."""
+    import sys
+    from pathlib import Path
+
+    from pinchpoint.prediction.trace.runner import trace_program
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        from trace_hand_counts import KERNELS, hand_phase
+    finally:
+        sys.path.remove(str(bench))
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (gcc)")
+    exe = tmp_path / "modhash"
+    subprocess.run([cc, "-O3", "-march=x86-64-v3", "-o", str(exe),
+                    str(bench / "trace_examples" / "modhash.c")], check=True)
+    n, reps, extra = 10_000, 2, KERNELS["modhash"][1]
+    cmd = [str(exe), str(n), str(reps), *map(str, extra)]
+    runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="modhash", command=cmd,
+                               target="test", top_functions=3)
+    traced = next(p for p in tw.workload.phases if p.name == "kernel").instructions
+    hand = hand_phase("modhash", n, reps, extra)
+    assert traced.divisions == hand["instructions"]["divisions"] * hand["repeat"] == n * reps
+    # the hand count's 8 instructions per key is the compiled loop's, within its set-up
+    assert traced.total == pytest.approx(hand["instructions"]["total"] * reps, rel=0.01)
