@@ -14,6 +14,9 @@ KERNELS = {
     "spmv": (lambda n: 12 * 8 * n + 16 * n, (8,)), "ompsum": (lambda n: 8 * n, ()),
     "matvec": (lambda m: 8 * m * m, ()), "transpose": (lambda m: 16 * m * m, ()),
     "stencil": (lambda m: 16 * m * m, ()),
+    # keys (4 B each) and the 4093 bins of 4 B; x and the half of y a call writes; x and y
+    "modhash": (lambda n: 4 * n + 4 * 4093, (4093,)), "filter": (lambda n: 12 * n, ()),
+    "prefix": (lambda n: 16 * n, ()),
 }
 SQUARE = {"matvec", "transpose", "stencil"}
 OPENMP = {"ompsum"}
@@ -34,6 +37,34 @@ def _size_for(name: str, footprint: float) -> int:
 def _mem(nbytes, ws, pattern="stride1", op="load", **kw):
     return {"bytes": f"{nbytes:.0f} B", "working_set": f"{ws:.0f} B", "pattern": pattern,
             "op": op, **kw}
+
+
+def _modhash(n, extra, ph):
+    """h[(key[i] * c) % m] += 1, m known at run time: the key stream, a read-modify-write of a
+    4 B bin at a hashed place; per key a load, a multiply, the division, the bin's update, the
+    index's add, compare and loop branch (8 instructions, one a divide)."""
+    ph["instructions"] = {"total": 8 * n, "branches": n, "divisions": n}
+    return [_mem(4 * n, 4 * extra[0], "gather", "update")], {}
+
+
+def _filter(n, extra, ph):
+    """if (x[i] > t) y[k++] = x[i] over uniform x, t = 0.5: every x loaded, half stored; two
+    branches per element (the test and the loop), the test mispredicted half the time (its
+    outcome is random); per element a load, compare, branch, the loop's add, compare and
+    branch, and for half a store and k's add (7 instructions on average)."""
+    ph["instructions"] = {"total": 7 * n, "branches": 2 * n, "mispredicted": n / 2}
+    return [_mem(8 * n, 12 * n), _mem(4 * n, 12 * n, op="store")], {}
+
+
+def _prefix(n, extra, ph):
+    """s += x[i]; y[i] = s: one chain of n dependent adds through the whole array."""
+    return ([_mem(8 * n, 16 * n), _mem(8 * n, 16 * n, op="store")],
+            {"add_multiply": n, "chained_adds": n, "chains": 1})
+
+
+#: The kernels whose hand count is a function of its own: (N, extra args, phase) ->
+#: (memory entries, flops), the phase's other keys set in place.
+COUNTED = {"modhash": _modhash, "filter": _filter, "prefix": _prefix}
 
 
 def hand_phase(name: str, n: int, reps: int, extra=()) -> dict:  # one branch per kernel: a table
@@ -79,6 +110,8 @@ def hand_phase(name: str, n: int, reps: int, extra=()) -> dict:  # one branch pe
                       "loads": {"a": [[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]]},
                       "stores": {"b": [[0, 0]]}}
         fl = {"add_multiply": 5 * pts}
+    elif name in COUNTED:
+        mem, fl = COUNTED[name](n, extra, ph)
     if mem:
         ph["memory"] = mem
     if fl:

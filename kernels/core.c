@@ -43,34 +43,59 @@
  *                  a predictor only exploits correlation, which independent bits lack).  A pass
  *                  is longer than a predictor can learn by heart: on the Zen 5 VM a shuffled
  *                  pass of 16 Ki bits ran as fast as a sorted one (learnt), 256 Ki did not.
+ *   divide         8 independent unsigned 64-bit divisions per iteration (x86-64 `div r64`: each
+ *                  a mov of the dividend into rax, an xor of rdx and the div), plus the loop's
+ *                  decrement and branch.  The dividends never change, so no division waits for
+ *                  another: the divider's throughput, which prices a phase's integer divisions
+ *                  (``divisions`` of [phases.instructions]).  The operands are those of a hash
+ *                  reduced by `% m` with m known only at run time: full 64-bit dividends (top
+ *                  bit set) and a 32-bit divisor (DIVISOR, 2^32 - 5), so 33-bit quotients.  Some
+ *                  cores' dividers take longer for longer quotients (Agner Fog, "Instruction
+ *                  tables": DIV r64 10-18 cycles of latency on AMD Zen 4); on the Zen 5 VM this was
+ *                  written on, 64-bit dividends over a 12-bit divisor (52-bit quotients) ran
+ *                  2.29 ns per division, over this divisor 1.73 ns, as did any quotient up to
+ *                  about 40 bits.  Each point states "dividend_bits" and "divisor_bits".
+ *   divide_chain   the same division, each one's remainder xor a 64-bit constant being the next
+ *                  one's dividend (a mov and an xor on the chain besides the div): the latency
+ *                  of a dependent division.  Kept in the signature beside divide; it prices
+ *                  nothing yet (a phase's divisions are priced at the throughput).
+ *                  Compilers turn a division by a constant into a multiplication (Granlund and
+ *                  Montgomery, "Division by invariant integers using multiplication", PLDI
+ *                  1994), so only divisions by run-time values execute a divide instruction.
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
- * alu, mix, retire, branches, taken and taken_jumps are x86-64 assembly, so that their instruction counts are known
- * exactly; on other targets they are not measured (the two branch loops are plain C).
+ * alu, mix, retire, branches, taken, taken_jumps and the divide loops are x86-64 assembly, so
+ * that their instruction counts are known exactly; on other targets they are not measured (the
+ * two branch loops are plain C).
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
- * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps).
+ * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
+ * division/s (divide, divide_chain; x86-64 only, like alu).
  *
- * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random]
+ * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
+ *                    divide,divide_chain]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
-enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS };
+enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS, C_DIVIDE,
+       C_DIVIDE_CHAIN };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
-                                       "branch_random", "taken", "taken_jumps", NULL};
+                                       "branch_random", "taken", "taken_jumps", "divide",
+                                       "divide_chain", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
-                                       "taken-branch/s"};
-/* instructions (alu, mix, retire), branches (branches, the bit loops) or taken branches
-   (taken, taken_jumps) per loop iteration or per bit */
-static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0};
+                                       "taken-branch/s", "division/s", "division/s"};
+/* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
+   (taken, taken_jumps) or divisions (divide, divide_chain) per loop iteration or per bit */
+static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0};
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
 #define LOOP_ITERS 4096      /* iterations of alu and branches per call */
 #define RETIRE_ITERS 160     /* iterations of retire per call: 3840 B of a (in L1) */
+#define DIVISOR 0xFFFFFFFBull /* 2^32 - 5: the divide loops' 32-bit divisor */
 /* Every assembly loop starts on a 64-byte boundary (.p2align 6), as compilers align loop heads:
    unaligned, the same retire loop ran at half its speed on the Zen 5 VM (17 vs 34 G/s). */
 
@@ -197,6 +222,38 @@ static long jumps_loop(long iters)
         : "cc");
     return n;
 }
+/* one independent `div`: the dividend register into rax, rdx cleared (a 64-bit dividend) */
+#define DIV1(r) "mov %" r ", %%rax\n\txor %%edx, %%edx\n\tdiv %5\n\t"
+static long divide_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    /* four full 64-bit dividends (top bit set), each divided twice per iteration */
+    uint64_t d1 = 0xF3A5C6E7D9B1A283ull ^ (uint64_t)seed_v, d2 = 0xE1C3A587694B2D0Full,
+             d3 = 0xD2B4968A7C5E3F11ull, d4 = 0xC7E9A1B3D5F71921ull, m = DIVISOR;
+    __asm__ __volatile__(
+        ".p2align 6\n\t" "7:\n\t" DIV1("1") DIV1("2") DIV1("3") DIV1("4") DIV1("1") DIV1("2")
+        DIV1("3") DIV1("4")
+        "dec %0\n\tjnz 7b\n\t"
+        : "+r"(n)
+        : "r"(d1), "r"(d2), "r"(d3), "r"(d4), "r"(m)
+        : "rax", "rdx", "cc");
+    return n;
+}
+
+/* each remainder, xor a 64-bit constant (a full 64-bit dividend again), is the next dividend */
+static long divide_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    uint64_t r = (uint64_t)seed_v, k = 0xF3A5C6E7D9B1A283ull, m = DIVISOR;
+    __asm__ __volatile__(
+        ".p2align 6\n\t" "8:\n\t"
+        "mov %1, %%rax\n\txor %2, %%rax\n\txor %%edx, %%edx\n\tdiv %3\n\tmov %%rdx, %1\n\t"
+        "dec %0\n\tjnz 8b\n\t"
+        : "+r"(n), "+r"(r)
+        : "r"(k), "r"(m)
+        : "rax", "rdx", "cc");
+    return (long)r;
+}
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
@@ -224,18 +281,21 @@ static double body(void *p, long iters)
     case C_BRANCHES: return (double)branch_loop(iters);
     case C_TAKEN: return (double)taken_loop(iters);
     case C_JUMPS: return (double)jumps_loop(iters);
+    case C_DIVIDE: return (double)divide_loop(iters);
+    case C_DIVIDE_CHAIN: return (double)divide_chain_loop(iters);
 #endif
     default: return (double)bit_loop(c->bits, iters);
     }
 }
 
-/* per call: instructions (alu, mix, retire), branches or taken branches (the others) */
+/* per call: instructions (alu, mix, retire), branches, taken branches or divisions */
 static double per_call(int op)
 {
     switch (op) {
     case C_ALU: case C_BRANCHES: case C_TAKEN: case C_JUMPS: return OP_COUNT[op] * LOOP_ITERS;
     case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
+    case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * BITS;
     }
 }
@@ -244,8 +304,8 @@ int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
-                            C_RANDOM};
-    int nops = 8, i, k, r;
+                            C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN};
+    int nops = 10, i, k, r;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
     uint64_t *sorted, *shuffled;
@@ -294,6 +354,8 @@ int main(int argc, char **argv)
         printf("\"op\":\"%s\",\"inner_iterations\":%ld", OP_NAMES[c.op], iters);
         if (c.op == C_SORTED || c.op == C_RANDOM)
             printf(",\"mispredict_share\":%.9g", c.op == C_RANDOM ? 0.5 : 2.0 / BITS);
+        if (c.op == C_DIVIDE || c.op == C_DIVIDE_CHAIN)
+            printf(",\"dividend_bits\":64,\"divisor_bits\":32");
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);
     }
     free(sorted); free(shuffled); free(c.a); free(c.b);

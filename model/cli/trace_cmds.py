@@ -157,7 +157,8 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
         fl = ", ".join(f"{k} {v:.4g}" for k, v in ph.flops.items() if v) or "none"
         br = ("" if ph.branches is None else f" ({ph.branches:.4g} conditional branches, "
               f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model)")
-        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}, flops: {fl}")
+        dv = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
+        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{dv}, flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
     for n in tw.notes:
         print(f"  note: {n}")

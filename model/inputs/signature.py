@@ -37,7 +37,7 @@ from pinchpoint.inputs.input_text import parse_bounded, read_text
 from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
-UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s")
+UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
@@ -162,6 +162,8 @@ _KERNEL_UNITS = {"peak": "flop/s", "maps": "B/s", "stream": "B/s", "iobench": "B
 _INSTRUCTION_OPS = ("alu", "mix", "retire")
 #: kernels/core.c's loops that count taken branches (loop iterations).
 _TAKEN_OPS = ("taken", "taken_jumps")
+#: kernels/core.c's loops that count integer divisions.
+_DIVISION_OPS = ("divide", "divide_chain")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -174,6 +176,8 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "instruction/s"
     if kernel == "core" and point.params.get("op") in _TAKEN_OPS:
         return "taken-branch/s"
+    if kernel == "core" and point.params.get("op") in _DIVISION_OPS:
+        return "division/s"
     return _KERNEL_UNITS.get(kernel)
 
 

@@ -93,6 +93,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     mispredicted = 20000                 # optional: of those, mispredicted (Bcm; <= branches)
     taken = 500000                       # optional: taken branches (<= branches; a loop's back
                                          # branch once per iteration); 0/absent: not priced
+    divisions = 100000                   # optional: integer divisions among them (div, idiv;
+                                         # <= total): priced by the core divide loop
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)

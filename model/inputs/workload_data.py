@@ -143,9 +143,8 @@ class Flops:
                 "dependency_depth": self.dependency_depth}
 
 
-#: Keys of a phase's instruction table: each of the first three at most the one before it;
-#: ``taken`` at most ``branches``.
-INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken")
+#: Keys of a phase's instruction table (each a part of another: see Instructions).
+INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions")
 
 
 @dataclass(frozen=True)
@@ -156,14 +155,17 @@ class Instructions:
     what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
     conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
     (Bcm); ``taken`` the taken branches (a loop's back branch, once per iteration; callgrind's
-    jump counts; 0: not priced).  mispredicted <= branches <= total, taken <= branches; each
-    >= 0 and finite (checked here, where the object is built, so no invalid one exists).
+    jump counts; 0: not priced); ``divisions`` the integer divisions among them (x86-64
+    ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced).  mispredicted <= branches <=
+    total, taken <= branches, divisions <= total; each >= 0 and finite (checked here, where the
+    object is built, so no invalid one exists).
     """
 
     total: float = 0.0
     branches: float = 0.0
     mispredicted: float = 0.0
     taken: float = 0.0
+    divisions: float = 0.0
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -172,20 +174,19 @@ class Instructions:
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
                                     key=f"instructions.{name}")
         for small, big in (("branches", "total"), ("mispredicted", "branches"),
-                           ("taken", "branches")):
+                           ("taken", "branches"), ("divisions", "total")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
 
     def scaled(self, factor: float) -> "Instructions":
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
-                            self.taken * factor)
+                            self.taken * factor, self.divisions * factor)
 
     def to_dict(self) -> dict:
-        out = {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted}
-        if self.taken:  # absent and 0 mean the same: not priced
-            out["taken"] = self.taken
-        return out
+        # the optional counts: absent and 0 mean the same (not priced)
+        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
+                **{k: getattr(self, k) for k in ("taken", "divisions") if getattr(self, k)}}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""Core pricing: instructions, branches and mispredicted branches, read off kernels/core.c.
+"""Core pricing: instructions, branches, mispredicted branches and integer divisions, read off
+kernels/core.c.
 
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
-or flops.  Three figures of the signature's ``core`` kernel price that work:
+or flops.  Four figures of the signature's ``core`` kernel price that work:
 
 - the instruction rate [instruction/s]: the faster of ``alu`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
@@ -22,6 +23,13 @@ or flops.  Three figures of the signature's ``core`` kernel price that work:
   back branch, no chain per branch) reached 7.8 G/s, the two taken branches per cycle AMD
   states for Zen 5's front end.  Compiled loops have the counter chain, so ``taken`` prices
   them; ``taken_jumps`` is kept in the signature beside it;
+- the integer division rate [division/s]: ``divide``, independent 64-bit divisions (a full
+  64-bit dividend over a 32-bit divisor, as ``hash % m`` with m known at run time executes):
+  the divider's throughput.  A divider is a unit of its own: a 64-bit division takes 10-40
+  cycles of latency and issues far below one per cycle (Agner Fog, "Instruction tables"), so
+  divisions priced at the instruction rate would be 5-10x too fast; their time is a bound
+  beside the instruction and branch ones.  On the Zen 5 VM: divide 1.73-1.8 ns per division
+  (about 8 cycles), a hashed count ``h[(key * c) % m] += 1`` 1.77 ns per key;
 - the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
   sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
   mispredicted branches the kernel states by construction (1/2 for independent fair bits).
@@ -37,9 +45,11 @@ from pinchpoint.inputs.workload_data import Phase
 from pinchpoint.prediction.rates_base import RatesBase
 
 #: core.c loops that price each count of a phase's instruction table (the fastest of them).
-CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",), "taken": ("taken",)}
-#: How each count is named in messages and the detail line.
-COUNT_WORDS = {"total": "instructions", "branches": "branches", "taken": "taken branches"}
+CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",), "taken": ("taken",),
+                  "divisions": ("divide",)}
+#: What each count is called in a prediction's detail and in a refusal.
+COUNT_WORDS = {"total": "instructions", "branches": "branches", "taken": "taken branches",
+               "divisions": "integer divisions"}
 #: core.c loops whose difference prices a misprediction (random bits, sorted bits).
 MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
 
@@ -61,8 +71,8 @@ class CoreRates(RatesBase):
                            "no core time (the phase's instruction counts left out)")
 
     def core_rate(self, count: str, key: str) -> tuple[float, str] | None:
-        """(rate [1/s], loop) that prices ``count`` ("total": instructions, "branches",
-        "taken") on one core: the fastest point of its loops by the statistic.  None where missing and
+        """(rate [1/s], loop) that prices ``count`` (a key of CORE_FOR_COUNT) on one
+        core: the fastest point of its loops by the statistic.  None where missing and
         extrapolating."""
         loops = CORE_FOR_COUNT[count]
         pts = [p for loop in loops for p in self._core_points(loop)]
@@ -100,15 +110,16 @@ class CoreRates(RatesBase):
 
 def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     """Time [s] of a phase's instructions on its threads (one core each):
-    T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate)
-    + mispredicted x penalty, each count divided by the threads (the counts are totals over
-    them, as flops are).  0 without an instruction table or with zero counts (the signature
-    is then not read); 0 too, listed, where a loop is missing and ``extrapolate`` allows it."""
+    T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate,
+    divisions / division rate) + mispredicted x penalty, each count divided by the threads (the
+    counts are totals over them, as flops are).  0 without an instruction table or with zero
+    counts (the signature is then not read); 0 too, listed, where a loop is missing and
+    ``extrapolate`` allows it."""
     ins = phase.instructions
     if ins is None:
         return 0.0
     rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
-    counts = {"total": ins.total * rep, "branches": ins.branches * rep, "taken": ins.taken * rep}
+    counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
     busy, said = 0.0, []  # the details join the phase's only once the whole time is priced
     for count, n in counts.items():
         if n <= 0:

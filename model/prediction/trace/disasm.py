@@ -15,6 +15,9 @@ al., SC2002): bytes = accesses x operand width, flops = executions x flops per i
   ``vfmadd...`` 2 per lane, ``div``/``sqrt`` 1 per lane as division (PEAK prices both with its
   division loop), x87 ``fadd/fsub/fmul`` 1 and ``fdiv/fsqrt`` 1 division.  Single and double
   precision both count; the signature's PEAK rates are double precision.
+- Integer divisions: ``div`` and ``idiv`` of any width (8 to 64 bit, the width in the operand;
+  SDM vol. 2), and AArch64's ``udiv``/``sdiv``: one division per execution, priced by the core
+  kernel's divide loop, not as flops.
 
 Pure: takes text, returns data.  No I/O.
 """
@@ -39,6 +42,8 @@ _PACKED_DIV = re.compile(r"^v?(div|sqrt)p([sd])$")
 _FMA = re.compile(r"^vf(n?m(?:add|sub)|maddsub|msubadd)(132|213|231)([ps])([sd])$")
 _X87 = re.compile(r"^fi?(add|sub|subr|mul)p?$")
 _X87_DIV = re.compile(r"^(fi?divr?p?|fsqrt)$")
+#: integer divides: Intel syntax (width in the operand), AT&T's suffixed forms, AArch64's
+_INT_DIV = re.compile(r"^(i?div[bwlq]?|[us]div)$")
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,11 @@ def flops_of(mnemonic: str, operands: str) -> tuple[tuple[str, float], ...]:
     if _X87_DIV.match(m):
         return (("division", 1.0),)
     return ()
+
+
+def is_integer_division(mnemonic: str) -> bool:
+    """True for an integer divide instruction (div, idiv of any width; udiv, sdiv)."""
+    return _INT_DIV.match(mnemonic) is not None
 
 
 def decode(text: str) -> Instruction:

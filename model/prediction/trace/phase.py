@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
-from pinchpoint.prediction.trace.disasm import Instruction
+from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump, loop_exits
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
@@ -57,6 +57,7 @@ class PhaseFacts:
     assumed: float = 0.0
     threads: int = 1
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
+    divisions: float = 0.0                         # executed integer divides (div, idiv)
 
 
 class CodeFacts:
@@ -149,6 +150,8 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         pf.instructions += ir
         for kind, n in ins.flops:
             flops[kind] += n * ir
+        if is_integer_division(ins.mnemonic):
+            pf.divisions += ir
         executed.append((key, ir, ins))
         dr, dw = c[idx["Dr"]], c[idx["Dw"]]
         if not (dr or dw):

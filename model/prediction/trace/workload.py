@@ -29,7 +29,9 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   Callgrind's jump collection, the taken jumps (``taken``: conditional jumps taken and
   unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`),
   at most the conditional branches (a phase with more unconditional jumps than conditional
-  branches is stated at its conditional branches, the bound the workload reader checks).
+  branches is stated at its conditional branches, the bound the workload reader checks); and
+  its integer divisions, the executions of its ``div``/``idiv`` instructions (read off the
+  disassembly).
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -91,10 +93,13 @@ class TracedPhase:
     mispredicted: float | None = None
     #: taken jumps (None: jumps not collected)
     taken: float | None = None
+    #: executed integer divides (div, idiv)
+    divisions: float = 0.0
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
-                "mispredicted": self.mispredicted, "taken": self.taken, "flops": dict(self.flops),
+                "mispredicted": self.mispredicted, "taken": self.taken,
+                "divisions": self.divisions, "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
                 "assumed_width_accesses": self.assumed_width_accesses,
@@ -196,7 +201,8 @@ def _flops_doc(flops: dict) -> dict:
 
 def instructions_doc(pf: PhaseFacts) -> dict | None:
     """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
-    threads, as its flops and bytes are (None when it ran no instruction)."""
+    threads, as its flops and bytes are, and its executed integer divides (None when it ran no
+    instruction)."""
     total = round(pf.instructions)
     if total <= 0:
         return None
@@ -207,6 +213,8 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
         if pf.taken is not None:
             out["taken"] = min(round(pf.taken), out["branches"])
+    if round(pf.divisions) > 0:  # each integer divide is one of the instructions
+        out["divisions"] = min(round(pf.divisions), total)
     return out
 
 
@@ -277,7 +285,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
                                   pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
-                                  pf.taken))
+                                  pf.taken, pf.divisions))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)

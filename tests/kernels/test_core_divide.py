@@ -1,0 +1,90 @@
+"""kernels/core.c's divide loops: their points in a quick signature are sane, and the loops
+execute the instructions and divisions the kernel divides by (counted by Valgrind's callgrind
+and by the trace's own reading of the disassembly)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from test_core_kernel import X86, _cycle_bounds
+
+from pinchpoint.measure.runner import compile_kernel, find_compiler
+
+
+@pytest.mark.slow
+def test_divide_points_are_present_and_sane(quick_signature):
+    ops = {p["op"]: p for p in quick_signature.points("core")}
+    if not X86:
+        assert "divide" not in ops  # x86-64 assembly only: not measured elsewhere
+        return
+    short, long = _cycle_bounds(quick_signature)
+    for op in ("divide", "divide_chain"):
+        p = ops[op]
+        assert p.result.unit == "division/s"
+        assert (p["dividend_bits"], p["divisor_bits"]) == (64, 32)
+        # at most one 64-bit division per cycle (x86-64 dividers issue one per 4-90 cycles:
+        # Agner Fog, "Instruction tables"), and at least one per 400 cycles (a busy machine
+        # can cut every repetition short, as the branch test allows for)
+        rate = p.result.max
+        assert rate * short <= 1 and rate * long >= 1 / 400, (op, rate)
+
+
+@pytest.fixture(scope="module")
+def divide_counts(tmp_path_factory):
+    """Self Ir and Bc of the two divide loops under callgrind (built -O2 -fno-inline)."""
+    if not X86:
+        pytest.skip("the divide loops are x86-64 assembly")
+    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+    binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
+    out = tmp_path_factory.mktemp("callgrind-divide") / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
+                    str(binary), "--ops", "divide,divide_chain", "--reps", "1", "--min-time", "1e-6"],
+                   check=True, capture_output=True, timeout=300)
+    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(out)],
+                          check=True, capture_output=True, text=True, timeout=60).stdout
+    counts = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+([\d,]+) \([^)]*\).*:(\w+)\s", line)
+        if m:
+            counts[m.group(3)] = tuple(float(g.replace(",", "")) for g in m.groups()[:2])
+    return counts
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+@pytest.mark.parametrize("function, per_branch", [
+    ("divide_loop", 26.0),       # 8 x (mov, xor, div) + decrement + branch
+    ("divide_chain_loop", 7.0),  # mov, xor, xor, div, mov + decrement + branch
+])
+def test_the_divide_loops_execute_the_stated_instructions(divide_counts, function, per_branch):
+    ir, bc = divide_counts[function]
+    assert ir / bc == pytest.approx(per_branch, rel=0.01)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_the_trace_finds_eight_divisions_per_iteration_of_the_divide_loop(tmp_path):
+    """The trace's reading of the same binary: divide_loop's phase executes 8 divisions per 26
+    instructions, divide_chain_loop's 1 per 7."""
+    if not X86:
+        pytest.skip("the divide loops are x86-64 assembly")
+    if not (shutil.which("valgrind") and shutil.which("objdump")):
+        pytest.skip("valgrind and objdump are needed (apt-get install valgrind binutils)")
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.traffic import CacheGeometry
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
+    caches = (CacheGeometry(1, 32768, 64, 8), CacheGeometry(2, 1 << 20, 64, 16))
+    cmd = [str(binary), "--ops", "divide,divide_chain", "--reps", "1", "--min-time", "1e-6"]
+    runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, caches, name="core", command=cmd, target="test",
+                               top_functions=8)
+    by = {p.name: p.instructions for p in tw.workload.phases}
+    assert by["divide_loop"].divisions / by["divide_loop"].total == pytest.approx(8 / 26, rel=0.01)
+    chain = by["divide_chain_loop"]
+    assert chain.divisions / chain.total == pytest.approx(1 / 7, rel=0.01)

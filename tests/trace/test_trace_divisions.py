@@ -1,0 +1,154 @@
+"""Integer divisions of a traced phase: the executions of its div/idiv instructions (Callgrind's
+per-instruction Ir times the disassembly's mnemonic), written as ``[phases.instructions]``
+``divisions``."""
+
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, strategies as st
+from test_trace_branches import DISASM, L1, L2, TEXT
+
+from pinchpoint.prediction.trace.callgrind import parse_callgrind
+from pinchpoint.prediction.trace.disasm import decode, is_integer_division
+from pinchpoint.prediction.trace.phase import PhaseFacts
+from pinchpoint.prediction.trace.traffic import PhaseCounts
+from pinchpoint.prediction.trace.workload import build_traced_workload, instructions_doc
+
+
+@pytest.mark.parametrize("text, div", [
+    ("div    rcx", True), ("div    ecx", True), ("idiv   QWORD PTR [rsp+0x8]", True),
+    ("idiv   bl", True), ("divq   %rcx", True), ("idivl  %esi", True), ("udiv x0, x1, x2", True),
+    ("sdiv w0, w1, w2", True),
+    # floating-point divides are flops (PEAK's division), not the integer divider
+    ("divsd  xmm0,xmm1", False), ("vdivpd ymm0,ymm1,ymm2", False), ("divps  xmm0,xmm1", False),
+    ("fdiv   st,st(1)", False), ("fidiv  DWORD PTR [rax]", False), ("imul   rax,rcx", False),
+    ("mul    rcx", False), ("lock div rcx", True),
+])
+def test_integer_divides_are_recognised_by_mnemonic(text, div):
+    ins = decode(text)
+    assert is_integer_division(ins.mnemonic) is div
+    if div:
+        assert ins.flops == ()  # an integer divide is no flop
+
+
+def _build(disasm, **kw):
+    return build_traced_workload([(L2, parse_callgrind(TEXT))], disasm, (L1, L2), name="prog",
+                                 command=["./prog"], target="test", **kw)
+
+
+def test_a_divide_in_the_loop_is_counted_per_execution():
+    # the loop's add at 0x2003 (1000 executions) replaced by a 64-bit divide
+    disasm = {"/bin/prog": {**DISASM["/bin/prog"], 0x2003: decode("div    rcx")}}
+    tw = _build(disasm)
+    (ph,) = tw.document["phases"]
+    assert ph["instructions"]["divisions"] == 1000
+    assert tw.phases[0].divisions == 1000 and tw.phases[0].to_dict()["divisions"] == 1000
+    assert tw.workload.phases[0].instructions.divisions == 1000
+    by = {p["name"]: p["instructions"] for p in _build(disasm, top_functions=1).document["phases"]}
+    assert by["kernel"]["divisions"] == 1000 and "divisions" not in by["other"]
+
+
+def test_no_divide_no_key():
+    (ph,) = _build(DISASM).document["phases"]
+    assert "divisions" not in ph["instructions"]
+
+
+@given(st.floats(0, 1e15), st.floats(0, 1))
+def test_divisions_never_exceed_the_total(ir, share):
+    pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()), instructions=ir, divisions=ir * share)
+    d = instructions_doc(pf)
+    if d is None:
+        assert round(ir) <= 0
+        return
+    assert 0 < d.get("divisions", 1) <= d["total"] == round(ir)
+
+
+MODHASH = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* one 64-bit divide per key by a run-time m; a 32-bit one by a run-time m; none by a constant
+ * (the compiler multiplies by its reciprocal instead) */
+__attribute__((noipa)) static void kernel(uint32_t *h, const uint32_t *key, size_t n, uint64_t m)
+{
+    for (size_t i = 0; i < n; i++)
+        h[((uint64_t)key[i] * 2654435761u) % m] += 1;
+}
+__attribute__((noipa)) static void narrow(uint32_t *h, const uint32_t *key, size_t n, uint32_t m)
+{
+    for (size_t i = 0; i < n; i++)
+        h[key[i] % m] += 1;
+}
+__attribute__((noipa)) static void constant(uint32_t *h, const uint32_t *key, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[((uint64_t)key[i] * 2654435761u) % 4093] += 1;
+}
+int main(int argc, char **argv)
+{
+    size_t n = strtoull(argv[1], 0, 10), m = strtoull(argv[2], 0, 10);
+    uint32_t *h = calloc(m > 4093 ? m : 4093, 4), *key = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) key[i] = (uint32_t)i;
+    for (int r = 0; r < 3; r++) { kernel(h, key, n, m); narrow(h, key, n, (uint32_t)m); constant(h, key, n); }
+    printf("%u\n", h[7]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_a_traced_hash_counts_one_division_per_key(tmp_path, valgrind):
+    """Hand count: 3 calls of n keys, one divide each in kernel and narrow, none in constant."""
+    from pinchpoint.prediction.trace.runner import trace_program
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (gcc)")
+    (tmp_path / "modhash.c").write_text(MODHASH)
+    exe = tmp_path / "modhash"
+    subprocess.run([cc, "-O2", "-o", str(exe), str(tmp_path / "modhash.c")], check=True)
+    n = 20_000
+    cmd = [str(exe), str(n), "4093"]
+    runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="modhash", command=cmd,
+                               target="test", top_functions=3)
+    by = {p["name"]: p["instructions"] for p in tw.document["phases"]}
+    assert by["kernel"]["divisions"] == 3 * n and by["narrow"]["divisions"] == 3 * n
+    assert "divisions" not in by["constant"]
+    assert by["kernel"]["total"] >= 5 * 3 * n  # load, multiply, divide, update, loop: >= 5 a key
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_the_traced_modhash_example_agrees_with_its_hand_count(tmp_path, valgrind):
+    """benchmarks/trace_examples/modhash.c built as trace_validation builds it: its traced
+    kernel phase executes the divisions the hand count states (one per key and call)."""
+    import sys
+    from pathlib import Path
+
+    from pinchpoint.prediction.trace.runner import trace_program
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        from trace_hand_counts import KERNELS, hand_phase
+    finally:
+        sys.path.remove(str(bench))
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (gcc)")
+    exe = tmp_path / "modhash"
+    subprocess.run([cc, "-O3", "-march=x86-64-v3", "-o", str(exe),
+                    str(bench / "trace_examples" / "modhash.c")], check=True)
+    n, reps, extra = 10_000, 2, KERNELS["modhash"][1]
+    cmd = [str(exe), str(n), str(reps), *map(str, extra)]
+    runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="modhash", command=cmd,
+                               target="test", top_functions=3)
+    traced = next(p for p in tw.workload.phases if p.name == "kernel").instructions
+    hand = hand_phase("modhash", n, reps, extra)
+    assert traced.divisions == hand["instructions"]["divisions"] * hand["repeat"] == n * reps
+    # the hand count's 8 instructions per key is the compiled loop's, within its set-up
+    assert traced.total == pytest.approx(hand["instructions"]["total"] * reps, rel=0.01)
