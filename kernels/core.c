@@ -43,6 +43,13 @@
  *                  a predictor only exploits correlation, which independent bits lack).  A pass
  *                  is longer than a predictor can learn by heart: on the Zen 5 VM a shuffled
  *                  pass of 16 Ki bits ran as fast as a sorted one (learnt), 256 Ki did not.
+ *                  With --pass-bits P,...: the same loop over the first P shuffled bits, pass
+ *                  after pass, for each P: a pattern that repeats every P branches, as a
+ *                  kernel's data-dependent branches repeat when it is called again on the same
+ *                  data.  How fast a short pass runs, between the sorted loop and the longest
+ *                  pass, shows how long a random pattern the predictor learns by heart (each
+ *                  point states "pass_bits"; the mispredicted share of the data is 1/2 at every
+ *                  P before any learning).
  *   divide         8 independent unsigned 64-bit divisions per iteration (x86-64 `div r64`: each
  *                  a mov of the dividend into rax, an xor of rdx and the div), plus the loop's
  *                  decrement and branch.  The dividends never change, so no division waits for
@@ -74,7 +81,7 @@
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
  *                    divide,divide_chain]
- *             [--reps N] [--min-time S] [--max-seconds S]
+ *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
@@ -102,6 +109,7 @@ static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0,
 typedef struct {
     int op;
     uint64_t *bits;
+    size_t nbits; /* the bit loops: bits per pass */
     double *a, *b;
 } ctx_t;
 
@@ -257,12 +265,12 @@ static long divide_chain_loop(long iters)
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
-static long bit_loop(const uint64_t *bits, long iters)
+static long bit_loop(const uint64_t *bits, size_t nbits, long iters)
 {
     long it, x = 0;
     size_t i;
     for (it = 0; it < iters; it++)
-        for (i = 0; i < BITS; i++)
+        for (i = 0; i < nbits; i++)
             if ((bits[i >> 6] >> (i & 63)) & 1u) {
                 x += (long)i;
                 __asm__ __volatile__("" : "+r"(x));
@@ -284,19 +292,20 @@ static double body(void *p, long iters)
     case C_DIVIDE: return (double)divide_loop(iters);
     case C_DIVIDE_CHAIN: return (double)divide_chain_loop(iters);
 #endif
-    default: return (double)bit_loop(c->bits, iters);
+    default: return (double)bit_loop(c->bits, c->nbits, iters);
     }
 }
 
 /* per call: instructions (alu, mix, retire), branches, taken branches or divisions */
-static double per_call(int op)
+static double per_call(const ctx_t *c)
 {
+    int op = c->op;
     switch (op) {
     case C_ALU: case C_BRANCHES: case C_TAKEN: case C_JUMPS: return OP_COUNT[op] * LOOP_ITERS;
     case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
-    default: return OP_COUNT[op] * BITS;
+    default: return OP_COUNT[op] * (double)c->nbits;
     }
 }
 
@@ -305,7 +314,8 @@ int main(int argc, char **argv)
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
                             C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN};
-    int nops = 10, i, k, r;
+    long long passes[PP_MAX_LIST] = {BITS};
+    int nops = 10, npasses = 1, i, k, r, q;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
     uint64_t *sorted, *shuffled;
@@ -316,6 +326,8 @@ int main(int argc, char **argv)
         if (pp_common_option(argc, argv, &i, &o)) continue;
         if (strcmp(argv[i], "--ops") == 0)
             nops = pp_parse_name_list(argv[i], pp_need_value(argc, argv, &i), OP_NAMES, ops);
+        else if (strcmp(argv[i], "--pass-bits") == 0)
+            npasses = pp_parse_size_list(argv[i], pp_need_value(argc, argv, &i), passes, 64, BITS);
         else
             pp_die("unknown argument '%s'", argv[i]);
     }
@@ -337,7 +349,8 @@ int main(int argc, char **argv)
             shuffled[j >> 6] ^= 1ull << (j & 63);
         }
     }
-    for (k = 0; k < nops; k++) {
+    for (k = 0; k < nops; k++)
+    for (q = 0; q < (ops[k] == C_RANDOM ? npasses : 1); q++) {
         long iters;
         double count;
         c.op = ops[k];
@@ -346,14 +359,16 @@ int main(int argc, char **argv)
 #endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
+        c.nbits = c.op == C_RANDOM ? (size_t)passes[q] : BITS;
         iters = pp_calibrate(body, &c, o.min_time);
         pp_time_reps(body, &c, iters, o.reps, reps);
-        count = per_call(c.op);
+        count = per_call(&c);
         for (r = 0; r < o.reps; r++) reps[r] = count / reps[r];
         pp_emit_begin();
         printf("\"op\":\"%s\",\"inner_iterations\":%ld", OP_NAMES[c.op], iters);
         if (c.op == C_SORTED || c.op == C_RANDOM)
-            printf(",\"mispredict_share\":%.9g", c.op == C_RANDOM ? 0.5 : 2.0 / BITS);
+            printf(",\"mispredict_share\":%.9g,\"pass_bits\":%zu",
+                   c.op == C_RANDOM ? 0.5 : 2.0 / BITS, c.nbits);
         if (c.op == C_DIVIDE || c.op == C_DIVIDE_CHAIN)
             printf(",\"dividend_bits\":64,\"divisor_bits\":32");
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);

@@ -95,6 +95,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # branch once per iteration); 0/absent: not priced
     divisions = 100000                   # optional: integer divisions among them (div, idiv;
                                          # <= total): priced by the core divide loop
+    branch_period = 8192                 # optional: the branches after which the outcomes
+                                         # repeat (a kernel called again on the same data: one
+                                         # call's branches); a predictor learns a short period
+                                         # by heart (core branch_random's pass sweep)
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -317,9 +321,13 @@ def _flops(ctx: Reader, d, key) -> Flops:
 
 
 def _instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS, ("total",))
+    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period",), ("total",))
+    counts = {k: _count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
+    if "branch_period" in d:
+        counts["branch_period"] = ctx.number(d["branch_period"], f"{key}.branch_period", minimum=1,
+                                             hint="give a number of branches such as 8192")
     try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
-        return Instructions(**{k: _count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d})
+        return Instructions(**counts)
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
 

@@ -158,7 +158,10 @@ class Instructions:
     jump counts; 0: not priced); ``divisions`` the integer divisions among them (x86-64
     ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced).  mispredicted <= branches <=
     total, taken <= branches, divisions <= total; each >= 0 and finite (checked here, where the
-    object is built, so no invalid one exists).
+    object is built, so no invalid one exists).  ``branch_period`` is not a count: the
+    conditional branches after which the phase's branch outcomes repeat (a kernel called again
+    on the same data repeats one call's branches), which lets a predictor learn them by heart;
+    None: they never repeat.
     """
 
     total: float = 0.0
@@ -166,6 +169,7 @@ class Instructions:
     mispredicted: float = 0.0
     taken: float = 0.0
     divisions: float = 0.0
+    branch_period: float | None = None
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -178,15 +182,22 @@ class Instructions:
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
+        period = self.branch_period
+        if period is not None and not (isinstance(period, (int, float)) and math.isfinite(period)
+                                       and period >= 1):
+            raise WorkloadError(f"{period!r} is not a number of branches (finite, >= 1)",
+                                key="instructions.branch_period")
 
     def scaled(self, factor: float) -> "Instructions":
+        # the period is a pattern's length, not a total: it does not scale
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
-                            self.taken * factor, self.divisions * factor)
+                            self.taken * factor, self.divisions * factor, self.branch_period)
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
-                **{k: getattr(self, k) for k in ("taken", "divisions") if getattr(self, k)}}
+                **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period")
+                   if getattr(self, k)}}
 
 
 @dataclass(frozen=True)

@@ -293,6 +293,9 @@ def _plan_core(ctx: PlanContext) -> None:
     # instruction, branch and taken-branch rates and the misprediction cost, all in L1: every
     # loop in quick mode too (0.46-0.50 s on the Zen 5 VM, the two taken loops 0.15 s of it)
     ctx.add("core", [], "core", address_space_limit(GiB))
+    # shuffled bits in shorter passes: how long a repeating pattern the predictor learns
+    ctx.add("core", ["--ops", "branch_random", "--pass-bits", "4096,16384,32768,65536,131072"],
+            "core passes", address_space_limit(GiB))
 
 
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}

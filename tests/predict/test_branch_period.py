@@ -1,0 +1,90 @@
+"""A phase whose branch outcomes repeat (``branch_period``): the mispredictions a predictor
+learns by heart are taken off, by the share the core kernel's pass sweep measured, computed
+here by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic_signature import result, synthetic_doc
+from test_core_resource import PENALTY, SORTED_S, core_points, workload
+
+from pinchpoint.errors import WorkloadError
+from pinchpoint.inputs.signature import Signature
+from pinchpoint.prediction.convolve import convolve
+
+#: Per bit of shuffled passes: 4 Ki bits learnt (as sorted), 16 Ki half way, 64 Ki and the
+#: longest (256 Ki, the branch_random point of core_points) not at all; 32 Ki a slow outlier.
+RANDOM_S = 6e-9
+PASSES = {4096: SORTED_S, 16384: (SORTED_S + RANDOM_S) / 2, 32768: 9e-9, 65536: RANDOM_S}
+
+
+def signature(passes=PASSES) -> Signature:
+    doc = synthetic_doc()
+    pts = core_points()
+    for bits, t in passes.items():
+        pts.append({"op": "branch_random", "mispredict_share": 0.5, "pass_bits": bits,
+                    "result": result("branch/s", 1 / t)})
+    doc["kernels"]["core"] = {"source_sha256": None, "points": pts}
+    return Signature.from_dict(doc)
+
+
+def core_s(sig, table: str) -> float:
+    return convolve(sig, workload(table)).seconds("core")
+
+
+BASE = "total = 1e6\nbranches = 2e5\nmispredicted = 1e5\n"
+
+
+@pytest.mark.parametrize("period, share", [
+    (2 * 4096, 0.0),                     # learnt by heart
+    (1000, 0.0),                         # shorter than the shortest pass: its share
+    (2 * 16384, 0.5),                    # half way between sorted and unlearnable
+    (2 * 8192, 0.25),                    # log-midpoint of 4 Ki (0) and 16 Ki (0.5)
+    (2 * 32768, 1.0),                    # the 9 ns outlier clipped to 1, as 64 Ki
+    (2 * 24576, 0.5 + 0.5 * math.log(1.5) / math.log(2)),  # between 16 Ki (0.5) and 32 Ki (1)
+    (1e9, 1.0),                          # beyond the longest pass: nothing learnt
+])
+def test_the_learnt_share_is_taken_off_the_mispredictions(period, share):
+    busy = max(1e6 / 10e9, 2e5 / 2e9)  # instructions at alu's 10 G/s, branches at 2 G/s
+    got = core_s(signature(), BASE + f"branch_period = {period!r}\n")
+    assert got == pytest.approx(busy + share * 1e5 * PENALTY, rel=1e-9)
+
+
+def test_a_slow_short_pass_never_raises_a_longer_ones_share():
+    # 16 Ki measured slower than 64 Ki (noise, share 1 read raw) but 32 Ki at half: 16 Ki is held
+    # to 32 Ki's half, never above what a longer pattern left
+    noisy = {4096: SORTED_S, 16384: 8e-9, 32768: (SORTED_S + RANDOM_S) / 2, 65536: RANDOM_S}
+    got = core_s(signature(noisy), BASE + "branch_period = 32768\n")
+    assert got == pytest.approx(max(1e6 / 10e9, 2e5 / 2e9) + 0.5 * 1e5 * PENALTY, rel=1e-9)
+
+
+def test_without_a_period_or_a_sweep_every_misprediction_is_priced():
+    full = max(1e6 / 10e9, 2e5 / 2e9) + 1e5 * PENALTY
+    assert core_s(signature(), BASE) == pytest.approx(full, rel=1e-9)
+    assert core_s(signature({}), BASE + "branch_period = 100\n") == pytest.approx(full, rel=1e-9)
+
+
+@pytest.mark.parametrize("value, words", [(0, "at least 1"), (-5, "at least 1"), ("'x'", "not a number")])
+def test_a_bad_period_is_refused_naming_the_key(value, words):
+    with pytest.raises(WorkloadError, match="branch_period") as exc:
+        workload(BASE + f"branch_period = {value}\n")
+    assert words in str(exc.value)
+
+
+def test_the_period_survives_scaling_and_writing():
+    w = workload(BASE + "branch_period = 4096\n")
+    ins = w.phases[0].instructions
+    assert ins.scaled(3).branch_period == 4096 and ins.scaled(3).mispredicted == 3e5
+    assert ins.to_dict()["branch_period"] == 4096
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(1, 1e8), st.floats(1, 1e8))
+def test_a_longer_period_never_predicts_less_time(a, b):
+    short, long = sorted((a, b))
+    sig = signature()
+    assert core_s(sig, BASE + f"branch_period = {long!r}\n") >= core_s(sig, BASE + f"branch_period = {short!r}\n") * (1 - 1e-12)
