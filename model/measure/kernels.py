@@ -214,9 +214,9 @@ def _plan_maps(ctx: PlanContext) -> None:
     ctx.add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
-    # independent random loads, stores and read-modify-writes (a gather, a scatter, a
-    # histogram: many misses in flight)
-    ctx.add("maps", ["--ops", "load,store,update", "--patterns", "gather",
+    # independent random loads, stores, copies and read-modify-writes (a gather summed, a
+    # scatter, a gather stored y[i] = x[idx[i]], a histogram: many misses in flight)
+    ctx.add("maps", ["--ops", "load,store,copy,update", "--patterns", "gather",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
     shape_sizes = sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail)
