@@ -63,10 +63,11 @@ def workload_text(op: str, p: dict) -> str:
                ("store", 8 * m, 8 * m * m + 16 * m, "stride1")]
         flops = {"add_multiply": 2 * m * m, "chained_adds": m * m, "chains": 1,
                  "chain_length": m}
-    elif op == "gather":  # x read at independent random places: the accesses range over x
-        # (8n B; MAPS gather's figure holds the index stream it walks, as this loop's idx),
-        # y streamed out over the loop's whole footprint (24n B)
-        mem = [("load", 8 * n, 8 * n, "gather"), ("store", 8 * n, 24 * n, "stride1")]
+    elif op == "gather":  # y[i] = x[idx[i]]: x read at independent random places and each
+        # value stored to y, a gather copy (8 B gathered + 8 B stored per element); the
+        # accesses range over x (8n B; MAPS gather copy's figure holds the index stream it
+        # walks and the y it writes, as this loop's idx and y)
+        mem = [("copy", 16 * n, 8 * n, "gather")]
     elif op == "chase":  # each step's address is the value the last one loaded
         mem = [("load", 8 * p["units"], 8 * n, "random")]
     elif op == "init":

@@ -38,7 +38,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # read-modify-write (a histogram's h[key[i]] += 1,
                                          # bytes_per_op the bin's size; MAPS gather update walks
                                          # its key array too: list the bin updates only, with
-                                         # the bins' size as the working set)
+                                         # the bins' size as the working set); "copy" with
+                                         # pattern "gather": y[i] = x[idx[i]], bytes 8 B
+                                         # gathered + 8 B stored per element, x's size as the
+                                         # working set (MAPS gather copy)
     # stride = "64 B"                    # bytes between consecutive accesses (default:
     #                                    # bytes_per_op, contiguous); priced by MAPS's stride
     #                                    # sweep (lines and pages touched per access), which

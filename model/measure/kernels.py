@@ -214,9 +214,9 @@ def _plan_maps(ctx: PlanContext) -> None:
     ctx.add("maps", ["--ops", "load" if quick else "load,store,copy", "--patterns", "random",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps random", mem)
-    # independent random loads, stores and read-modify-writes (a gather, a scatter, a
-    # histogram: many misses in flight)
-    ctx.add("maps", ["--ops", "load,store,update", "--patterns", "gather",
+    # independent random loads, stores, copies and read-modify-writes (a gather summed, a
+    # scatter, a gather stored y[i] = x[idx[i]], a histogram: many misses in flight)
+    ctx.add("maps", ["--ops", "load,store,copy,update", "--patterns", "gather",
                      "--threads", "1", *pin_args, "--sizes", size_list(sorted(set(rsizes)))]
             + trials, "maps gather", mem)
     shape_sizes = sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail)
@@ -236,9 +236,14 @@ def _plan_maps(ctx: PlanContext) -> None:
 #: trip counts.  Strides beyond a line are odd multiples of 64 B (9, 65, 517 lines: a line, a
 #: few lines, a page, several pages per access): a power-of-two stride maps every access to
 #: the same few cache sets and measures set conflicts, not the stride (at 512 B and 64 KiB the
-#: stores ran 8x slower than a transpose with a 936 B row).
+#: stores ran 8x slower than a transpose with a 936 B row).  Beyond the last-level cache a
+#: walk of one page or more per access falls off a cliff where its pages per sweep
+#: (working set / stride) outgrow what the TLB and the page walker keep: on the Zen 5 VM of
+#: benchmarks/results, stores at 64 MiB moved 2.0 GB/s at 4160 B, 2.9-5.6 between 16448 and
+#: 23168 B and 9.5-10.4 at 33088 B; quick mode samples 16448 B (4 pages) too, so a transpose's
+#: row stride is not read off a straight line from 4160 to 33088 B across that cliff (+2 s).
 SHAPE_STREAMS = {"quick": (2, 4, 8), "full": (2, 3, 4, 6, 8)}
-SHAPE_STRIDES = {"quick": (16, 64, 576, 4160, 33088),
+SHAPE_STRIDES = {"quick": (16, 64, 576, 4160, 16448, 33088),
                  "full": (16, 32, 64, 192, 576, 1088, 2112, 4160, 8256, 16448, 33088, 66112)}
 SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
                "full": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024)}

@@ -11,7 +11,12 @@
   working set give phi = (t_l + t_s - t_pair) / min(t_l, t_s) (:func:`in_place_overlap`).
 - Gathers are read against the size of the array they range over: MAPS gather's working set
   holds its index array and its target in equal parts (:data:`GATHER_TARGET_SHARE`); a random
-  read-modify-write (``op = "update"``) reads MAPS gather update the same way.
+  read-modify-write (``op = "update"``) reads MAPS gather update the same way.  A gather whose
+  values are stored (``op = "copy"``, y[i] = x[idx[i]], 8 B gathered + 8 B stored per
+  element) reads MAPS gather copy, whose working set holds idx, x and y in equal parts: a
+  store waiting for a missing load's value keeps fewer misses in flight than a gather whose
+  values are summed, so the pair is not a gather load plus a store stream
+  (:meth:`MemoryRates.gather_copy_bandwidth`).
 - Access shapes (:meth:`MemoryRates.entry_bandwidth`): several concurrent streams and strided
   walks are read off MAPS's stream and stride sweeps at the entry's stream count or stride
   (interpolated in log count / log stride between measured ones, the plain curve standing for
@@ -31,8 +36,10 @@ from pinchpoint.prediction.layer_conditions import loop_traffic
 from pinchpoint.prediction.rates_base import REL_TOL, RatesBase, curve_kernel, fmt_size
 
 #: Share of a MAPS gather point's working set that its random accesses range over: the
-#: target array x, beside an index array of the same length (kernels/maps.c).
+#: target array x, beside an index array of the same length (kernels/maps.c); gather copy
+#: (y[i] = x[idx[i]]) holds a third array, the streamed y.
 GATHER_TARGET_SHARE = 0.5
+GATHER_TARGET_SHARES = {"copy": 1.0 / 3.0}
 #: PEAK loop that prices each memory op when the signature has no MAPS.
 PEAK_FOR_OP = {"load": "dot", "store": "daxpy", "copy": "daxpy", "triad": "daxpy"}
 #: Bytes MAPS counts per access of its stride and stream sweeps (one 8-byte element).
@@ -77,7 +84,8 @@ class MemoryRates(RatesBase):
             # MAPS gather's working set holds its index array and its target x in equal parts;
             # the random accesses range over x alone, and a workload's gather entry states the
             # footprint its accesses range over (its x): the curve is read against x's size.
-            share = GATHER_TARGET_SHARE if pattern == "gather" and source == "maps" else 1.0
+            share = (GATHER_TARGET_SHARES.get(op, GATHER_TARGET_SHARE)
+                     if pattern == "gather" and source == "maps" else 1.0)
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[share * float(p["working_set_bytes"])] = self._value(p.result, "rate")
@@ -243,6 +251,23 @@ class MemoryRates(RatesBase):
                 f"{lvl} {f:.0%}" for lvl, f in a.hit_rates) + " (layer conditions)")
         return out
 
+    def gather_copy_bandwidth(self, working_set, key: str, threads: int = 1) -> float:
+        """Bandwidth [B/s, 8 B gathered + 8 B stored per element] of y[i] = x[idx[i]] with x
+        of ``working_set`` [B]: MAPS gather copy.  A signature without it (measured before
+        the sweep had the op) refuses, or extrapolating prices the pair as what it measured,
+        a gather load of x plus a store stream of y, one after the other:
+        16 / (8 / BW_gather_load + 8 / BW_store)."""
+        if "maps" not in self.signature.kernels or \
+                self.signature.points("maps", op="copy", pattern="gather", threads=threads):
+            return self.memory_bandwidth("copy", "gather", working_set, key, threads)
+        self._extrapolated(key, f"a gather whose values are stored needs MAPS gather copy, "
+                                f"which signature {self.signature.name!r} did not measure "
+                                f"(pinchpoint measure runs it)",
+                           "MAPS gather load plus a stride-1 store stream")
+        t_load = 8.0 / self.memory_bandwidth("load", "gather", working_set, key, threads)
+        t_store = 8.0 / self.memory_bandwidth("store", "stride1", working_set, key, threads)
+        return 16.0 / (t_load + t_store)
+
     # -- access shapes: streams and strides ---------------------------------------------------
 
     def _shape_curves(self, op: str, param: str) -> dict[float, tuple[list, list]]:
@@ -297,6 +322,8 @@ class MemoryRates(RatesBase):
         The sweeps count 8 B per access; an access of another size takes the same time (one
         line touched either way), so the entry's bytes move at BW x bytes_per_op / 8.  The
         sweeps run on one thread: on more, they scale with the plain curve's thread gain."""
+        if m.pattern == "gather" and m.op == "copy":
+            return self.gather_copy_bandwidth(working_set, key, threads)
         if m.pattern != "stride1" or (m.streams <= 1 and not m.strided):
             return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
         if m.op not in ("load", "store"):

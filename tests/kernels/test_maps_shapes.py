@@ -48,6 +48,17 @@ def test_gather_update_runs_and_shapes_refuse_other_ops(binaries):
             maps(binaries, *bad, "--sizes", "64K")
 
 
+def test_gather_copy_holds_three_arrays_and_triad_is_refused(binaries):
+    """y[i] = x[idx[i]]: idx, x and y of 4096 elements each in a 96 KiB working set."""
+    pts = maps(binaries, "--ops", "copy", "--patterns", "gather", "--sizes", "96K,100K")
+    assert [(p["params"]["op"], p["params"]["pattern"]) for p in pts] == [("copy", "gather")] * 2
+    # 100 KiB: 4266 elements per array, rounded down to an even count (the gather's quantum)
+    assert [p["params"]["working_set_bytes"] for p in pts] == [3 * 8 * 4096, 3 * 8 * 4266]
+    assert all(r > 0 for p in pts for r in p["repetitions"])
+    with pytest.raises(MeasurementError):
+        maps(binaries, "--ops", "triad", "--patterns", "gather", "--sizes", "96K")
+
+
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
 def test_pin_takes_a_cpu_list(binaries):
     cpus = sorted(os.sched_getaffinity(0))
