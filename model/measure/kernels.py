@@ -297,6 +297,13 @@ def _plan_core(ctx: PlanContext) -> None:
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}
 
 
+def _plan_omp(ctx: PlanContext) -> None:
+    # fork/join and barrier of an OpenMP team of 1 .. N threads (EPCC's method, kernels/omp.c),
+    # 0.1-0.2 s in quick mode; optional: a compiler without OpenMP skips it with a note
+    ctx.add("omp", ["--threads", size_list(range(1, ctx.cpus + 1)), *ctx.pin_args], "omp",
+            address_space_limit(0, ctx.cpus), optional=True)
+
+
 def _plan_ping(ctx: PlanContext) -> None:
     ctx.add("ping", ["--sizes", _PING_SIZES[ctx.mode]], "ping")
 
@@ -340,6 +347,7 @@ register_kernel("maps", _plan_maps, bookkeeping=("inner_iterations", "trials"))
 register_kernel("stream", _plan_stream, bookkeeping=("inner_iterations",))
 register_kernel("peak", _plan_peak, bookkeeping=("inner_iterations",))
 register_kernel("core", _plan_core, bookkeeping=("inner_iterations",))
+register_kernel("omp", _plan_omp, bookkeeping=("inner_iterations", "delay_adds"))
 register_kernel("ping", _plan_ping, bookkeeping=("round_trips",))
 register_kernel("effbw", _plan_effbw, bookkeeping=("rounds",))
 register_kernel("iobench", _plan_iobench)
