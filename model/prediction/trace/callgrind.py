@@ -48,6 +48,8 @@ class CallgrindProfile:
     desc: dict[str, str] = field(default_factory=dict)
     #: per thread (Callgrind --separate-threads=yes): (object, function) -> instructions
     thread_ir: tuple[dict[tuple[str, str], float], ...] = ()
+    #: calls made: (object, function, call-site address, (callee object, callee function)) -> count
+    calls: dict[tuple[str, str, int, tuple[str, str]], float] = field(default_factory=dict)
 
     def threads(self, select=None, *, share: float = 0.1) -> int:
         """Threads that ran at least ``share`` of the busiest thread's instructions among
@@ -90,6 +92,14 @@ def _position(token: str, last: int, where: str) -> int:
         raise MeasurementError(f"{where}: {token!r} is not a callgrind position") from None
 
 
+def _call_count(rest: str, where: str) -> float:
+    """The count of a ``calls=COUNT TARGET`` line."""
+    try:
+        return float(int(rest.split()[0]))
+    except (ValueError, IndexError):
+        raise MeasurementError(f"{where}: 'calls={rest}' has no call count") from None
+
+
 def merge_threads(texts, files) -> CallgrindProfile:
     """One profile from the per-thread profiles of a run (costs summed, each thread's
     instructions per function kept in ``thread_ir``).  Name compression may span the files
@@ -110,6 +120,8 @@ def merge_threads(texts, files) -> CallgrindProfile:
             acc = merged.costs.setdefault(key, [0.0] * len(c))
             for i, v in enumerate(c):
                 acc[i] += v
+        for key, n in prof.calls.items():
+            merged.calls[key] = merged.calls.get(key, 0.0) + n
     if merged is None:
         raise MeasurementError("Callgrind wrote no profile")
     merged.thread_ir = tuple(per_thread)
@@ -128,6 +140,8 @@ class _Parser:
         self.desc: dict[str, str] = {}
         self.last = [0] * 2
         self.skip_next_cost = False
+        self.callee = ("", "")  # (cob, cfn) of the last call named
+        self.call_count = 0.0
 
     def name(self, head: str, rest: str) -> None:
         """``fn=(id) name`` and the like: define or look up a compressed name."""
@@ -142,6 +156,9 @@ class _Parser:
                 name = self.names.get((kind, ident), f"({ident})")
         if head in ("ob", "fn"):
             self.current[head] = name
+            self.callee = (self.current["ob"], self.callee[1])  # cob= only for another object
+        elif head in ("cob", "cfn"):
+            self.callee = (name, self.callee[1]) if head == "cob" else (self.callee[0], name)
 
     def header(self, key: str, value: str) -> None:
         value = value.strip()
@@ -177,6 +194,9 @@ class _Parser:
         self.last[:len(pos)] = pos
         if self.skip_next_cost:  # a call's inclusive cost: not the caller's own
             self.skip_next_cost = False
+            key = (self.current["ob"], self.current["fn"], pos[0], self.callee)
+            prof.calls[key] = prof.calls.get(key, 0.0) + self.call_count
+            self.callee = (self.current["ob"], self.callee[1])
             return
         try:
             vals = [float(int(t)) for t in tokens[npos:]]
@@ -210,6 +230,8 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out", names=None) -> Ca
             st.name(head, rest)
         elif sep and head in ("calls", "jump", "jcnd"):
             st.skip_next_cost = head == "calls"
+            if head == "calls":
+                st.call_count = _call_count(rest, f"{file} line {lineno}")
         elif ":" in line and line[0] not in "+-*0123456789":
             key, _, value = line.partition(":")
             st.header(key, value)
