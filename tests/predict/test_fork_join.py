@@ -30,6 +30,7 @@ def omp_points(region=REGION, spread: float = 1.0) -> list[dict]:
 
 def signature(with_omp: bool = True, spread: float = 1.0, region=REGION) -> Signature:
     doc = synthetic_doc()
+    doc["kernels"].pop("omp")
     if with_omp:
         doc["kernels"]["omp"] = {"source_sha256": None, "points": omp_points(region, spread)}
     return Signature.from_dict(doc)
