@@ -298,9 +298,11 @@ _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,3276
 
 
 def _plan_omp(ctx: PlanContext) -> None:
-    # fork/join and barrier of an OpenMP team of 1 .. N threads (EPCC's method, kernels/omp.c),
-    # 0.1-0.2 s in quick mode; optional: a compiler without OpenMP skips it with a note
-    ctx.add("omp", ["--threads", size_list(range(1, ctx.cpus + 1)), *ctx.pin_args], "omp",
+    # fork/join and barrier of an OpenMP team of 1 .. N threads (EPCC's method, kernels/omp.c);
+    # quick: calls of 2 ms (over a thousand regions each), about 0.1 s for 2 teams on a quiet
+    # machine; optional: a compiler without OpenMP skips it with a note
+    quick = ["--min-time", "0.002"] if ctx.quick else []
+    ctx.add("omp", ["--threads", size_list(range(1, ctx.cpus + 1)), *ctx.pin_args, *quick], "omp",
             address_space_limit(0, ctx.cpus), optional=True)
 
 
