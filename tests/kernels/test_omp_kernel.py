@@ -20,6 +20,14 @@ from pinchpoint.measure.hostinfo import usable_cpus
 from pinchpoint.measure.runner import compile_kernel
 
 
+def _bound(threads: int) -> float:
+    """Most overhead [s] a fastest repetition may show: 1 ms; for a team of several threads on
+    a machine with more runnable processes than CPUs, 100 ms (a few scheduler time slices: each
+    fork then waits for a worker's CPU; 28 ms per region at load average 10 on 2 vCPUs)."""
+    busy = os.getloadavg()[0] >= len(usable_cpus())
+    return 0.1 if threads > 1 and busy else 1e-3
+
+
 def _run(binary, *args):
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120)
 
@@ -47,9 +55,9 @@ def test_points_per_team_size(omp_binary):
     for (op, t), p in pts.items():
         reps = p["repetitions"]
         assert p["unit"] == "s" and len(reps) == 5
-        # the fastest repetition under a millisecond (a busy machine can deschedule a worker
-        # for a time slice in any other), the median more than nothing
-        assert min(reps) >= 0 and min(reps) < 1e-3 and sorted(reps)[2] > 0, (op, t, reps)
+        # the fastest repetition under the bound (a busy machine deschedules workers for time
+        # slices), the median more than nothing
+        assert min(reps) >= 0 and min(reps) < _bound(t) and sorted(reps)[2] > 0, (op, t, reps)
     one = sorted(pts[("parallel", 1)]["repetitions"])[2]
     for t in teams[1:]:
         # a bigger team is not cheaper than one thread beyond noise (wakes more threads)
@@ -77,7 +85,7 @@ def test_quick_signature_has_every_team(quick_signature):
     teams = {p["threads"] for p in quick_signature.points("omp", op="parallel")}
     assert teams == set(range(1, len(usable_cpus()) + 1))
     for p in quick_signature.points("omp"):
-        assert p.result.min < 1e-3 and p.result.median > 0, p.params
+        assert p.result.min < _bound(p["threads"]) and p.result.median > 0, p.params
 
 
 def test_no_openmp_skips_with_a_note(tmp_path, compiler):
