@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pinchpoint.prediction.trace.callgrind import merge_threads, parse_callgrind
-from pinchpoint.prediction.trace.openmp import parallel_regions, region_calls
+from pinchpoint.prediction.trace.openmp import CALLS_BODY, REGION_ENTRY, parallel_regions, region_calls
 
 EVENTS = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw"
 
@@ -62,6 +62,18 @@ fn=(5)
 fn=(6)
 0x1340 0 30
 """
+
+
+@pytest.mark.parametrize("name, opens, runs_body", [
+    ("GOMP_parallel", True, True), ("GOMP_parallel_loop_static", True, True),
+    ("GOMP_parallel_loop_nonmonotonic_dynamic", True, True), ("GOMP_parallel_sections", True, True),
+    ("GOMP_parallel_reductions", True, True), ("GOMP_parallel_start", True, False),
+    ("GOMP_parallel_loop_static_start", True, False), ("GOMP_parallel_sections_start", True, False),
+    ("__kmpc_fork_call", True, False), ("GOMP_parallel_end", False, False),
+    ("GOMP_barrier", False, False), ("GOMP_loop_static_start", False, False)])
+def test_region_entries(name, opens, runs_body):
+    assert bool(REGION_ENTRY.match(name)) is opens
+    assert bool(CALLS_BODY.match(name)) is runs_body
 
 
 def _fns(*names):

@@ -3,11 +3,12 @@
 A compiler turns ``#pragma omp parallel`` (and ``parallel for``, ``parallel sections``) into a
 call of its runtime's entry with the region's body outlined into a function of its own
 (``kernel._omp_fn.0`` for GCC): GCC's libgomp since GCC 4.9 ``GOMP_parallel``,
-``GOMP_parallel_loop_*`` and ``GOMP_parallel_sections``, which run the body on the calling
-thread too and return after the join; before that ``GOMP_parallel_start`` (and its loop and
-sections variants) with the body called by the program itself (the GCC manual, "The GNU
-OpenMP Implementation", section "Implementing PARALLEL construct"); LLVM's libomp
-``__kmpc_fork_call`` (the LLVM OpenMP runtime reference, "Parallel (fork/join)").
+``GOMP_parallel_loop_*`` and ``GOMP_parallel_sections`` (and ``GOMP_parallel_reductions`` for
+task reductions since GCC 9), which run the body on the calling thread too and return after
+the join; before that ``GOMP_parallel_start`` (and its loop and sections variants) with the
+body called by the program itself (the GNU libgomp manual, "The libgomp ABI", "Implementing
+PARALLEL construct"); LLVM's libomp ``__kmpc_fork_call`` (the LLVM OpenMP runtime library
+interface reference, "Parallel (fork/join)").
 Each call of an entry is one region: a fork and a join of the team.
 
 A region is attributed to the phase that holds its body where the entry calls the body on the
@@ -20,9 +21,10 @@ from __future__ import annotations
 import re
 
 #: Runtime functions whose every call starts a parallel region (GOMP_parallel_end is not one).
-REGION_ENTRY = re.compile(r"^(GOMP_parallel(_start|_loop_\w+|_sections(_start)?)?|__kmpc_fork_call)$")
+REGION_ENTRY = re.compile(r"^(GOMP_parallel(_start|_loop_\w+|_sections(_start)?|_reductions)?"
+                          r"|__kmpc_fork_call)$")
 #: Entries that call the region's body themselves on the calling thread.
-CALLS_BODY = re.compile(r"^(GOMP_parallel|GOMP_parallel_loop_(?!\w*_start$)\w+|GOMP_parallel_sections)$")
+CALLS_BODY = re.compile(r"^(GOMP_parallel(_reductions|_sections)?|GOMP_parallel_loop_(?!\w*_start$)\w+)$")
 
 
 def region_calls(prof) -> tuple[dict, dict]:
