@@ -81,8 +81,8 @@ def hand_phase(name: str, n: int, reps: int, extra=()) -> dict:  # one branch pe
         k = 2 if name == "dot" else 1
         mem = [_mem(8 * k * n, 8 * k * n, **({"streams": 2} if k == 2 else {}))]
         fl = {"add_multiply": k * n, "chained_adds": n, "chains": 4 if name == "dot" else 1}
-        if name == "ompsum":
-            ph["threads"] = 2
+        if name == "ompsum":  # one parallel region per call: a fork and a join of 2 threads
+            ph.update(threads=2, parallel_regions=1)
     elif name == "gather":  # idx is inside MAPS gather's figure
         mem = [_mem(8 * n, 8 * n, "gather")]
         fl = {"add_multiply": n, "chained_adds": n, "chains": 1}

@@ -66,6 +66,9 @@ def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
            "result": result("B/s", 1e8 * speed, spread)},
           {"test": "seq_read", "file_bytes": 16 * MiB, "buffer_bytes": 262144,
            "result": result("B/s", 1e9 * speed, spread)}]
+    # OpenMP fork/join per team size (kernels/omp.c): 0.5, 1 and 2 us for 1, 2 and 4 threads
+    omp = [{"op": "parallel", "threads": t, "result": result("s", v / speed, spread)}
+           for t, v in ((1, 0.5e-6), (2, 1e-6), (4, 2e-6))]
     net = [{"message_bytes": 65536, "sockbuf_bytes": 0, "result": result("B/s", 2e9 * speed, spread)}]
     return {"schema": 1, "host": {"name": "synthetic", "cpu_model": "round numbers",
                                   "caches": [{"level": 1, "type": "Data", "size_bytes": 32 * KiB},
@@ -73,7 +76,7 @@ def synthetic_doc(speed: float = 1.0, spread: float = 1.0) -> dict:
             "compiler": {"name": "none"}, "created": "2026-11-22T00:00:00+00:00",
             "kernels": {k: {"source_sha256": None, "points": v} for k, v in
                         (("maps", maps), ("peak", peak), ("ping", ping), ("effbw", effbw),
-                         ("iobench", io), ("netstream", net))}}
+                         ("iobench", io), ("netstream", net), ("omp", omp))}}
 
 
 def synthetic_signature(speed: float = 1.0, spread: float = 1.0) -> Signature:

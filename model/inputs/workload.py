@@ -20,6 +20,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     threads = 1                          # optional: threads the phase runs on (its counts are
                                          # the total over all threads); memory is priced by the
                                          # signature's MAPS points at this thread count
+    # parallel_regions = 1000            # OpenMP parallel regions entered per repeat, each a
+                                         # fork/join of `threads` threads (the omp kernel's time)
 
     [[phases.memory]]                    # any number of memory entries
     ops = 1048576                        # memory operations (>= 0) ...
@@ -387,7 +389,7 @@ def _list(ctx: Reader, d, name, key, parse):
 
 def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
-                       "network", "inner_trips", "inner_loops", "instructions"))
+                       "network", "inner_trips", "inner_loops", "instructions", "parallel_regions"))
     name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = _count(ctx, d.get("repeat", 1), f"{key}.repeat")
     threads = _count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
@@ -404,6 +406,7 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
                     if "instructions" in d else None)
     phase = Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
                   instructions=instructions,
+                  parallel_regions=_count(ctx, d.get("parallel_regions", 0), f"{key}.parallel_regions"),
                   memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                   messages=_list(ctx, d, "messages", key, _messages),
                   io=_list(ctx, d, "io", key, _io),
@@ -421,6 +424,7 @@ def _work(phase: Phase):
     for i, m in enumerate(phase.memory):
         yield f"memory[{i}]", m.bytes
     yield "flops", phase.flops.total + phase.flops.chained_adds + phase.flops.chained_fma
+    yield "parallel_regions", phase.parallel_regions
     if phase.instructions is not None:
         yield "instructions.total", phase.instructions.total
     for i, m in enumerate(phase.messages):

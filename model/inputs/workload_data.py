@@ -291,7 +291,8 @@ class Phase:
     ``inner_loops``: how many times the inner loop is entered per repeat (None: derived, from
     the loop nest's outer points or the largest memory entry's accesses / ``inner_trips``);
     ``instructions``: what its code executes per repeat (:class:`Instructions`; None: not given,
-    the phase then has no core time).
+    the phase then has no core time); ``parallel_regions``: OpenMP parallel regions the phase
+    enters per repeat, each a fork and a join of a team of ``threads`` threads.
     """
 
     name: str
@@ -306,6 +307,7 @@ class Phase:
     inner_trips: float | None = None
     inner_loops: float | None = None
     instructions: Instructions | None = None
+    parallel_regions: float = 0.0
 
     def inner_loop_count(self) -> float:
         """Inner-loop entries per repeat (``inner_loops``, else derived; 0 without trips)."""
@@ -325,6 +327,7 @@ class Phase:
     def to_dict(self) -> dict:
         return {"name": self.name, "repeat": self.repeat, "threads": self.threads,
                 "inner_trips": self.inner_trips, "inner_loops": self.inner_loops,
+                "parallel_regions": self.parallel_regions,
                 **({"loop": self.loop.to_dict()} if self.loop else {}),
                 **({"instructions": self.instructions.to_dict()} if self.instructions else {}),
                 "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),

@@ -306,6 +306,15 @@ def _plan_core(ctx: PlanContext) -> None:
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}
 
 
+def _plan_omp(ctx: PlanContext) -> None:
+    # fork/join and barrier of an OpenMP team of 1 .. N threads (EPCC's method, kernels/omp.c);
+    # quick: calls of 2 ms (over a thousand regions each), about 0.1 s for 2 teams on a quiet
+    # machine; optional: a compiler without OpenMP skips it with a note
+    quick = ["--min-time", "0.002"] if ctx.quick else []
+    ctx.add("omp", ["--threads", size_list(range(1, ctx.cpus + 1)), *ctx.pin_args, *quick], "omp",
+            address_space_limit(0, ctx.cpus), optional=True)
+
+
 def _plan_ping(ctx: PlanContext) -> None:
     ctx.add("ping", ["--sizes", _PING_SIZES[ctx.mode]], "ping")
 
@@ -349,6 +358,7 @@ register_kernel("maps", _plan_maps, bookkeeping=("inner_iterations", "trials"))
 register_kernel("stream", _plan_stream, bookkeeping=("inner_iterations",))
 register_kernel("peak", _plan_peak, bookkeeping=("inner_iterations",))
 register_kernel("core", _plan_core, bookkeeping=("inner_iterations",))
+register_kernel("omp", _plan_omp, bookkeeping=("inner_iterations", "delay_adds"))
 register_kernel("ping", _plan_ping, bookkeeping=("round_trips",))
 register_kernel("effbw", _plan_effbw, bookkeeping=("rounds",))
 register_kernel("iobench", _plan_iobench)

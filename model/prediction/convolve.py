@@ -13,11 +13,15 @@ Applications?", SC05), the time of each resource:
 - core: the instructions the phase's code executes, its conditional branches and their
   mispredictions (``[phases.instructions]``), at the rates kernels/core.c measures
   (:mod:`pinchpoint.prediction.rates_core`): in-cache loops are timed by these, not by bytes;
-- communication, I/O, network: :mod:`pinchpoint.prediction.rates_comm`.
+- communication, I/O, network: :mod:`pinchpoint.prediction.rates_comm`;
+- fork_join: the forks and joins of a phase's OpenMP parallel regions (``parallel_regions``)
+  at the omp kernel's measured overhead per region (:mod:`pinchpoint.prediction.rates_parallel`).
 
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
 range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
-time and share of each resource and the binding (largest) resource.  Short inner loops
+time and share of each resource and the binding (largest) resource.  The fork_join time
+overlaps nothing (a region's body starts after its fork; its join waits for the body), so it
+is added to both ends of the range.  Short inner loops
 (``inner_trips``) slow the in-core work by the fraction MAPS's trips sweep measures, added to
 the phase's binding resource.
 
@@ -48,6 +52,7 @@ from pinchpoint.prediction.rates import SignatureRates
 from pinchpoint.prediction.rates_base import STATS, fmt_size
 from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN
 from pinchpoint.prediction.rates_core import core_time
+from pinchpoint.prediction.rates_parallel import regions_time
 
 #: The convolution and what callers read beside it (the pure formulas and the rates live in
 #: formulas.py and the rates modules; these names stay importable from here).
@@ -55,10 +60,14 @@ __all__ = ["convolve", "Prediction", "PhasePrediction", "ResourceTime", "Signatu
            "RESOURCES", "ESTIMATE_RULE", "STATS", "PEAK_BYTES_PER_FLOP", "in_place_overlap",
            "log_interp", "message_time", "overlap_range", "transfer_time"]
 
-RESOURCES = ("memory", "fp", "core", "communication", "io", "network")
+RESOURCES = ("memory", "fp", "core", "communication", "io", "network", "fork_join")
+#: Resources that overlap nothing: an OpenMP region's fork precedes its body and its join
+#: waits for the body's slowest thread, so their time adds to the overlapped estimate too.
+SERIAL = ("fork_join",)
 #: How the headline estimate is picked from the range [overlapped, serial].
 ESTIMATE_RULE = ("overlapped: per phase the slowest resource sets the time (PMaC's memory-bound "
-                 "assumption; out-of-order cores overlap floating point with memory traffic)")
+                 "assumption; out-of-order cores overlap floating point with memory traffic), plus the "
+                 "phase's OpenMP forks and joins, which overlap nothing")
 
 
 # ---- layer 2: results ------------------------------------------------------------------------------
@@ -375,6 +384,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
         _short_loops(phase, rates, key, t, detail, max(t_l1, throughput))
     # after the short loops: the instruction counts hold the loops' control already
     t["core"] = core_time(phase, rates, key, detail["core"])
+    # its own line, not the core's: a fork/join overlaps none of the region's work (SERIAL)
+    t["fork_join"] = regions_time(phase, rates, key, detail["fork_join"])
     return t, detail
 
 
@@ -468,7 +479,8 @@ def convolve(signature: Signature, workload: Workload, *, profile=None, stat: st
             t, d = _phase_times(ph, rates, f"phases[{i}]")
         except WorkloadError as exc:
             raise exc.located(file=workload.file) from None
-        lo, hi = overlap_range(t.values())
+        lo, hi = overlap_range(v for r, v in t.items() if r not in SERIAL)
+        lo, hi = lo + sum(t[r] for r in SERIAL), hi + sum(t[r] for r in SERIAL)
         low += lo
         high += hi
         res, b = _resources(t, d)

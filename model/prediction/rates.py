@@ -27,8 +27,9 @@ precedence :data:`CURVE_SOURCES` (MAPS, then imported likwid-bench), with PEAK l
 stand-in (:func:`curve_kernel`).  :class:`SignatureRates` holds the convolution's pricing
 functions, one module per resource: memory (:mod:`~pinchpoint.prediction.rates_memory`),
 compute (:mod:`~pinchpoint.prediction.rates_compute`), core (instructions and branches,
-:mod:`~pinchpoint.prediction.rates_core`) and communication, I/O and network
-(:mod:`~pinchpoint.prediction.rates_comm`), all reading figures by :func:`statistic`.
+:mod:`~pinchpoint.prediction.rates_core`), communication, I/O and network
+(:mod:`~pinchpoint.prediction.rates_comm`) and OpenMP regions
+(:mod:`~pinchpoint.prediction.rates_parallel`), all reading figures by :func:`statistic`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pinchpoint.prediction.rates_comm import CommRates
 from pinchpoint.prediction.rates_compute import ComputeRates
 from pinchpoint.prediction.rates_core import CoreRates
 from pinchpoint.prediction.rates_memory import MemoryRates
+from pinchpoint.prediction.rates_parallel import ParallelRates
 
 __all__ = ["SignatureRates", "MemoryFigure", "MEMORY_SOURCES", "CURVE_SOURCES", "statistic",
            "curve_kernel", "plateau_figure", "memory_figures", "peak_figure", "memory_bandwidth"]
@@ -114,6 +116,6 @@ def memory_bandwidth(sig, stat: str = "median", op: str | None = None) -> Memory
     return peak_figure(sig, stat, op)
 
 
-class SignatureRates(MemoryRates, ComputeRates, CoreRates, CommRates):
+class SignatureRates(MemoryRates, ComputeRates, CoreRates, CommRates, ParallelRates):
     """Every pricing function of the convolution over one signature, one statistic and one
     extrapolation policy (:class:`~pinchpoint.prediction.rates_base.RatesBase`)."""

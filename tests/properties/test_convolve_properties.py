@@ -46,6 +46,8 @@ def phases(draw):
                            "pattern": draw(st.sampled_from(["ping-pong", "exchange"]))}]
     if draw(st.booleans()):
         ph["io"] = [{"bytes": f"{draw(st.floats(0, 1e10))!r} B"}]
+    if draw(st.booleans()):  # OpenMP regions of one thread (the synthetic omp kernel's 0.5 us)
+        ph["parallel_regions"] = draw(st.floats(0, 1e6))
     if draw(st.booleans()):
         ph["network"] = [{"bytes": f"{draw(st.floats(0, 1e10))!r} B", "memory_passes": draw(st.floats(0, 3))}]
     return ph

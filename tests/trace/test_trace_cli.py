@@ -194,6 +194,7 @@ def test_openmp_threads_are_traced(tmp_path, openmp_program, valgrind):
     doc = tomllib.loads(out.read_text())
     omp = next(p for p in doc["phases"] if p["name"].startswith("kernel._omp_fn"))
     assert omp["threads"] == 2
+    assert omp["parallel_regions"] == 4  # kernel's 4 calls, each one region
     assert omp["flops"]["chained_adds"] == pytest.approx(4 * 200000, rel=0.001)
 
 

@@ -12,7 +12,7 @@ events are optional here.  With ``--collect-jumps=yes`` it writes, before the po
 jump that ran, ``jcnd=T/E target`` (a conditional jump executed E times, taken T times; the
 order read off Callgrind 3.19's output, where T <= E) or ``jump=N target`` (an unconditional
 jump taken N times); those are kept per instruction (:attr:`CallgrindProfile.jumps`), with the
-call edges (``cfn=`` then ``calls=``) that tell which functions a function reaches.  The format is documented in the Valgrind manual, "Callgrind Format
+calls (``cfn=`` then ``calls=COUNT``: who called whom from where, how often).  The format is documented in the Valgrind manual, "Callgrind Format
 Specification" (https://valgrind.org/docs/manual/cl-format.html): name compression
 ``fn=(id) name``, relative positions ``+n``/``-n``/``*``, and ``calls=`` lines whose
 following cost line is the callee's *inclusive* cost, which is not the caller's own.
@@ -55,15 +55,16 @@ class CallgrindProfile:
     #: (object, function, jump's address) -> [conditional jumps taken, unconditional jumps]
     #: (Callgrind --collect-jumps=yes; empty without it)
     jumps: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
-    #: (caller, callee) function names of every call that ran
-    calls: set[tuple[str, str]] = field(default_factory=set)
+    #: calls made: (object, function, call-site address, (callee object, callee function)) -> count
+    calls: dict[tuple[str, str, int, tuple[str, str]], float] = field(default_factory=dict)
 
     def reachable(self, roots) -> set[str]:
         """The functions ``roots`` (names) and every function they call, transitively."""
+        edges = {(caller, callee[1]) for _, caller, _, callee in self.calls}
         seen, todo = set(roots), list(roots)
         while todo:
             fn = todo.pop()
-            for caller, callee in self.calls:
+            for caller, callee in edges:
                 if caller == fn and callee not in seen:
                     seen.add(callee)
                     todo.append(callee)
@@ -110,6 +111,14 @@ def _position(token: str, last: int, where: str) -> int:
         raise MeasurementError(f"{where}: {token!r} is not a callgrind position") from None
 
 
+def _call_count(rest: str, where: str) -> float:
+    """The count of a ``calls=COUNT TARGET`` line."""
+    try:
+        return float(int(rest.split()[0]))
+    except (ValueError, IndexError):
+        raise MeasurementError(f"{where}: 'calls={rest}' has no call count") from None
+
+
 def merge_threads(texts, files) -> CallgrindProfile:
     """One profile from the per-thread profiles of a run (costs summed, each thread's
     instructions per function kept in ``thread_ir``).  Name compression may span the files
@@ -131,7 +140,8 @@ def merge_threads(texts, files) -> CallgrindProfile:
                 acc = table.setdefault(key, [0.0] * len(c))
                 for i, v in enumerate(c):
                     acc[i] += v
-        merged.calls |= prof.calls
+        for key, n in prof.calls.items():
+            merged.calls[key] = merged.calls.get(key, 0.0) + n
     if merged is None:
         raise MeasurementError("Callgrind wrote no profile")
     merged.thread_ir = tuple(per_thread)
@@ -145,12 +155,14 @@ class _Parser:
         self.file = file
         self.names = {} if names is None else names
         self.positions = ["line"]
-        self.current = {"ob": "", "fn": "", "cfn": ""}
+        self.current = {"ob": "", "fn": ""}
         self.prof: CallgrindProfile | None = None
         self.desc: dict[str, str] = {}
         self.last = [0] * 2
         self.skip_next_cost = False
         self.jump: tuple[int, float] | None = None  # (column, count) of a jump line's jump
+        self.callee = ("", "")  # (cob, cfn) of the last call named
+        self.call_count = 0.0
 
     def jump_line(self, head: str, rest: str, where: str) -> None:
         """``jcnd=T/E target`` or ``jump=N target``: the jump at the next line's position."""
@@ -171,12 +183,11 @@ class _Parser:
                 self.names[(kind, ident)] = name
             else:
                 name = self.names.get((kind, ident), f"({ident})")
-        if head in ("ob", "fn", "cfn"):
+        if head in ("ob", "fn"):
             self.current[head] = name
-
-    def calls_edge(self) -> None:
-        if self.prof is not None:
-            self.prof.calls.add((self.current["fn"], self.current["cfn"]))
+            self.callee = (self.current["ob"], self.callee[1])  # cob= only for another object
+        elif head in ("cob", "cfn"):
+            self.callee = (name, self.callee[1]) if head == "cob" else (self.callee[0], name)
 
     def header(self, key: str, value: str) -> None:
         value = value.strip()
@@ -217,6 +228,9 @@ class _Parser:
             acc[col] += n
         if self.skip_next_cost:  # a call's inclusive cost: not the caller's own
             self.skip_next_cost = False
+            key = (self.current["ob"], self.current["fn"], pos[0], self.callee)
+            prof.calls[key] = prof.calls.get(key, 0.0) + self.call_count
+            self.callee = (self.current["ob"], self.callee[1])
             return
         try:
             vals = [float(int(t)) for t in tokens[npos:]]
@@ -250,7 +264,7 @@ def parse_callgrind(text: str, *, file: str = "callgrind.out", names=None) -> Ca
             st.name(head, rest)
         elif sep and head == "calls":
             st.skip_next_cost = True
-            st.calls_edge()
+            st.call_count = _call_count(rest, f"{file} line {lineno}")
         elif sep and head in ("jump", "jcnd"):
             st.jump_line(head, rest, f"{file} line {lineno}")
         elif ":" in line and line[0] not in "+-*0123456789":

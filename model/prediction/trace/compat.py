@@ -16,7 +16,7 @@ from pinchpoint.inputs.workload import workload_from_dict
 
 #: Keys newer than the oldest reader, by where they sit.
 MEMORY_KEYS = ("working_set", "stride", "streams")
-PHASE_KEYS = ("inner_trips", "instructions")
+PHASE_KEYS = ("inner_trips", "instructions", "parallel_regions")
 FLOP_KEYS = ("chain_overlap", "dependency_depth", "chain_length")
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
 from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump, loop_exits
+from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
@@ -56,6 +57,8 @@ class PhaseFacts:
     taken: float | None = None
     assumed: float = 0.0
     threads: int = 1
+    #: OpenMP parallel regions entered (:mod:`pinchpoint.prediction.trace.openmp`)
+    regions: float = 0.0
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
     divisions: float = 0.0                         # executed integer divides (div, idiv)
 
@@ -172,6 +175,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
             pf.taken = taken_jumps(first, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
+    pf.regions = parallel_regions(first, select)
     _loop_facts(pf, code, executed)
     return pf
 

@@ -19,6 +19,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   (:mod:`pinchpoint.prediction.trace.loops`);
 - the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
   busiest short inner loop;
+- the OpenMP parallel regions it entered (``parallel_regions``: calls of the runtime's region
+  entries, :mod:`pinchpoint.prediction.trace.openmp`), each priced as a fork and a join;
 - its instructions (``[phases.instructions]``): Callgrind's Ir of the phase's instructions, all
   threads, and with its branch simulation the conditional branches (Bc) and those mispredicted
   (Bcm).  The mispredictions are those of the predictor Callgrind models (the Valgrind manual,
@@ -222,6 +224,8 @@ def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
     ph = {"name": pname}
     if pf.threads > 1:
         ph["threads"] = pf.threads
+    if pf.regions > 0:
+        ph["parallel_regions"] = round(pf.regions)
     ins = instructions_doc(pf)
     if ins is not None:
         ph["instructions"] = ins
