@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
+from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump, loop_exits
 from pinchpoint.prediction.trace.openmp import parallel_regions
@@ -55,6 +56,8 @@ class PhaseFacts:
     mispredicted: float | None = None
     #: taken jumps, conditional and unconditional (a run with --collect-jumps=yes; None without)
     taken: float | None = None
+    #: conditional branches after which the outcomes repeat (:mod:`.branch_period`); None: never
+    branch_period: float | None = None
     assumed: float = 0.0
     threads: int = 1
     #: OpenMP parallel regions entered (:mod:`pinchpoint.prediction.trace.openmp`)
@@ -171,6 +174,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
         _branches(pf, first, code, select)
+        pf.branch_period = branch_period(first, select, code.exits)
         if first.jumps:  # a run with --collect-jumps=yes
             pf.taken = taken_jumps(first, code, select)
     pf.flops = flops

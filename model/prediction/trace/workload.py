@@ -78,6 +78,9 @@ UNKNOWN = (
     "Callgrind's model of a simple predictor (2-bit counters), not of this machine's, less "
     "those at branches that close or leave a loop (loop exits, which history-based predictors "
     "learn)",
+    "whether a function called again reads the data of the call before: the branch outcomes "
+    "of the function with the most mispredictions are taken to repeat each call "
+    "(instructions.branch_period = one call's branches; delete it for data that change)",
 )
 
 
@@ -215,6 +218,8 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
         if pf.taken is not None:
             out["taken"] = min(round(pf.taken), out["branches"])
+        if pf.branch_period is not None and out["mispredicted"] > 0:
+            out["branch_period"] = max(1, round(pf.branch_period))
     if round(pf.divisions) > 0:  # each integer divide is one of the instructions
         out["divisions"] = min(round(pf.divisions), total)
     return out

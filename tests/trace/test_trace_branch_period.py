@@ -1,0 +1,75 @@
+"""The branch period a trace states: one call's conditional branches of the function holding
+most of the mispredictions, when it ran from two calls or more; and the traced filter example
+(a compaction behind a random branch) gets one call's branches."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pinchpoint.prediction.trace.branch_period import branch_period
+from pinchpoint.prediction.trace.callgrind import parse_callgrind
+
+EVENTS = "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw Bc Bcm"
+
+
+def profile(calls: int, kernel_missed: int = 400, main_missed: int = 3) -> str:
+    """main calls kernel ``calls`` times (from one site); kernel: 2000 conditional branches in
+    all, ``kernel_missed`` mispredicted (all at 0x2000); main: 10 branches, ``main_missed``."""
+    return f"""# callgrind format
+version: 1
+positions: instr line
+events: {EVENTS}
+
+ob=(1) /bin/prog
+fl=(1) prog.c
+fn=(1) main
+0x1000 5 3 1 0 0 0 0 0 0 0 0 0 0 10 {main_missed}
+cfn=(2) kernel
+calls={calls} 0x2000 7
++6 +1 999 0 0 0 0 0 0 0 0 0 0 0 0 0
+fn=(2)
+0x2000 7 1000 1000 0 0 0 0 0 0 0 0 0 0 1000 {kernel_missed}
++9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0
+"""
+
+
+def test_one_calls_branches_of_the_most_mispredicting_function():
+    assert branch_period(parse_callgrind(profile(calls=4))) == pytest.approx(2000 / 4)
+
+
+def test_a_single_call_or_no_misprediction_states_no_period():
+    assert branch_period(parse_callgrind(profile(calls=1))) is None
+    assert branch_period(parse_callgrind(profile(calls=4, kernel_missed=0, main_missed=0))) is None
+
+
+def test_the_selection_and_the_loop_exits_choose_the_function():
+    prof = parse_callgrind(profile(calls=4, kernel_missed=400, main_missed=300))
+    # kernel's mispredictions sit at 0x2000: counted as exits, main holds the most, called never
+    assert branch_period(prof, exits=lambda obj: frozenset({0x2000})) is None
+    assert branch_period(prof, select=lambda k: k[1] == "kernel") == pytest.approx(500)
+
+
+def test_without_branch_simulation_there_is_no_period():
+    text = profile(calls=4).replace(" Bc Bcm", "")
+    text = "\n".join(" ".join(l.split()[:-2]) if l.startswith(("0x", "+")) else l
+                     for l in text.splitlines()) + "\n"
+    assert branch_period(parse_callgrind(text)) is None
+
+
+@pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind is not installed (apt-get install valgrind)")
+def test_the_traced_filter_example_repeats_every_call(tmp_path):
+    from pinchpoint.cli import main
+
+    src = Path(__file__).resolve().parents[2] / "benchmarks" / "trace_examples" / "filter.c"
+    exe = tmp_path / "filter"
+    subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
+    out = tmp_path / "filter.workload.toml"
+    assert main(["trace", "-o", str(out), "--", str(exe), "1024", "8"]) == 0
+    text = out.read_text()
+    # two conditional branches per element (the test and the loop's own) and the call's entry
+    # test: 2 x 1024 + 1 per call
+    assert "branch_period = 2049" in text
