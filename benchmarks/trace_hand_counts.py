@@ -51,8 +51,10 @@ def _filter(n, extra, ph):
     """if (x[i] > t) y[k++] = x[i] over uniform x, t = 0.5: every x loaded, half stored; two
     branches per element (the test and the loop), the test mispredicted half the time (its
     outcome is random); per element a load, compare, branch, the loop's add, compare and
-    branch, and for half a store and k's add (7 instructions on average)."""
-    ph["instructions"] = {"total": 7 * n, "branches": 2 * n, "mispredicted": n / 2}
+    branch, and for half a store and k's add (7 instructions on average).  Every call filters
+    the same x, so the outcomes repeat every call's 2 n branches."""
+    ph["instructions"] = {"total": 7 * n, "branches": 2 * n, "mispredicted": n / 2,
+                          "branch_period": 2 * n}
     return [_mem(8 * n, 12 * n), _mem(4 * n, 12 * n, op="store")], {}
 
 
