@@ -155,8 +155,9 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
                  "not simulated" if t.stored_bytes is None else units.format_quantity(t.stored_bytes, "size")]
                 for t in ph.traffic]
         fl = ", ".join(f"{k} {v:.4g}" for k, v in ph.flops.items() if v) or "none"
+        taken = "" if ph.taken is None else f", {ph.taken:.4g} taken jumps"
         br = ("" if ph.branches is None else f" ({ph.branches:.4g} conditional branches, "
-              f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model)")
+              f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model{taken})")
         dv = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
         print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{dv}, flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))

@@ -222,3 +222,7 @@ def test_cli_states_branches_and_leaves_them_out_when_asked(tmp_path, programs, 
                      "mispredicted": round(kernel["mispredicted"]), "taken": round(kernel["taken"])}
     kernel, table = got[True]
     assert kernel["branches"] is None and table == {"total": round(kernel["instructions"])}
+    r = cli_env("trace", "--no-progress", "-o", str(tmp_path / "t.workload.toml"), "--profile",
+                "powermac-g5", "--phases", "functions", "--top", "1", "--", str(programs["triad"]),
+                str(n), "2")
+    assert r.returncode == 0 and "taken jumps)" in r.stdout, r.stderr
