@@ -139,17 +139,13 @@ from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError, did_you_mean
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, display_stem, exists
+from pinchpoint.inputs.workload_loops import read_count, read_instructions, read_loop, read_trips
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
 
 
 # ---- validation helpers --------------------------------------------------------------------------
-
-def _count(ctx: Reader, value, key, *, integer=False) -> float:
-    """A count (>= 0) such as 1000 or 1e6."""
-    return ctx.number(value, key, minimum=0, integer=integer, hint="give a count such as 1000 or 1e6")
-
 
 #: Most concurrent streams an entry may state (maps.c's own limit).
 MAX_STREAMS = 64
@@ -162,7 +158,7 @@ def _hit_rates(ctx: Reader, d, key) -> tuple:
     pairs = []
     for level in LEVEL_NAMES:
         if level in hr:
-            f = _count(ctx, hr[level], f"{key}.{level}")
+            f = read_count(ctx, hr[level], f"{key}.{level}")
             if f > 1:
                 raise ctx.error(f"{key}.{level}", f"{f!r} is more than 1")
             pairs.append((level, f))
@@ -184,7 +180,7 @@ def _access_shape(ctx: Reader, d, key, per: float, pattern: str, op: str) -> tup
                                             f"({per:g} B, bytes_per_op)")
     streams = 1
     if "streams" in d:
-        streams = int(_count(ctx, d["streams"], f"{key}.streams", integer=True))
+        streams = int(read_count(ctx, d["streams"], f"{key}.streams", integer=True))
         if not 1 <= streams <= MAX_STREAMS:
             raise ctx.error(f"{key}.streams", f"{streams} is not a stream count (1 .. {MAX_STREAMS})")
         if pattern != "stride1":
@@ -204,7 +200,7 @@ def _memory(ctx: Reader, d, key) -> MemoryOps:
     if "bytes" in d:
         total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
     elif "ops" in d:
-        total = _count(ctx, d["ops"], f"{key}.ops") * per
+        total = read_count(ctx, d["ops"], f"{key}.ops") * per
     else:
         raise ctx.error(f"{key}.ops", "missing (give ops, or bytes)")
     pattern = ctx.choice(d.get("pattern", "stride1"), PATTERNS, f"{key}.pattern")
@@ -224,69 +220,13 @@ def _memory(ctx: Reader, d, key) -> MemoryOps:
 
 
 #: Most grid dimensions and offsets per array a loop nest may state.
-MAX_LOOP_DIMS, MAX_OFFSETS = 8, 1000
-
-
-def _offsets(ctx: Reader, d, key, dims: int, extents) -> tuple:
-    table = ctx.table(d, key, tuple(d) if isinstance(d, dict) else ())
-    arrays = []
-    for name, offs in table.items():
-        k = f"{key}.{name}"
-        if not isinstance(offs, list) or not offs or len(offs) > MAX_OFFSETS:
-            raise ctx.error(k, f"must be a list of 1 .. {MAX_OFFSETS} offsets, each a list of "
-                             f"{dims} integers (e.g. [[0, -1], [0, 1]])")
-        parsed = []
-        for j, off in enumerate(offs):
-            if not (isinstance(off, list) and len(off) == dims and
-                    all(isinstance(o, int) and not isinstance(o, bool) for o in off)):
-                raise ctx.error(f"{k}[{j}]", f"{off!r} is not a list of {dims} integers (one per "
-                                           f"dimension of extents)")
-            if any(abs(o) >= n for o, n in zip(off, extents)):
-                raise ctx.error(f"{k}[{j}]", f"{off!r} reaches past the grid {list(extents)}")
-            parsed.append(tuple(off))
-        arrays.append((name, tuple(parsed)))
-    return tuple(arrays)
-
-
-def _trips(ctx: Reader, d, key) -> tuple:
-    """(inner_trips, inner_loops) of a phase or its loop table (None where not given)."""
-    trips = loops = None
-    if "inner_trips" in d:
-        trips = _count(ctx, d["inner_trips"], f"{key}.inner_trips")
-        if trips < 1:
-            raise ctx.error(f"{key}.inner_trips", "must be at least 1 (iterations of the inner loop)")
-    if "inner_loops" in d:
-        if trips is None:
-            raise ctx.error(f"{key}.inner_loops", "needs inner_trips (the trip count of those loops)")
-        loops = _count(ctx, d["inner_loops"], f"{key}.inner_loops")
-    return trips, loops
-
-
-def _loop(ctx: Reader, d, key) -> LoopNest:
-    ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores", "inner_trips",
-                       "inner_loops"), ("extents", "loads"))
-    ext = d["extents"]
-    if not (isinstance(ext, list) and 1 <= len(ext) <= MAX_LOOP_DIMS and
-            all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 2 ** 40
-                for n in ext)):
-        raise ctx.error(f"{key}.extents", f"{ext!r} is not a list of 1 .. {MAX_LOOP_DIMS} "
-                                        f"grid sizes (whole numbers >= 1), outermost first")
-    element = ctx.quantity(d.get("element", "8 B"), "size", f"{key}.element", positive=True)
-    sweeps = _count(ctx, d.get("sweeps", 1), f"{key}.sweeps")
-    loads = _offsets(ctx, d["loads"], f"{key}.loads", len(ext), ext)
-    if not loads:
-        raise ctx.error(f"{key}.loads", "is empty (name at least one array the loop loads)")
-    stores = _offsets(ctx, d.get("stores", {}), f"{key}.stores", len(ext), ext)
-    return LoopNest(tuple(ext), element, loads, stores, sweeps)
-
-
 def _flops(ctx: Reader, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length", "chain_overlap",
                                     "dependency_depth") + tuple(CHAINED))
-    vals = {k: _count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
+    vals = {k: read_count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
-        ll = _count(ctx, d["loop_length"], f"{key}.loop_length", integer=True)
+        ll = read_count(ctx, d["loop_length"], f"{key}.loop_length", integer=True)
         if ll < 1:
             raise ctx.error(f"{key}.loop_length", "must be at least 1")
     for chained, kind in CHAINED.items():
@@ -295,12 +235,12 @@ def _flops(ctx: Reader, d, key) -> Flops:
                                               f"{kind} flops it is a part of")
     chains = None
     if "chains" in d:
-        chains = int(_count(ctx, d["chains"], f"{key}.chains", integer=True))
+        chains = int(read_count(ctx, d["chains"], f"{key}.chains", integer=True))
         if chains < 1:
             raise ctx.error(f"{key}.chains", "must be at least 1 (the number of partial sums)")
     chain_length = None
     if "chain_length" in d:
-        chain_length = _count(ctx, d["chain_length"], f"{key}.chain_length", integer=True)
+        chain_length = read_count(ctx, d["chain_length"], f"{key}.chain_length", integer=True)
         if chain_length < 1:
             raise ctx.error(f"{key}.chain_length", "must be at least 1 (adds per chain)")
         if not vals["chained_adds"]:
@@ -312,7 +252,7 @@ def _flops(ctx: Reader, d, key) -> Flops:
         raise ctx.error(f"{key}.chain_overlap", "needs chained_adds or chained_fma (the chains)")
     depth = None
     if "dependency_depth" in d:
-        depth = _count(ctx, d["dependency_depth"], f"{key}.dependency_depth", integer=True)
+        depth = read_count(ctx, d["dependency_depth"], f"{key}.dependency_depth", integer=True)
         if depth < 1:
             raise ctx.error(f"{key}.dependency_depth", "must be at least 1 (dependent steps per "
                                                      "element)")
@@ -325,26 +265,14 @@ def _flops(ctx: Reader, d, key) -> Flops:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
 
 
-def _instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period",), ("total",))
-    counts = {k: _count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
-    if "branch_period" in d:
-        counts["branch_period"] = ctx.number(d["branch_period"], f"{key}.branch_period", minimum=1,
-                                             hint="give a number of branches such as 8192")
-    try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
-        return Instructions(**counts)
-    except WorkloadError as exc:
-        raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
-
-
 def _messages(ctx: Reader, d, key) -> Messages:
     ctx.table(d, key, ("count", "size", "pattern", "processes", "match"), ("count", "size"))
-    count = _count(ctx, d["count"], f"{key}.count")
+    count = read_count(ctx, d["count"], f"{key}.count")
     size = ctx.quantity(d["size"], "size", f"{key}.size")
     pattern = ctx.choice(d.get("pattern", "ping-pong"), MESSAGE_PATTERNS, f"{key}.pattern")
     procs = None
     if "processes" in d:
-        procs = int(_count(ctx, d["processes"], f"{key}.processes", integer=True))
+        procs = int(read_count(ctx, d["processes"], f"{key}.processes", integer=True))
         if procs < 2:
             raise ctx.error(f"{key}.processes", "must be at least 2")
     match = ()
@@ -372,7 +300,7 @@ def _network(ctx: Reader, d, key) -> NetworkTraffic:
     ctx.table(d, key, ("bytes", "flow", "memory_passes"), ("bytes",))
     total = ctx.quantity(d["bytes"], "size", f"{key}.bytes")
     flow = ctx.text(d["flow"], f"{key}.flow") if "flow" in d else None
-    passes = _count(ctx, d.get("memory_passes", 0), f"{key}.memory_passes")
+    passes = read_count(ctx, d.get("memory_passes", 0), f"{key}.memory_passes")
     return NetworkTraffic(total, flow, passes)
 
 
@@ -391,22 +319,22 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
                        "network", "inner_trips", "inner_loops", "instructions", "parallel_regions"))
     name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
-    repeat = _count(ctx, d.get("repeat", 1), f"{key}.repeat")
-    threads = _count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
+    repeat = read_count(ctx, d.get("repeat", 1), f"{key}.repeat")
+    threads = read_count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
     if not 1 <= threads <= MAX_THREADS:
         raise ctx.error(f"{key}.threads", f"{threads:g} is not a thread count (1 .. {MAX_THREADS})")
     flops = _flops(ctx, d["flops"], f"{key}.flops") if "flops" in d else Flops()
-    loop = _loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
-    trips, loops = _trips(ctx, d, key)
+    loop = read_loop(ctx, d["loop"], f"{key}.loop") if "loop" in d else None
+    trips, loops = read_trips(ctx, d, key)
     if "loop" in d and ("inner_trips" in d["loop"] or "inner_loops" in d["loop"]):
         if trips is not None:
             raise ctx.error(f"{key}.inner_trips", "given twice (in the phase and in its loop)")
-        trips, loops = _trips(ctx, d["loop"], f"{key}.loop")
-    instructions = (_instructions(ctx, d["instructions"], f"{key}.instructions")
+        trips, loops = read_trips(ctx, d["loop"], f"{key}.loop")
+    instructions = (read_instructions(ctx, d["instructions"], f"{key}.instructions")
                     if "instructions" in d else None)
     phase = Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
                   instructions=instructions,
-                  parallel_regions=_count(ctx, d.get("parallel_regions", 0), f"{key}.parallel_regions"),
+                  parallel_regions=read_count(ctx, d.get("parallel_regions", 0), f"{key}.parallel_regions"),
                   memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                   messages=_list(ctx, d, "messages", key, _messages),
                   io=_list(ctx, d, "io", key, _io),

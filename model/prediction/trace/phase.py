@@ -174,9 +174,6 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
         _branches(pf, first, code, select)
-        pf.branch_period = branch_period(first, select, code.exits)
-        if first.jumps:  # a run with --collect-jumps=yes
-            pf.taken = taken_jumps(first, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     pf.regions = parallel_regions(first, select)
@@ -185,8 +182,9 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
 
 
 def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
-    """Conditional branches and their mispredictions, less those at branches that close or
-    leave a loop (:func:`pinchpoint.prediction.trace.loops.loop_exits`): Callgrind's 2-bit
+    """Conditional branches, taken jumps (where collected), the period after which the
+    outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at branches
+    that close or leave a loop (:func:`pinchpoint.prediction.trace.loops.loop_exits`): Callgrind's 2-bit
     counters miss every exit of a loop, which the history-based predictors of current cores
     learn for loops of steady trip counts (Seznec and Michaud, "A case for (partially) TAgged
     GEometric history length branch prediction", JILP 2006)."""
@@ -198,6 +196,9 @@ def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
         pf.branches += c[bc]
         if addr not in code.exits(obj):
             pf.mispredicted += c[bcm]
+    pf.branch_period = branch_period(prof, select, code.exits)
+    if prof.jumps:  # a run with --collect-jumps=yes
+        pf.taken = taken_jumps(prof, code, select)
 
 
 def taken_jumps(prof, code: CodeFacts, select=None) -> float:

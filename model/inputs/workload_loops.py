@@ -1,0 +1,83 @@
+"""Readers of a workload phase's loop tables: the loop nest (``[phases.loop]``: extents,
+offsets, sweeps), short inner loops (``inner_trips``, ``inner_loops``) and the instruction
+table (``[phases.instructions]``).  Each takes the document's table and the Reader, checks it
+and returns the workload's data object; errors name the key (exit 2 through the CLI)."""
+
+from __future__ import annotations
+
+from pinchpoint.errors import WorkloadError
+from pinchpoint.inputs.document import Reader
+from pinchpoint.inputs.workload_data import INSTRUCTION_KEYS, Instructions, LoopNest
+
+
+def read_count(ctx: Reader, value, key, *, integer=False) -> float:
+    """A count (>= 0) such as 1000 or 1e6."""
+    return ctx.number(value, key, minimum=0, integer=integer, hint="give a count such as 1000 or 1e6")
+
+
+MAX_LOOP_DIMS, MAX_OFFSETS = 8, 1000
+
+
+def _offsets(ctx: Reader, d, key, dims: int, extents) -> tuple:
+    table = ctx.table(d, key, tuple(d) if isinstance(d, dict) else ())
+    arrays = []
+    for name, offs in table.items():
+        k = f"{key}.{name}"
+        if not isinstance(offs, list) or not offs or len(offs) > MAX_OFFSETS:
+            raise ctx.error(k, f"must be a list of 1 .. {MAX_OFFSETS} offsets, each a list of "
+                             f"{dims} integers (e.g. [[0, -1], [0, 1]])")
+        parsed = []
+        for j, off in enumerate(offs):
+            if not (isinstance(off, list) and len(off) == dims and
+                    all(isinstance(o, int) and not isinstance(o, bool) for o in off)):
+                raise ctx.error(f"{k}[{j}]", f"{off!r} is not a list of {dims} integers (one per "
+                                           f"dimension of extents)")
+            if any(abs(o) >= n for o, n in zip(off, extents)):
+                raise ctx.error(f"{k}[{j}]", f"{off!r} reaches past the grid {list(extents)}")
+            parsed.append(tuple(off))
+        arrays.append((name, tuple(parsed)))
+    return tuple(arrays)
+
+
+def read_trips(ctx: Reader, d, key) -> tuple:
+    """(inner_trips, inner_loops) of a phase or its loop table (None where not given)."""
+    trips = loops = None
+    if "inner_trips" in d:
+        trips = read_count(ctx, d["inner_trips"], f"{key}.inner_trips")
+        if trips < 1:
+            raise ctx.error(f"{key}.inner_trips", "must be at least 1 (iterations of the inner loop)")
+    if "inner_loops" in d:
+        if trips is None:
+            raise ctx.error(f"{key}.inner_loops", "needs inner_trips (the trip count of those loops)")
+        loops = read_count(ctx, d["inner_loops"], f"{key}.inner_loops")
+    return trips, loops
+
+
+def read_loop(ctx: Reader, d, key) -> LoopNest:
+    ctx.table(d, key, ("extents", "element", "sweeps", "loads", "stores", "inner_trips",
+                       "inner_loops"), ("extents", "loads"))
+    ext = d["extents"]
+    if not (isinstance(ext, list) and 1 <= len(ext) <= MAX_LOOP_DIMS and
+            all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 2 ** 40
+                for n in ext)):
+        raise ctx.error(f"{key}.extents", f"{ext!r} is not a list of 1 .. {MAX_LOOP_DIMS} "
+                                        f"grid sizes (whole numbers >= 1), outermost first")
+    element = ctx.quantity(d.get("element", "8 B"), "size", f"{key}.element", positive=True)
+    sweeps = read_count(ctx, d.get("sweeps", 1), f"{key}.sweeps")
+    loads = _offsets(ctx, d["loads"], f"{key}.loads", len(ext), ext)
+    if not loads:
+        raise ctx.error(f"{key}.loads", "is empty (name at least one array the loop loads)")
+    stores = _offsets(ctx, d.get("stores", {}), f"{key}.stores", len(ext), ext)
+    return LoopNest(tuple(ext), element, loads, stores, sweeps)
+
+
+def read_instructions(ctx: Reader, d, key) -> Instructions:
+    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period",), ("total",))
+    counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
+    if "branch_period" in d:
+        counts["branch_period"] = ctx.number(d["branch_period"], f"{key}.branch_period", minimum=1,
+                                             hint="give a number of branches such as 8192")
+    try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
+        return Instructions(**counts)
+    except WorkloadError as exc:
+        raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
