@@ -83,17 +83,14 @@ def is_jump(mnemonic: str) -> bool:
     return bool(_JUMP.match(mnemonic)) or mnemonic == "jmp"
 
 
-def _jump_targets(code: dict[int, Instruction], out: set) -> dict[int, int]:
-    """Each direct conditional jump's target by address; string instructions go into ``out``."""
-    targets = {}
+def _branch_targets(code: dict[int, Instruction]) -> dict[int, int]:
+    """Address -> target of every direct conditional branch (an indirect one has no target)."""
+    out = {}
     for addr, ins in code.items():
-        if ins.mnemonic in STRING_OPS:
-            out.add(addr)
-        if _JUMP.match(ins.mnemonic):
-            m = _TARGET.match(ins.operands)
-            if m:  # an indirect jump has no target in the text
-                targets[addr] = int(m.group(1), 16)
-    return targets
+        m = _TARGET.match(ins.operands) if _JUMP.match(ins.mnemonic) else None
+        if m:
+            out[addr] = int(m.group(1), 16)
+    return out
 
 
 def loop_exits(code: dict[int, Instruction]) -> frozenset[int]:
@@ -109,8 +106,8 @@ def loop_exits(code: dict[int, Instruction]) -> frozenset[int]:
     One sweep in address order (a whole libc in about a second): a branch at ``a`` leaves some
     loop holding it when its target lies below the highest start or above the lowest end of
     the loops holding ``a``."""
-    out: set[int] = set()
-    targets = _jump_targets(code, out)
+    targets = _branch_targets(code)
+    out = {addr for addr, ins in code.items() if ins.mnemonic in STRING_OPS}
     loops = sorted((t, a) for a, t in targets.items() if t <= a)
     starts: list[tuple[int, int]] = []   # (-start, end) of the loops begun: the highest start on top
     ends: list[int] = []                 # ends of the loops begun: the lowest on top
