@@ -133,12 +133,14 @@ class ProfileBuilder:
                 nic["model"] = f"PCI {dev.vendor}:{dev.device} ({first.pci_address})"
             if len(ports) > 1:
                 nic["description"] = f"one PCI function, ports {', '.join(p.name for p in ports)}"
-            speed = next((p for p in ports if p.speed_bytes_per_s), None)
-            if speed:
-                nic["line_rate"] = sourced(f"{speed.speed_bytes_per_s * 8 / 1e6:g} Mbit/s",
-                                           f"sysfs class/net/{speed.name}/speed")
-            else:
+            rated = [p for p in ports if p.speed_bytes_per_s]
+            if len({p.speed_bytes_per_s for p in rated}) == 1:
+                nic["line_rate"] = sourced(f"{rated[0].speed_bytes_per_s * 8 / 1e6:g} Mbit/s",
+                                           f"sysfs class/net/{rated[0].name}/speed")
+            else:  # none known, or ports at different speeds: then each wire states its own
                 nic["unknown"].append("line_rate")
+                if rated:
+                    nic["description"] += "; the ports run at different speeds (each wire's rate)"
             if first.mtu:
                 nic["mtu"] = sourced(f"{first.mtu} B", f"sysfs class/net/{first.name}/mtu")
             nic["unknown"].append("max_mtu")

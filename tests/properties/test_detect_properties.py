@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pinchpoint.measure.detect import (CacheFact, DiskFact, MachineFacts, NicFact, PciDevice,
@@ -48,8 +48,18 @@ facts = st.builds(
     hostname=st.none() | st.sampled_from(["host", "9lives", "a b"]))
 
 
+#: Two ports of one PCI function at different speeds (hypothesis found it): the card states
+#: no line rate of its own, each port's wire its own rate.
+TWO_SPEEDS = MachineFacts(
+    cpu_model=None, sockets=None, cores=None, threads=None, nominal_clock=None, current_clock=None,
+    governor=None, caches=(), memory_bytes=None, pci=(), disks=(), hostname=None,
+    nics=(NicFact(name="eth0", speed_bytes_per_s=1.25e9, mtu=None, pci_address="0000:02:00.0"),
+          NicFact(name="ens1f0", speed_bytes_per_s=1.25e8, mtu=None, pci_address="0000:02:00.0")))
+
+
 @settings(max_examples=60, deadline=None)
 @given(facts, st.none() | st.floats(1e8, 1e12))
+@example(TWO_SPEEDS, None)
 def test_any_facts_give_a_loadable_profile(f, memory_rate):
     doc = facts_to_profile_document(f, memory_rate=memory_rate)
     p = profile_from_document(doc)
