@@ -300,8 +300,8 @@ def _throughput_time(phase: Phase, rates: SignatureRates, key: str, covered: flo
         if n <= 0:
             continue
         if depth_rates.get(kind) is not None:
-            rate = depth_rates[kind] * threads
-            peak = "horner_fma" if kind == "fma" and rates.has_fused_depths() else "horner"
+            per_core, peak = depth_rates[kind]
+            rate = per_core * threads
             detail.append(f"{kind} in chains of depth {f.dependency_depth:g} at "
                           f"{rate / 1e6:.4g} Mflop/s (PEAK {peak})")
         else:

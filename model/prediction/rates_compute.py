@@ -86,14 +86,14 @@ class ComputeRates(RatesBase):
         return float(log_interp(max(length, xs[0]), xs, [by_len[x] for x in xs]))
 
 
-    def depth_rate(self, depth: float, key: str, fused: bool = False) -> float | None:
-        """Flop rate [flop/s] of multiply-adds in per-element chains of ``depth`` dependent
-        steps: PEAK horner interpolated in log depth, or for ``fused`` steps (FMAs) PEAK
-        horner_fma where the signature has it (else horner: a multiply and an add per step, a
-        longer chain, listed in the detail by the caller).  Without horner points: refused,
-        or with ``extrapolate`` None (priced at PEAK poly5, listed)."""
-        pts = self._horner_points("horner_fma") if fused else []
-        pts = pts or self._horner_points("horner")
+    def depth_rate(self, depth: float, key: str, fused: bool = False) -> tuple[float, str] | None:
+        """(flop rate [flop/s], PEAK op) of multiply-adds in per-element chains of ``depth``
+        dependent steps: PEAK horner interpolated in log depth, or for ``fused`` steps (FMAs)
+        PEAK horner_fma where the signature has it (else horner: a multiply and an add per
+        step, a longer chain; the op returned says which).  Without horner points: refused, or
+        with ``extrapolate`` None (priced at PEAK poly5, listed)."""
+        op = "horner_fma" if fused and self._horner_points("horner_fma") else "horner"
+        pts = self._horner_points(op)
         if not pts:
             self._extrapolated(key, f"dependency depth {depth:g} needs PEAK horner (per-element "
                                     f"chains of multiply-adds), which signature "
@@ -106,11 +106,7 @@ class ComputeRates(RatesBase):
         xs = sorted(by_depth)
         ys = [max(by_depth[x]) for x in xs]
         d = self._range(depth, xs[0], xs[-1], "dependency depth", key)
-        return float(log_interp(d, xs, ys))
-
-    def has_fused_depths(self) -> bool:
-        """Whether the signature measured PEAK horner_fma (fused per-element chains)."""
-        return bool(self._horner_points("horner_fma"))
+        return float(log_interp(d, xs, ys)), op
 
     def _horner_points(self, op: str) -> list:
         if "peak" not in self.signature.kernels:

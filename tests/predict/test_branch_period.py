@@ -4,6 +4,7 @@ here by hand."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -88,3 +89,18 @@ def test_a_longer_period_never_predicts_less_time(a, b):
     short, long = sorted((a, b))
     sig = signature()
     assert core_s(sig, BASE + f"branch_period = {long!r}\n") >= core_s(sig, BASE + f"branch_period = {short!r}\n") * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("value, words", [("nan", "not a finite number"), ("1e400", "not a finite number"),
+                                          ("0", "at least 1")])
+def test_the_cli_refuses_a_bad_period_in_one_line(tmp_path, capsys, value, words):
+    from pinchpoint.cli import main
+
+    sig = tmp_path / "sig.json"
+    sig.write_text(json.dumps(synthetic_doc()))
+    wl = tmp_path / "w.toml"
+    wl.write_text("schema = 1\n[[phases]]\nname = 'p'\n[phases.instructions]\n" + BASE
+                  + f"branch_period = {value}\n")
+    assert main(["predict", "--signature", str(sig), "--workload", str(wl)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "instructions.branch_period" in err and words in err

@@ -88,18 +88,32 @@ int main(void)
 """
 
 
-def _compile(tmp, name, source, *flags):
+def compile_c(tmp, name, source, flags, *, skip_on_error=False):
+    """Build ``source`` (C text) as ``tmp/name`` with ``flags``; skipped without a C compiler,
+    and where it does not compile if ``skip_on_error`` (else the test fails)."""
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         pytest.skip("needs a C compiler (gcc)")
     src = tmp / f"{name}.c"
     src.write_text(source)
     exe = tmp / name
-    r = subprocess.run([cc, "-O2", "-fno-tree-vectorize", "-ffp-contract=off", *flags, "-o",
-                        str(exe), str(src)], capture_output=True, text=True)
+    r = subprocess.run([cc, *flags, "-o", str(exe), str(src), "-lm"], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot compile {name}: {r.stderr.strip()[:200]}")
+        if skip_on_error:
+            pytest.skip(f"cannot compile {name}: {r.stderr.strip()[:200]}")
+        raise AssertionError(f"cannot compile {name}: {r.stderr.strip()[:500]}")
     return exe
+
+
+def _compile(tmp, name, source, *flags):
+    return compile_c(tmp, name, source, ("-O2", "-fno-tree-vectorize", "-ffp-contract=off", *flags),
+                     skip_on_error=True)
+
+
+@pytest.fixture
+def build_c(tmp_path):
+    """``build_c(name, source, *flags)``: the program built in the test's tmp_path."""
+    return lambda name, source, *flags: compile_c(tmp_path, name, source, flags)
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,6 @@ most of the mispredictions, when it ran from two calls or more; and the traced f
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,13 +58,11 @@ def test_without_branch_simulation_there_is_no_period():
     assert branch_period(parse_callgrind(text)) is None
 
 
-@pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind is not installed (apt-get install valgrind)")
-def test_the_traced_filter_example_repeats_every_call(tmp_path):
+def test_the_traced_filter_example_repeats_every_call(build_c, valgrind, tmp_path):
     from pinchpoint.cli import main
 
-    src = Path(__file__).resolve().parents[2] / "benchmarks" / "trace_examples" / "filter.c"
-    exe = tmp_path / "filter"
-    subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
+    examples = Path(__file__).resolve().parents[2] / "benchmarks" / "trace_examples"
+    exe = build_c("filter", (examples / "filter.c").read_text(), "-O2", f"-I{examples}")
     out = tmp_path / "filter.workload.toml"
     assert main(["trace", "-o", str(out), "--", str(exe), "1024", "8"]) == 0
     text = out.read_text()

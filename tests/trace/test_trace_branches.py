@@ -162,21 +162,13 @@ int main(int argc, char **argv)
 
 @pytest.mark.slow
 @pytest.mark.needs_tool
-def test_a_random_branch_is_mispredicted_half_the_time(tmp_path, valgrind):
+def test_a_random_branch_is_mispredicted_half_the_time(build_c, valgrind):
     """Hand count: 2 n + 1 conditional branches (the loop test n + 1 times, the if n times); a
     random outcome defeats any predictor half of the time (n / 2), a branch never taken is
     learned at once (a few mispredictions)."""
-    import shutil
-    import subprocess
-
     from pinchpoint.prediction.trace.runner import trace_program
 
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        pytest.skip("needs a C compiler (gcc)")
-    (tmp_path / "branchy.c").write_text(BRANCHY)
-    exe = tmp_path / "branchy"
-    subprocess.run([cc, "-O0", "-o", str(exe), str(tmp_path / "branchy.c")], check=True)
+    exe = build_c("branchy", BRANCHY, "-O0")
     n = 200_000
     got = {}
     for mask in (1, 0):

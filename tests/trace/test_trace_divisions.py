@@ -2,9 +2,6 @@
 per-instruction Ir times the disassembly's mnemonic), written as ``[phases.instructions]``
 ``divisions``."""
 
-import shutil
-import subprocess
-
 import pytest
 from hypothesis import given, strategies as st
 from test_trace_branches import DISASM, L1, L2, TEXT
@@ -99,16 +96,11 @@ int main(int argc, char **argv)
 
 @pytest.mark.slow
 @pytest.mark.needs_tool
-def test_a_traced_hash_counts_one_division_per_key(tmp_path, valgrind):
+def test_a_traced_hash_counts_one_division_per_key(build_c, valgrind):
     """Hand count: 3 calls of n keys, one divide each in kernel and narrow, none in constant."""
     from pinchpoint.prediction.trace.runner import trace_program
 
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        pytest.skip("needs a C compiler (gcc)")
-    (tmp_path / "modhash.c").write_text(MODHASH)
-    exe = tmp_path / "modhash"
-    subprocess.run([cc, "-O2", "-o", str(exe), str(tmp_path / "modhash.c")], check=True)
+    exe = build_c("modhash", MODHASH, "-O2")
     n = 20_000
     cmd = [str(exe), str(n), "4093"]
     runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
@@ -122,7 +114,7 @@ def test_a_traced_hash_counts_one_division_per_key(tmp_path, valgrind):
 
 @pytest.mark.slow
 @pytest.mark.needs_tool
-def test_the_traced_modhash_example_agrees_with_its_hand_count(tmp_path, valgrind):
+def test_the_traced_modhash_example_agrees_with_its_hand_count(build_c, valgrind):
     """benchmarks/trace_examples/modhash.c built as trace_validation builds it: its traced
     kernel phase executes the divisions the hand count states (one per key and call)."""
     import sys
@@ -136,12 +128,9 @@ def test_the_traced_modhash_example_agrees_with_its_hand_count(tmp_path, valgrin
         from trace_hand_counts import KERNELS, hand_phase
     finally:
         sys.path.remove(str(bench))
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        pytest.skip("needs a C compiler (gcc)")
-    exe = tmp_path / "modhash"
-    subprocess.run([cc, "-O3", "-march=x86-64-v3", "-o", str(exe),
-                    str(bench / "trace_examples" / "modhash.c")], check=True)
+    examples = bench / "trace_examples"
+    exe = build_c("modhash", (examples / "modhash.c").read_text(), "-O3", "-march=x86-64-v3",
+                  f"-I{examples}")
     n, reps, extra = 10_000, 2, KERNELS["modhash"][1]
     cmd = [str(exe), str(n), str(reps), *map(str, extra)]
     runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
