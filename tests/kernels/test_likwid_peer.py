@@ -1,22 +1,28 @@
 """MAPS load, store and copy against likwid-bench's load_avx, store_avx and copy_avx at an L1
-and an L2 working set: ours at least 0.85 x likwid's, best sample against best sample (the full
-L1/L2/L3/DRAM comparison with its 0.95 acceptance is benchmarks/likwid_compare.py; it takes
-minutes).
+and an L2 working set: ours at least 0.85 x likwid's in L1 and 0.75 x in L2, best sample
+against best sample (the full L1/L2/L3/DRAM comparison with its 0.95 acceptance is
+benchmarks/likwid_compare.py; it takes minutes).
 
 Bytes are counted as likwid counts them (8 B per element for load and store, 16 B for copy),
 so a kernel that went back to one rolled vector store per loop iteration (about 0.5 x
 likwid's store and 0.7 x its copy in L1 on a Zen 5 VM) fails, and at L2, where both sides are
 bound by the cache, so does a miscount: copy counted as 24 B per element (x1.5) or store as
 16 B (x2) lands above the upper bound (checked where likwid-bench's own samples agree within
-15 %: a busy machine makes its best of three short samples too low for an upper bound).  At L1 there is no upper bound: our unrolled copy moves
+15 %: a busy machine makes its best of three short samples too low for an upper bound).
+At L1 there is no upper bound: our unrolled copy moves
 1.3-1.4 x what likwid-bench's copy_avx does there.
 
 Noise: on the shared 2-vCPU VMs this runs on, a single likwid-bench sample of 5 ms varied by
 x1.1-2.0 at L1 and L2 (its own max/min over ten runs, benchmarks/likwid_compare.py), so both
 sides are compared best against best, from samples of about the same length taken interleaved
 in rounds (a burst of other load then slows neither side alone); a case below the bound is
-measured once more with fresh samples before it counts as a failure.  Each likwid-bench run
-sleeps 1 s to calibrate its clock: three per case, about 26 s in all.
+measured once more with fresh samples before it counts as a failure.  Stores into L2 on the
+Zen 5 VMs switch between two speeds, about 200 and 257 GB/s, in spells of 0.1-1 s that both
+kernels see alike (twelve 60 ms samples of one run: 258, 215, 201, 260, 257, 257, 257, 258,
+257, 198, 201, 203); a clean-clone CI run once caught ours in the slow spell for all of its
+samples (215 against 263 GB/s, 0.82), hence the L2 lower bound of 0.75, which still fails a
+byte count that is half or two thirds of likwid's.  Each likwid-bench run sleeps 1 s to
+calibrate its clock: three per case, about 26 s in all.
 """
 
 from __future__ import annotations
@@ -37,8 +43,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_tool,
 #: Length of one sample [s] on both sides, and the rounds of interleaved samples per attempt.
 SAMPLE_S = 0.02
 ROUNDS = 3
-#: Ours against likwid-bench, best against best: the lower bound everywhere, the upper at L2.
-LOWER, UPPER_L2 = 0.85, 1.35
+#: Ours against likwid-bench, best against best: the lower bound per level, the upper at L2.
+LOWER = {"L1": 0.85, "L2": 0.75}
+UPPER_L2 = 1.35
 #: likwid-bench's max/min over its samples up to which its best counts as steady.
 STEADY = 1.15
 
@@ -88,11 +95,11 @@ def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level):
         pytest.skip(reason)
     kb = (host_caches[1] // 2 if level == "L1" else host_caches[2] // 4) // 1000
     ours, theirs = best_pair(binaries["maps"], op, kb)
-    if ours < LOWER * max(theirs):  # fresh samples once: a neighbour's burst can cover one attempt
+    if ours < LOWER[level] * max(theirs):  # fresh samples once: a neighbour's burst can cover one attempt
         again, more = best_pair(binaries["maps"], op, kb)
         ours, theirs = max(ours, again), theirs + more
     ratio = ours / max(theirs)
-    assert ratio >= LOWER, f"{op} at {level} ({kb} kB): ours {ours / 1e9:.1f} GB/s, " \
+    assert ratio >= LOWER[level], f"{op} at {level} ({kb} kB): ours {ours / 1e9:.1f} GB/s, " \
                            f"likwid-bench {max(theirs) / 1e9:.1f} GB/s"
     # the upper bound needs a steady likwid figure: under other load its best of three short
     # samples fell to 0.6 x its quiet figure at L2 (ratio 1.6 on the same kernels)
