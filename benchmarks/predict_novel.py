@@ -1,0 +1,114 @@
+"""Trace and predict kernels of kinds the model was not built around (benchmarks/novel: a naive
+matrix product, binary search, an n-body force loop, Mandelbrot escape times, a byte count, a
+xorshift generator, insertion sort), and compare with their native times.
+
+Nothing in the model names these kernels: each is traced (``pinchpoint trace``'s machinery,
+random loads decided from the code), its ``kernel`` phase predicted with the signature, and the
+headline estimate compared with the fastest and the median of --runs native runs.  Built
+``-O3 -march=x86-64-v3`` (Valgrind decodes no AVX-512).
+
+Usage::
+
+    PYTHONPATH=.pyshim python3 benchmarks/predict_novel.py --signature sig.json \
+        [--only matmul,bsearch] [--runs 5] [--times novel-times.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from trace_validation import _table, trace  # noqa: E402
+
+NOVEL = HERE / "novel"
+
+#: name: [(label, arguments)], sizes picked for a 48 KiB L1d / 1 MiB L2 / 32 MiB L3 host and
+#: native times of 10-300 ms.
+CASES = {
+    "matmul": [("L1", (40, 1000)), ("L2", (160, 8)), ("L3", (400, 1))],
+    "bsearch": [("L1", (2048, 4)), ("L2", (65536, 2)), ("L3", (1 << 20, 2)),
+                ("memory", (1 << 24, 1))],
+    "nbody": [("1000", (1000, 4)), ("3000", (3000, 1))],
+    "mandel": [("20000", (20000, 48))],
+    "bytecount": [("L1", (24_000, 600)), ("L2", (240_000, 60)), ("L3", (4_000_000, 4)),
+                  ("memory", (128_000_000, 1))],
+    "rng": [("L1", (3000, 4000)), ("L2", (30_000, 400)), ("L3", (500_000, 24)),
+            ("memory", (16_000_000, 1))],
+    "isort": [("L1", (2048, 200)), ("L2", (32_768, 16)), ("L3", (524_288, 1))],
+}
+
+
+def build(folder: Path, name: str) -> Path:
+    exe = folder / name
+    if not exe.exists():
+        subprocess.run(["gcc", "-O3", "-march=x86-64-v3", "-o", str(exe),
+                        str(NOVEL / f"{name}.c"), "-lm"], check=True)
+    return exe
+
+
+def native(exe: Path, args, runs: int) -> list[float]:
+    return [float(subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True,
+                                 check=True).stdout.split()[-1]) for _ in range(runs)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--signature", required=True)
+    ap.add_argument("--only", help="comma-separated kernel names")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--times", metavar="FILE", help="native times read from / written to FILE")
+    a = ap.parse_args()
+
+    from pinchpoint.cli.predict_cmds import load_signature_arg
+    from pinchpoint.cli.trace_cmds import target_caches_for
+    from pinchpoint.inputs.workload import Workload
+    from pinchpoint.prediction.convolve import convolve
+
+    sig = load_signature_arg(a.signature)
+    caches, desc = target_caches_for(None, sig)
+    recorded = json.loads(Path(a.times).read_text()) if a.times and Path(a.times).exists() else {}
+    only = set(a.only.split(",")) if a.only else None
+    rows, best, med = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, cases in CASES.items():
+            if only and name not in only:
+                continue
+            exe = build(Path(tmp), name)
+            for label, args in cases:
+                case = f"{name} {label} {' '.join(map(str, args))}"
+                times = recorded.get(case) or native(exe, args, a.runs)
+                recorded[case] = times
+                tw, secs = trace(exe, args, caches, desc, random_loads="auto")
+                kernel = [p for p in tw.workload.phases if p.name.split(".")[0] == "kernel"]
+                pred = convolve(sig, Workload(f"{name}-kernel", tuple(kernel)), extrapolate=True)
+                t = pred.estimate_s
+                eb, em = t / min(times) - 1, t / statistics.median(times) - 1
+                best.append(abs(eb))
+                med.append(abs(em))
+                top = sorted(pred.resources, key=lambda r: -r.seconds)[:3]
+                rows.append([name, label, f"{min(times) * 1e3:.2f}",
+                             f"{statistics.median(times) * 1e3:.2f}", f"{t * 1e3:.2f}",
+                             f"{eb:+.0%}", f"{em:+.0%}",
+                             ", ".join(f"{r.name} {r.seconds * 1e3:.1f}" for r in top)])
+                print(f"  {case}: traced in {secs:.1f} s, error {eb:+.0%}", file=sys.stderr)
+    if a.times:
+        Path(a.times).write_text(json.dumps(recorded, indent=1) + "\n")
+    print(_table(rows, ["kernel", "case", "fastest ms", "median ms", "predicted ms",
+                        "err fastest", "err median", "largest resources (ms)"]))
+    if best:
+        print(f"\n{len(best)} cases (signature {sig.name}): median |error| "
+              f"{statistics.median(best):.1%} (fastest), {statistics.median(med):.1%} (median "
+              f"repetition); max {max(best):.1%} / {max(med):.1%}; over 35 %: "
+              f"{sum(e > 0.35 for e in best)} / {sum(e > 0.35 for e in med)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
