@@ -69,6 +69,16 @@
  *                  Compilers turn a division by a constant into a multiplication (Granlund and
  *                  Montgomery, "Division by invariant integers using multiplication", PLDI
  *                  1994), so only divisions by run-time values execute a divide instruction.
+ *   alu_chain, multiply_chain, load_chain, fmul_chain, fdiv_chain
+ *                  one dependency chain each, every operation waiting for the one before (plus
+ *                  the loop's decrement and branch, off the chain): 16 `add` and `xor` of
+ *                  registers alternating per iteration (alu_chain), and 8 of `imul r64, r64`
+ *                  (multiply_chain), `mov (r), r` round a ring of 8 pointers in 8 lines of L1
+ *                  (load_chain: the load-to-use latency), scalar `mulsd` (fmul_chain) and
+ *                  `divsd` (fdiv_chain) by 1.0.  operation/s of one chain: the inverse of one
+ *                  operation's latency, which prices the operations of each kind on a phase's
+ *                  loop-carried dependency chains ([phases.dependencies]; floating-point adds
+ *                  and FMAs there are priced by PEAK add_chain and fma_chain).
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
@@ -77,26 +87,34 @@
  * two branch loops are plain C).
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
  * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
- * division/s (divide, divide_chain; x86-64 only, like alu).
+ * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
+ * x86-64 only).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
- *                    divide,divide_chain]
+ *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
+ *                    fdiv_chain]
  *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
 enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS, C_DIVIDE,
-       C_DIVIDE_CHAIN };
+       C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN, C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
-                                       "divide_chain", NULL};
+                                       "divide_chain", "alu_chain", "multiply_chain",
+                                       "load_chain", "fmul_chain", "fdiv_chain", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
-                                       "taken-branch/s", "division/s", "division/s"};
+                                       "taken-branch/s", "division/s", "division/s",
+                                       "operation/s", "operation/s", "operation/s",
+                                       "operation/s", "operation/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
-   (taken, taken_jumps) or divisions (divide, divide_chain) per loop iteration or per bit */
-static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0};
+   (taken, taken_jumps), divisions (divide, divide_chain) or chained operations (the chain
+   loops) per loop iteration or per bit */
+static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
+                                  16.0, 8.0, 8.0, 8.0, 8.0};
+#define N_OPS 15
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -262,6 +280,58 @@ static long divide_chain_loop(long iters)
         : "rax", "rdx", "cc");
     return (long)r;
 }
+
+/* Dependent operations on one register, eight instructions or pairs per iteration (OP8); the
+   counter's decrement and branch form a chain of their own. */
+#define OP8(ins) ins ins ins ins ins ins ins ins
+static long alu_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS, r = seed_v, k = 0x5bd1e995;
+    __asm__ __volatile__(".p2align 6\n\t" "2:\n\t"
+                         OP8("add %2, %1\n\txor %2, %1\n\t") "dec %0\n\tjnz 2b\n\t"
+                         : "+r"(n), "+r"(r) : "r"(k) : "cc");
+    return r;
+}
+
+static long multiply_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS, r = seed_v, k = 0x5bd1e995;
+    __asm__ __volatile__(".p2align 6\n\t" "3:\n\t"
+                         OP8("imul %2, %1\n\t") "dec %0\n\tjnz 3b\n\t"
+                         : "+r"(n), "+r"(r) : "r"(k) : "cc");
+    return r;
+}
+
+/* eight pointers, one per 64-byte line (in L1), each pointing at the next: a ring */
+static void *ring[64] __attribute__((aligned(64)));
+static long load_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    int i;
+    void *p = &ring[0];
+    for (i = 0; i < 8; i++)
+        ring[8 * i] = &ring[8 * ((i + 1) % 8)];
+    __asm__ __volatile__(".p2align 6\n\t" "4:\n\t"
+                         OP8("mov (%1), %1\n\t") "dec %0\n\tjnz 4b\n\t"
+                         : "+r"(n), "+r"(p) : : "cc", "memory");
+    return (long)(p != &ring[0]);
+}
+
+static volatile double one_v = 1.0;
+static long fp_chain_loop(long iters, int divide)
+{
+    long n = iters * LOOP_ITERS;
+    double x = one_v + 0.5, k = one_v;
+    if (divide)
+        __asm__ __volatile__(".p2align 6\n\t" "5:\n\t"
+                             OP8("divsd %2, %1\n\t") "dec %0\n\tjnz 5b\n\t"
+                             : "+r"(n), "+x"(x) : "x"(k) : "cc");
+    else
+        __asm__ __volatile__(".p2align 6\n\t" "6:\n\t"
+                             OP8("mulsd %2, %1\n\t") "dec %0\n\tjnz 6b\n\t"
+                             : "+r"(n), "+x"(x) : "x"(k) : "cc");
+    return (long)x;
+}
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
@@ -291,6 +361,11 @@ static double body(void *p, long iters)
     case C_JUMPS: return (double)jumps_loop(iters);
     case C_DIVIDE: return (double)divide_loop(iters);
     case C_DIVIDE_CHAIN: return (double)divide_chain_loop(iters);
+    case C_ALU_CHAIN: return (double)alu_chain_loop(iters);
+    case C_MUL_CHAIN: return (double)multiply_chain_loop(iters);
+    case C_LOAD_CHAIN: return (double)load_chain_loop(iters);
+    case C_FMUL_CHAIN: return (double)fp_chain_loop(iters, 0);
+    case C_FDIV_CHAIN: return (double)fp_chain_loop(iters, 1);
 #endif
     default: return (double)bit_loop(c->bits, c->nbits, iters);
     }
@@ -305,6 +380,8 @@ static double per_call(const ctx_t *c)
     case C_MIX: return OP_COUNT[op] * ((MIX_DOUBLES - 4) / 2);
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
+    case C_ALU_CHAIN: case C_MUL_CHAIN: case C_LOAD_CHAIN: case C_FMUL_CHAIN: case C_FDIV_CHAIN:
+        return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * (double)c->nbits;
     }
 }
@@ -313,9 +390,10 @@ int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
-                            C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN};
+                            C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN,
+                            C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN};
     long long passes[PP_MAX_LIST] = {BITS};
-    int nops = 10, npasses = 1, i, k, r, q;
+    int nops = N_OPS, npasses = 1, i, k, r, q;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
     uint64_t *sorted, *shuffled;

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
         src[i] = (uint32_t)(seed >> 32);
+        a[i] = (uint32_t)i; /* touched before timing */
     }
     double t = now();
     for (size_t r = 0; r < reps; r++)

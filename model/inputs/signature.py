@@ -37,7 +37,8 @@ from pinchpoint.inputs.input_text import parse_bounded, read_text
 from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
-UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s")
+UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s",
+         "operation/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
@@ -164,6 +165,8 @@ _INSTRUCTION_OPS = ("alu", "mix", "retire")
 _TAKEN_OPS = ("taken", "taken_jumps")
 #: kernels/core.c's loops that count integer divisions.
 _DIVISION_OPS = ("divide", "divide_chain")
+#: kernels/core.c's loops that time one dependency chain (operations of one kind, each waiting).
+CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -178,6 +181,8 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "taken-branch/s"
     if kernel == "core" and point.params.get("op") in _DIVISION_OPS:
         return "division/s"
+    if kernel == "core" and point.params.get("op") in CHAIN_OPS:
+        return "operation/s"
     return _KERNEL_UNITS.get(kernel)
 
 

@@ -105,6 +105,13 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # call's branches); a predictor learns a short period
                                          # by heart (core branch_random's pass sweep)
 
+    [phases.dependencies]                # optional: operations on the longest dependency chain
+    alu = 2000000                        # its loops carry from one iteration to the next,
+    fp_add = 500000                      # summed over iterations, by kind: alu, multiply,
+                                         # divide, load, fp_add, fp_multiply, fma, fp_divide;
+                                         # each priced at its latency (core *_chain, PEAK
+                                         # add_chain / fma_chain)
+
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
     size = "64 B"
@@ -139,7 +146,8 @@ from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError, did_you_mean
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, display_stem, exists
-from pinchpoint.inputs.workload_loops import read_count, read_instructions, read_loop, read_trips
+from pinchpoint.inputs.workload_loops import (read_count, read_dependencies, read_instructions,
+                                              read_loop, read_trips)
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
@@ -317,7 +325,8 @@ def _list(ctx: Reader, d, name, key, parse):
 
 def _phase(ctx: Reader, d, key, index) -> Phase:
     ctx.table(d, key, ("name", "repeat", "threads", "loop", "memory", "flops", "messages", "io",
-                       "network", "inner_trips", "inner_loops", "instructions", "parallel_regions"))
+                       "network", "inner_trips", "inner_loops", "instructions", "parallel_regions",
+                       "dependencies"))
     name = ctx.text(d.get("name", f"phase {index + 1}"), f"{key}.name")
     repeat = read_count(ctx, d.get("repeat", 1), f"{key}.repeat")
     threads = read_count(ctx, d.get("threads", 1), f"{key}.threads", integer=True)
@@ -334,6 +343,8 @@ def _phase(ctx: Reader, d, key, index) -> Phase:
                     if "instructions" in d else None)
     phase = Phase(name, repeat, threads=int(threads), loop=loop, inner_trips=trips, inner_loops=loops,
                   instructions=instructions,
+                  dependencies=(read_dependencies(ctx, d["dependencies"], f"{key}.dependencies")
+                                if "dependencies" in d else None),
                   parallel_regions=read_count(ctx, d.get("parallel_regions", 0), f"{key}.parallel_regions"),
                   memory=_list(ctx, d, "memory", key, _memory), flops=flops,
                   messages=_list(ctx, d, "messages", key, _messages),
@@ -355,6 +366,8 @@ def _work(phase: Phase):
     yield "parallel_regions", phase.parallel_regions
     if phase.instructions is not None:
         yield "instructions.total", phase.instructions.total
+    if phase.dependencies is not None:
+        yield "dependencies", phase.dependencies.total
     for i, m in enumerate(phase.messages):
         yield f"messages[{i}]", m.count * max(m.size_bytes, 1.0)
     for name, items in (("io", phase.io), ("network", phase.network)):

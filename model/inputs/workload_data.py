@@ -200,6 +200,47 @@ class Instructions:
                    if getattr(self, k)}}
 
 
+#: Kinds of operation on a phase's dependency chains ([phases.dependencies]), each priced at
+#: its own measured latency.
+DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "fp_add", "fp_multiply", "fma",
+                    "fp_divide")
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    """The operations on the longest chain of dependent operations a phase's loops carry from
+    one iteration to the next, by kind, summed over the iterations (and threads): a loop whose
+    iteration must wait for the previous one's result (a random-number recurrence ``s ^= s >> 12``,
+    Mandelbrot's ``z = z * z + c``) takes at least its chain's latencies per iteration, however
+    wide the core.  Kinds: ``alu`` one-cycle integer operations (add, logic, shifts, lea, cmov),
+    ``multiply`` and ``divide`` integer ones, ``load`` a load whose address or value is on the
+    chain, ``fp_add`` (adds, subtracts, compares), ``fp_multiply``, ``fma``, ``fp_divide``
+    (divisions and square roots).  Each >= 0 and finite."""
+
+    alu: float = 0.0
+    multiply: float = 0.0
+    divide: float = 0.0
+    load: float = 0.0
+    fp_add: float = 0.0
+    fp_multiply: float = 0.0
+    fma: float = 0.0
+    fp_divide: float = 0.0
+
+    def __post_init__(self):
+        for name in DEPENDENCY_KINDS:
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
+                                    key=f"dependencies.{name}")
+
+    @property
+    def total(self) -> float:
+        return sum(getattr(self, k) for k in DEPENDENCY_KINDS)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in DEPENDENCY_KINDS if getattr(self, k)}
+
+
 @dataclass(frozen=True)
 class Messages:
     """``count`` one-way messages of ``size_bytes`` [B] each."""
@@ -292,7 +333,8 @@ class Phase:
     the loop nest's outer points or the largest memory entry's accesses / ``inner_trips``);
     ``instructions``: what its code executes per repeat (:class:`Instructions`; None: not given,
     the phase then has no core time); ``parallel_regions``: OpenMP parallel regions the phase
-    enters per repeat, each a fork and a join of a team of ``threads`` threads.
+    enters per repeat, each a fork and a join of a team of ``threads`` threads;
+    ``dependencies``: its loop-carried dependency chains per repeat (:class:`Dependencies`).
     """
 
     name: str
@@ -308,6 +350,7 @@ class Phase:
     inner_loops: float | None = None
     instructions: Instructions | None = None
     parallel_regions: float = 0.0
+    dependencies: Dependencies | None = None
 
     def inner_loop_count(self) -> float:
         """Inner-loop entries per repeat (``inner_loops``, else derived; 0 without trips)."""
@@ -330,6 +373,7 @@ class Phase:
                 "parallel_regions": self.parallel_regions,
                 **({"loop": self.loop.to_dict()} if self.loop else {}),
                 **({"instructions": self.instructions.to_dict()} if self.instructions else {}),
+                **({"dependencies": self.dependencies.to_dict()} if self.dependencies else {}),
                 "memory": [m.to_dict() for m in self.memory], "flops": self.flops.to_dict(),
                 "messages": [m.to_dict() for m in self.messages],
                 "io": [i.to_dict() for i in self.io],

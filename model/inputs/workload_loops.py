@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.workload_data import INSTRUCTION_KEYS, Instructions, LoopNest
+from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, INSTRUCTION_KEYS, Dependencies,
+                                             Instructions, LoopNest)
 
 
 def read_count(ctx: Reader, value, key, *, integer=False) -> float:
@@ -81,3 +82,9 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
         return Instructions(**counts)
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
+
+
+def read_dependencies(ctx: Reader, d, key) -> Dependencies:
+    ctx.table(d, key, DEPENDENCY_KINDS, ())
+    return Dependencies(**{k: read_count(ctx, d[k], f"{key}.{k}") for k in DEPENDENCY_KINDS
+                           if k in d})

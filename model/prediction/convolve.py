@@ -13,6 +13,8 @@ Applications?", SC05), the time of each resource:
 - core: the instructions the phase's code executes, its conditional branches and their
   mispredictions (``[phases.instructions]``), at the rates kernels/core.c measures
   (:mod:`pinchpoint.prediction.rates_core`): in-cache loops are timed by these, not by bytes;
+- dependencies: the operations on the chains a phase's loops carry across iterations, each at
+  its measured latency (:mod:`pinchpoint.prediction.rates_dependencies`);
 - communication, I/O, network: :mod:`pinchpoint.prediction.rates_comm`;
 - fork_join: the forks and joins of a phase's OpenMP parallel regions (``parallel_regions``)
   at the omp kernel's measured overhead per region (:mod:`pinchpoint.prediction.rates_parallel`).
@@ -52,6 +54,7 @@ from pinchpoint.prediction.rates import SignatureRates
 from pinchpoint.prediction.rates_base import STATS, fmt_size
 from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN
 from pinchpoint.prediction.rates_core import core_time
+from pinchpoint.prediction.rates_dependencies import dependencies_time
 from pinchpoint.prediction.rates_parallel import regions_time
 
 #: The convolution and what callers read beside it (the pure formulas and the rates live in
@@ -60,7 +63,7 @@ __all__ = ["convolve", "Prediction", "PhasePrediction", "ResourceTime", "Signatu
            "RESOURCES", "ESTIMATE_RULE", "STATS", "PEAK_BYTES_PER_FLOP", "in_place_overlap",
            "log_interp", "message_time", "overlap_range", "transfer_time"]
 
-RESOURCES = ("memory", "fp", "core", "communication", "io", "network", "fork_join")
+RESOURCES = ("memory", "fp", "core", "dependencies", "communication", "io", "network", "fork_join")
 #: Resources that overlap nothing: an OpenMP region's fork precedes its body and its join
 #: waits for the body's slowest thread, so their time adds to the overlapped estimate too.
 SERIAL = ("fork_join",)
@@ -384,6 +387,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
         _short_loops(phase, rates, key, t, detail, max(t_l1, throughput))
     # after the short loops: the instruction counts hold the loops' control already
     t["core"] = core_time(phase, rates, key, detail["core"])
+    t["dependencies"] = dependencies_time(phase, rates, key, detail["dependencies"])
     # its own line, not the core's: a fork/join overlaps none of the region's work (SERIAL)
     t["fork_join"] = regions_time(phase, rates, key, detail["fork_join"])
     return t, detail

@@ -41,6 +41,7 @@ from pinchpoint.prediction.rates_base import CURVE_SOURCES, curve_kernel, statis
 from pinchpoint.prediction.rates_comm import CommRates
 from pinchpoint.prediction.rates_compute import ComputeRates
 from pinchpoint.prediction.rates_core import CoreRates
+from pinchpoint.prediction.rates_dependencies import DependencyRates
 from pinchpoint.prediction.rates_memory import MemoryRates
 from pinchpoint.prediction.rates_parallel import ParallelRates
 
@@ -116,6 +117,7 @@ def memory_bandwidth(sig, stat: str = "median", op: str | None = None) -> Memory
     return peak_figure(sig, stat, op)
 
 
-class SignatureRates(MemoryRates, ComputeRates, CoreRates, CommRates, ParallelRates):
+class SignatureRates(MemoryRates, ComputeRates, CoreRates, DependencyRates, CommRates,
+                     ParallelRates):
     """Every pricing function of the convolution over one signature, one statistic and one
     extrapolation policy (:class:`~pinchpoint.prediction.rates_base.RatesBase`)."""

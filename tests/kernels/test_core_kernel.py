@@ -20,6 +20,7 @@ import pytest
 from pinchpoint.measure.runner import compile_kernel, find_compiler
 
 X86 = platform.machine() in ("x86_64", "AMD64")
+CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
 LAT_CYCLES = (2.0, 6.0)
 
 
@@ -53,6 +54,16 @@ def test_core_points_are_present_and_sane(quick_signature):
             rate = ops[op].result.max
             assert rate * short <= 4 and rate * long >= 0.25, (op, rate)
             assert ops[op].result.unit == "taken-branch/s"
+    for op in CHAIN_OPS:
+        if op in ops:
+            # one chain: no dependent operation completes in under a cycle, and none of these
+            # (add/xor, imul, an L1 load, mulsd, divsd) takes 64 cycles
+            rate = ops[op].result.max
+            assert rate * short <= 1.0 and rate * long >= 1 / 64, (op, rate)
+            assert ops[op].result.unit == "operation/s"
+    if "alu" in ops and "alu_chain" in ops:
+        # eight independent chains of adds against one: the core overlaps them
+        assert ops["alu"].result.max > 1.5 * ops["alu_chain"].result.max
     random, sorted_ = ops["branch_random"], ops["branch_sorted"]
     assert random["mispredict_share"] == 0.5 and sorted_["mispredict_share"] < 1e-3
     per_random, per_sorted = 1 / random.result.max, 1 / sorted_.result.max
@@ -91,6 +102,10 @@ def callgrind_counts(tmp_path_factory):
     ("mix_loop", 9.0),           # 9 instructions per iteration, one branch each
     ("retire_loop", 9.0),        # likewise
     ("branch_loop", 42.0 / 17),  # 42 instructions, 17 branches per iteration
+    ("alu_chain_loop", 18.0),    # 16 chained adds and xors, decrement, branch
+    ("multiply_chain_loop", 10.0),  # 8 chained operations, decrement, branch
+    ("load_chain_loop", 10.0),
+    ("fp_chain_loop", 10.0),     # fmul_chain and fdiv_chain
 ])
 def test_the_stated_counts_are_what_the_loops_execute(callgrind_counts, function, per_branch):
     ir, bc, _ = callgrind_counts[function]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.disasm import Instruction
 from pinchpoint.prediction.trace.operands import effects, reg, split_operands
+from pinchpoint.prediction.trace.recurrence import carried_chain
 
 _JUMP = re.compile(r"^j(?!mp)[a-z]+$|^loop")
 _TARGET = re.compile(r"^\s*([0-9a-f]+)")
@@ -61,6 +62,8 @@ class LoopFacts:
     elements: int = 1                               # elements per iteration (vector lanes)
     fed_by_dependent: bool = False                  # a chained add consumes a pointer chase's load
     innermost: bool = True                          # no other loop inside it
+    carried: dict = field(default_factory=dict)     # kind -> operations per iteration on its
+                                                    # longest carried chain (recurrence.py)
 
 
 def back_edges(code: dict[int, Instruction]) -> list[tuple[int, int]]:
@@ -131,9 +134,13 @@ def analyse_loop(code: dict[int, Instruction], addrs: list[int], lo: int, hi: in
     """Facts of the loop from ``lo`` to its back branch at ``hi`` (``addrs``: sorted)."""
     body = [(a, code[a]) for a in addrs[bisect_left(addrs, lo):bisect_right(addrs, hi)]]
     facts = LoopFacts(lo, hi)
-    facts.innermost = not any((t, a) != (lo, hi) for t, a in back_edges(dict(body)) if lo <= t)
+    nested = [(t, a) for t, a in back_edges(dict(body)) if (t, a) != (lo, hi) and lo <= t]
+    facts.innermost = not nested
     if len(body) > MAX_BODY:  # not a loop a compiler emits for a kernel: leave it unanalysed
         return facts
+    # the chain of this loop's own code: a nested loop's iterations are its own
+    facts.carried = carried_chain([(a, i) for a, i in body
+                                   if not any(t <= a <= b for t, b in nested)])
     _indirection(body, facts)
     _reductions(body, facts)
     _strides(body, facts)

@@ -64,6 +64,7 @@ class PhaseFacts:
     regions: float = 0.0
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
     divisions: float = 0.0                         # executed integer divides (div, idiv)
+    dependencies: dict = field(default_factory=dict)  # kind -> operations on carried chains
 
 
 class CodeFacts:
@@ -296,6 +297,7 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
                         chains=max(1, int(round((adds + fmas) / weighted))))
     if not by_loop:
         return
+    _carried(pf, code, by_loop, {(k[0], k[2]): ir for k, ir, _ in executed})
     busiest = max(by_loop.values(), key=lambda v: v[1])
     _trips(pf, code, busiest)
     fp = max(by_loop.values(), key=lambda v: v[2])
@@ -304,6 +306,24 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
             pf.loop["dependency_depth"] = round(fp[0].depth)
         if weighted > 0 and fp[0].fed_by_dependent:
             pf.loop["chain_overlap"] = False
+
+
+def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> None:
+    """Operations on the loops' carried chains (:mod:`.recurrence`), each loop's per iteration
+    times its iterations (its back branch's executions).  A loop whose entries each fit a
+    reorder buffer (CHAIN_WINDOW instructions) is left out: a chain that restarts on every
+    entry overlaps the next entry's out of order, as the short reduction chains do."""
+    total: dict[str, float] = {}
+    for facts, ir, _, obj in by_loop.values():
+        iterations = runs_at.get((obj, facts.end), 0.0)
+        if not facts.carried or iterations <= 0:
+            continue
+        exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
+        if exits > 0 and ir / exits <= CHAIN_WINDOW:
+            continue
+        for kind, n in facts.carried.items():
+            total[kind] = total.get(kind, 0.0) + n * iterations
+    pf.dependencies = total
 
 
 def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:

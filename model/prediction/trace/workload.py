@@ -237,6 +237,9 @@ def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
     for k in ("inner_trips", "inner_loops"):
         if k in pf.loop:
             ph[k] = pf.loop[k]
+    deps = {k: round(v) for k, v in pf.dependencies.items() if round(v) > 0}
+    if deps:
+        ph["dependencies"] = deps
     mem = _memory_entries(pf, runs, caches)
     if mem:
         ph["memory"] = mem

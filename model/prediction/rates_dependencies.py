@@ -1,0 +1,77 @@
+"""Dependency-chain pricing: the latency of each kind of operation on a loop-carried chain, read
+off kernels/core.c's chain loops and PEAK's add_chain and fma_chain.
+
+A loop whose iteration waits for the previous one's result cannot run faster than the
+latencies along that chain, however many execution units the core has: an iteration of
+``s ^= s >> 12; s ^= s << 25; s ^= s >> 27`` is six dependent one-cycle operations, so six
+cycles, where its instructions alone would retire in two (Hennessy and Patterson, "Computer
+Architecture: A Quantitative Approach", 6th ed., 3.1-3.2: a data dependence is a true limit on
+instruction-level parallelism, a recurrence one carried across iterations).  A phase's
+``[phases.dependencies]`` table counts the operations on its loops' longest carried chains by
+kind; each kind is priced at one operation's latency, measured as the inverse rate of a loop
+that runs a single chain of it:
+
+    T_dependencies = sum over kinds of count(kind) x latency(kind) / threads
+
+(counts are totals over the threads, each thread running its own chains).  The time overlaps
+the phase's other work (out-of-order execution runs it while the chain waits), so it is one
+more bound in the max, not a sum.  A signature without a kind's loop is refused or, with
+``extrapolate``, that kind is left out and listed.
+"""
+
+from __future__ import annotations
+
+from pinchpoint.errors import SignatureError
+from pinchpoint.inputs.workload_data import DEPENDENCY_KINDS, Phase
+from pinchpoint.prediction.rates_base import RatesBase
+
+#: kind -> (kernel, loop, operations per counted unit of its rate): core.c's chain loops count
+#: operations; PEAK's chains count flops (an FMA is 2).
+LATENCY_LOOPS = {"alu": ("core", "alu_chain", 1), "multiply": ("core", "multiply_chain", 1),
+                 "divide": ("core", "divide_chain", 1), "load": ("core", "load_chain", 1),
+                 "fp_add": ("peak", "add_chain", 1), "fp_multiply": ("core", "fmul_chain", 1),
+                 "fma": ("peak", "fma_chain", 2), "fp_divide": ("core", "fdiv_chain", 1)}
+assert set(LATENCY_LOOPS) == set(DEPENDENCY_KINDS)
+
+
+class DependencyRates(RatesBase):
+    """One operation's latency per kind (mixed into SignatureRates)."""
+
+    def latency(self, kind: str, key: str) -> tuple[float, str] | None:
+        """(latency [s], loop) of one ``kind`` operation on a chain: the inverse of the fastest
+        point of its loop by the statistic.  None where missing and extrapolating."""
+        kernel, loop, per = LATENCY_LOOPS[kind]
+        pts = self.signature.points(kernel, op=loop) if kernel in self.signature.kernels else []
+        if not pts:
+            self._extrapolated(key, f"its chained {kind} operations need the {kernel} kernel's "
+                                    f"{loop} loop (pinchpoint measure runs it), which signature "
+                                    f"{self.signature.name!r} did not measure",
+                               f"no latency for its chained {kind} operations")
+            return None
+        best = max(pts, key=lambda p: self._value(p.result, "rate"))
+        rate = self._value(best.result, "rate")
+        if rate <= 0:
+            raise SignatureError(f"{kernel} {loop}: the rate is zero", key=f"kernels.{kernel}")
+        return per / rate, f"{kernel} {loop}"
+
+
+def dependencies_time(phase: Phase, rates: DependencyRates, key: str, detail: list) -> float:
+    """Time [s] of the phase's loop-carried chains (0 without a dependencies table)."""
+    deps = phase.dependencies
+    if deps is None:
+        return 0.0
+    total, said = 0.0, []
+    for kind in DEPENDENCY_KINDS:
+        n = getattr(deps, kind) * phase.repeat
+        if n <= 0:
+            continue
+        got = rates.latency(kind, f"{key}.dependencies.{kind}")
+        if got is None:
+            continue
+        lat, loop = got
+        total += n * lat / phase.threads
+        said.append(f"{n:.4g} chained {kind} at {lat * 1e9:.3g} ns ({loop})")
+    if said:
+        detail.append("loop-carried chains: " + ", ".join(said)
+                      + (f", on {phase.threads} threads" if phase.threads > 1 else ""))
+    return total

@@ -1,0 +1,198 @@
+"""The dependency chain a loop carries from one iteration to the next, by kind of operation
+(:mod:`pinchpoint.prediction.trace.recurrence`), and its place in a traced workload.
+
+Loop bodies are GCC 12's output (``gcc -O3 -march=x86-64-v3``, ``objdump -d -M intel
+--no-show-raw-insn``) for the C loops named in each test, copied verbatim; the expected chains
+are counted by hand from the instructions."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from pinchpoint.prediction.trace.disasm import parse_objdump
+from pinchpoint.prediction.trace.loops import analyse
+from pinchpoint.prediction.trace.recurrence import MAX_BODY, carried_chain
+
+# s ^= s >> 12; s ^= s << 25; s ^= s >> 27; out[i] = s * M: three shift-xor pairs on s's
+# chain; the multiply and the store hang off it
+XORSHIFT = """
+    1330:	mov    rdx,rax
+    1333:	add    rdi,0x8
+    1337:	shr    rdx,0xc
+    133b:	xor    rax,rdx
+    133e:	mov    rdx,rax
+    1341:	shl    rdx,0x19
+    1345:	xor    rdx,rax
+    1348:	mov    rax,rdx
+    134b:	shr    rax,0x1b
+    134f:	xor    rax,rdx
+    1352:	mov    rdx,rax
+    1355:	imul   rdx,rcx
+    1359:	mov    QWORD PTR [rdi-0x8],rdx
+    135d:	cmp    rsi,rdi
+    1360:	jne    1330 <kernel+0x20>
+"""
+# Mandelbrot's escape loop (rotated: entered at 138f): zr' = zr*zr - zi*zi + cr and
+# zi' = 2 zr zi + ci; the longest cycle is zr -> mul -> sub -> add -> vmovsd (a merge) -> zr
+MANDEL = """
+    1370:	vsubsd xmm1,xmm1,xmm3
+    1374:	vaddsd xmm0,xmm0,xmm0
+    1378:	add    eax,0x1
+    137b:	vfmadd132sd xmm2,xmm7,xmm0
+    1380:	vaddsd xmm1,xmm1,xmm5
+    1384:	cmp    eax,0x100
+    1389:	je     13b7 <kernel+0xa7>
+    138b:	vmovsd xmm0,xmm1,xmm1
+    138f:	vmulsd xmm1,xmm0,xmm0
+    1393:	vmulsd xmm3,xmm2,xmm2
+    1397:	vaddsd xmm4,xmm1,xmm3
+    139b:	vcomisd xmm6,xmm4
+    139f:	ja     1370 <kernel+0x60>
+"""
+# s += x[i], kept in order (no -ffast-math): four scalar adds per 32-byte step
+SUM = """
+    13c0:	vaddsd xmm0,xmm0,QWORD PTR [rax]
+    13c4:	add    rax,0x20
+    13c8:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x18]
+    13cd:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x10]
+    13d2:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x8]
+    13d7:	cmp    rdx,rax
+    13da:	jne    13c0 <kernel+0x30>
+"""
+# j = next[j]: each load's address is the previous load's value
+CHASE = """
+    1450:	add    rcx,0x1
+    1454:	mov    rax,QWORD PTR [rdi+rax*8]
+    1458:	cmp    rdx,rcx
+    145b:	jne    1450 <kernel+0x10>
+"""
+# a[i] = b[i] + 3 c[i]: only the index is carried
+TRIAD = """
+    14e8:	vmulpd ymm0,ymm1,YMMWORD PTR [rdx+rax*1]
+    14ed:	vaddpd ymm0,ymm0,YMMWORD PTR [rsi+rax*1]
+    14f3:	vmovupd YMMWORD PTR [rdi+rax*1],ymm0
+    14f8:	add    rax,0x20
+    14fc:	cmp    rcx,rax
+    14ff:	jne    14e8 <kernel+0x38>
+"""
+# a branchless binary-search step: lo = a[mid] < key ? mid : lo, through the flags of a
+# compare of a loaded value into a cmov
+BRANCHLESS = """
+    1000:	lea    rax,[rcx+rdx*1]
+    1004:	shr    rax,1
+    1007:	cmp    QWORD PTR [rdi+rax*8],rsi
+    100b:	cmovb  rcx,rax
+    100f:	sub    r8,0x1
+    1013:	jne    1000 <kernel>
+"""
+
+
+def chain(text):
+    (facts,) = analyse(parse_objdump(text))
+    return facts.carried
+
+
+def test_xorshift_carries_six_one_cycle_operations():
+    assert chain(XORSHIFT) == {"alu": 6.0}
+
+
+def test_mandelbrot_carries_a_multiply_two_adds_and_a_merge():
+    assert chain(MANDEL) == {"alu": 1.0, "fp_add": 2.0, "fp_multiply": 1.0}
+
+
+def test_an_in_order_sum_carries_its_four_adds():
+    assert chain(SUM) == {"fp_add": 4.0}
+
+
+def test_a_pointer_chase_carries_its_load():
+    assert chain(CHASE) == {"load": 1.0}
+
+
+def test_a_stream_carries_only_its_index():
+    assert chain(TRIAD) == {"alu": 1.0}
+
+
+def test_a_cmov_carries_the_load_through_the_flags():
+    # lea, shr, the load (address from the chain) with its compare, the cmov
+    assert chain(BRANCHLESS) == {"alu": 4.0, "load": 1.0}
+
+
+def _body(lengths):
+    """A loop of len(lengths) independent chains, chain k adding 1 to register r{8+k}
+    lengths[k] times, then a counter and its back branch."""
+    lines, addr = [], 0x1000
+    for k, n in enumerate(lengths):
+        for _ in range(n):
+            lines.append(f"    {addr:x}:\tadd    r{8 + k},0x1")
+            addr += 4
+    lines.append(f"    {addr:x}:\tsub    rcx,0x1")
+    lines.append(f"    {addr + 4:x}:\tjne    1000 <kernel>")
+    return "\n".join(lines)
+
+
+@given(st.lists(st.integers(1, 12), min_size=1, max_size=6))
+def test_independent_chains_cost_the_longest(lengths):
+    """Chains that never meet run side by side: the loop carries the longest one (the counter's
+    own chain is one operation)."""
+    assert chain(_body(lengths)) == {"alu": float(max(lengths))}
+
+
+@given(st.integers(1, 8), st.integers(2, 4))
+def test_unrolling_multiplies_the_chain(n, copies):
+    """The same chain written ``copies`` times in one body is ``copies`` times as long."""
+    once = chain(_body([n]))["alu"]
+    text = _body([n * copies])
+    assert chain(text)["alu"] == once * copies
+
+
+def test_a_body_beyond_the_limit_is_left_alone():
+    from pinchpoint.prediction.trace.disasm import decode
+
+    body = [(0x1000 + 4 * i, decode("add    rax,0x1")) for i in range(MAX_BODY + 1)]
+    assert carried_chain(body) == {}
+    assert carried_chain(body[:10]) == {"alu": 10.0}
+
+
+RNG = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noipa)) static uint64_t kernel(uint64_t *out, size_t n, uint64_t s)
+{
+    for (size_t i = 0; i < n; i++) {
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+        out[i] = s * 2685821657736338717ull;
+    }
+    return s;
+}
+int main(int argc, char **argv)
+{
+    size_t n = strtoull(argv[1], 0, 10), reps = strtoull(argv[2], 0, 10);
+    uint64_t *out = malloc(n * 8), s = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) out[i] = i;
+    for (size_t r = 0; r < reps; r++) s = kernel(out, n, s);
+    printf("%llu\n", (unsigned long long)(s ^ out[n / 2]));
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_a_traced_recurrence_states_its_chain(build_c, valgrind):
+    """Hand count: reps x n iterations, six dependent shifts and xors each; stated as the
+    kernel phase's [phases.dependencies] and priced by the core kernel's alu_chain."""
+    from test_trace_branches import L1, L2
+
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    exe = build_c("rng", RNG, "-O2")
+    n, reps = 5000, 3
+    cmd = [str(exe), str(n), str(reps)]
+    runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="rng", command=cmd,
+                               target="test", top_functions=1)
+    kernel = next(p for p in tw.workload.phases if p.name == "kernel")
+    assert kernel.dependencies is not None
+    assert kernel.dependencies.alu == pytest.approx(6 * n * reps, rel=0.01)
+    assert kernel.dependencies.total == pytest.approx(kernel.dependencies.alu)
