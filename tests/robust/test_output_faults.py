@@ -73,9 +73,16 @@ def test_closed_stdout_is_a_quiet_141(json_flag):
 
 
 def test_a_pipe_closed_early_is_a_quiet_141():
-    proc = subprocess.Popen([*CLI, "signature", "show", "p690"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdout.read(10)
-    proc.stdout.close()
+    # a pipe of one page (Linux's smallest), so that the 6-7 KB table cannot all fit in it
+    # before the reader closes: otherwise a fast writer finishes first and exits 0
+    import fcntl
+
+    r, w = os.pipe()
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([*CLI, "signature", "show", "p690"], stdout=w, stderr=subprocess.PIPE)
+    os.close(w)
+    with os.fdopen(r, "rb") as out:
+        out.read(10)
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141 and err == b""
 
