@@ -5,8 +5,8 @@ stores, or does both (a memory destination, ``add QWORD PTR [rcx+rdx*8],0x1``).
 Operand roles follow the Intel 64 and IA-32 Architectures Software Developer's Manual, vol. 2
 (section 3.1, instruction format; the destination is the first operand): a two-operand
 arithmetic instruction reads its destination (``add rax, rbx`` is rax += rbx); moves,
-conversions, ``lea`` and AVX's three-operand forms (vol. 2, section 2.3, VEX "non-destructive
-source") only write it; FMA (``vfmadd231pd``) reads it; ``xor r, r`` and ``vxorpd x, x, x`` are
+conversions, ``lea`` and AVX's forms (vol. 2, section 2.3, VEX "non-destructive source": a
+two-operand ``vpmovzxbw`` too) only write it; FMA (``vfmadd231pd``) reads it; ``xor r, r`` and ``vxorpd x, x, x`` are
 zeroing idioms that depend on nothing (Intel 64 and IA-32 Architectures Optimization Reference
 Manual, section 3.5.1.8).  An instruction whose destination is memory stores, and loads too
 unless it is a move or an extract (an RMW: Cachegrind counts it as one access).
@@ -134,6 +134,6 @@ def _reads_destination(m: str, n_ops: int) -> bool:
         return True
     if m.startswith(_OVERWRITE):  # cmov (conditional) starts "cmov" and keeps reading it
         return False
-    if m.startswith("v") and n_ops >= 3:  # VEX non-destructive source
-        return False
+    if m.startswith("v"):  # VEX forms never read a destination they do not name as a source
+        return False      # (two-operand vpmovzx, vpabs, vmovddup included)
     return True
