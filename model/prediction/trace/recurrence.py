@@ -3,10 +3,11 @@
 An iteration that needs the previous one's result waits for it: the loop runs no faster than
 the latencies on its longest carried chain, however wide the core (Hennessy and Patterson,
 "Computer Architecture: A Quantitative Approach", 6th ed., 3.1-3.2).  Here the body's data
-flow (registers, and the flags between a compare and a ``cmov``/``set``/``adc``) is followed
-through ``UNROLL`` consecutive iterations, each value keeping the longest path of operations
-that led to it; the operations the longest path gains per iteration, between iteration
-``WARM`` and ``UNROLL``, are the carried chain (the maximum cycle mean of the dependence
+flow (registers, and the flags between a compare and a ``cmov``/``set``/``adc``) gives the
+longest path within one iteration from each register's value at its top to each value at its
+end; following that small graph through ``UNROLL`` consecutive iterations, the operations on
+the longest path over the iterations after ``WARM`` (the start's transient gone), per
+iteration, are the carried chain (the maximum cycle mean of the dependence
 graph, read off its asymptotic growth rather than enumerated: Karp, "A characterization of
 the minimum cycle mean in a digraph", Discrete Math. 1978, shows the growth rate of the
 longest k-step path is that mean).
@@ -35,7 +36,7 @@ NOMINAL = {"alu": 1.0, "multiply": 3.0, "divide": 14.0, "load": 4.0, "fp_add": 3
            "fp_multiply": 3.0, "fma": 4.0, "fp_divide": 13.0}
 KINDS = tuple(NOMINAL)
 #: Iterations followed, and the one after which the chain's growth is read.
-UNROLL, WARM = 24, 8
+UNROLL, WARM = 64, 16
 #: Longest body followed [instructions] (longer ones: not a compiled kernel's loop).
 MAX_BODY = 1000
 FLAGS = "flags"
@@ -78,39 +79,79 @@ def _add(path, kind: str | None):
     return d + NOMINAL[kind], counts[:i] + (counts[i] + 1,) + counts[i + 1:]
 
 
-def _step(state: dict, ins: Instruction) -> None:
-    """Advance the longest paths in ``state`` (register -> (cycles, counts)) by one instruction."""
+def _merge(into: dict, more: dict) -> None:
+    for src, path in more.items():
+        if src not in into or path[0] > into[src][0]:
+            into[src] = path
+
+
+def _extend(sources: dict, kind: str | None) -> dict:
+    return {src: _add(path, kind) for src, path in sources.items()}
+
+
+def _step(values: dict, ins: Instruction) -> None:
+    """Advance ``values`` (register -> {source register: longest path from that register's value
+    at the top of the iteration}) by one instruction."""
     m = ins.mnemonic
     if _NO_OP.match(m):
         return
     e = effects(ins)
-    reads = set(e.reads) | ({FLAGS} if _FLAG_READER.match(m) else set())
-    writes = set(e.writes) | ({FLAGS} if _COMPARE.match(m) or kind_of(ins, e) == "alu" else set())
+    kind = kind_of(ins, e)
+    writes = set(e.writes) | ({FLAGS} if _COMPARE.match(m) or kind == "alu" else set())
     if not writes:
         return
-    path = max((state.get(r, _ZERO) for r in reads), default=_ZERO, key=lambda p: p[0])
+    reads = set(e.reads) | ({FLAGS} if _FLAG_READER.match(m) else set())
+    into: dict = {}
+    for r in reads:
+        _merge(into, values.get(r, {r: _ZERO}))
     if e.load:  # the value waits for its address, then the load
-        via = _add(max((state.get(r, _ZERO) for r in e.address), default=_ZERO,
-                       key=lambda p: p[0]), "load")
-        path = max(path, via, key=lambda p: p[0])
-    out = _add(path, kind_of(ins, e))
+        via: dict = {}
+        for r in e.address:
+            _merge(via, values.get(r, {r: _ZERO}))
+        _merge(into, _extend(via, "load"))
+    out = _extend(into, kind)
     for w in writes:
-        state[w] = out
+        values[w] = out
 
 
 def carried_chain(body: list[tuple[int, Instruction]]) -> dict[str, float]:
     """Operations per iteration on the longest chain the loop ``body`` (address, instruction
-    pairs in address order, without nested loops) carries, by kind; {} when nothing is carried
-    beyond what follows from no operation at all."""
+    pairs in address order, without nested loops) carries, by kind; {} when the body is too
+    long to be a compiled kernel's loop or nothing is carried.
+
+    One pass over the body gives, for each register it writes, the longest path from each
+    register's value at the top of the iteration (an edge of a small graph over the carried
+    registers); the chain is then followed round that graph for ``UNROLL`` iterations."""
     if not body or len(body) > MAX_BODY:
         return {}
-    state: dict = {}
-    marks = {}
-    for it in range(1, UNROLL + 1):
-        for _, ins in body:
-            _step(state, ins)
-        if it in (WARM, UNROLL):
-            marks[it] = max(state.values(), default=_ZERO, key=lambda p: p[0])
-    span = UNROLL - WARM
-    grown = [max(0.0, (b - a) / span) for a, b in zip(marks[WARM][1], marks[UNROLL][1])]
-    return {k: round(v, 3) for k, v in zip(KINDS, grown) if v > 0}
+    values: dict = {}
+    for _, ins in body:
+        _step(values, ins)
+    edges = {dst: [(src, p) for src, p in srcs.items() if src in values]
+             for dst, srcs in values.items()}
+    dist = {dst: 0.0 for dst in edges}
+    came: list[dict] = []  # per iteration: register -> (the register it came from, its edge)
+    for _ in range(UNROLL):
+        step, nxt = {}, {}
+        for dst, srcs in edges.items():
+            best, how = 0.0, None
+            for src, path in srcs:
+                d = dist[src] + path[0]
+                if how is None or d > best:
+                    best, how = d, (src, path)
+            nxt[dst], step[dst] = best, how
+        dist = nxt
+        came.append(step)
+    # back along the longest path from the last iteration to WARM: its operations per
+    # iteration, the last one's left out (it may end in a value no later iteration reads)
+    at = max(dist, key=dist.get, default=None)
+    counts = [0] * len(KINDS)
+    for i, step in enumerate(reversed(came[WARM:])):
+        how = step.get(at) if at is not None else None
+        if how is None:
+            break
+        at, path = how
+        if i:
+            counts = [a + b for a, b in zip(counts, path[1])]
+    span = UNROLL - WARM - 1
+    return {k: round(n / span, 3) for k, n in zip(KINDS, counts) if n > 0}
