@@ -6,7 +6,8 @@ from hypothesis import given, strategies as st
 
 from pinchpoint.prediction.trace.callgrind import merge_threads, parse_callgrind
 from pinchpoint.prediction.trace.disasm import decode, parse_objdump
-from pinchpoint.prediction.trace.loops import is_jump, loop_exits
+from pinchpoint.prediction.trace.exits import loop_exits
+from pinchpoint.prediction.trace.loops import is_jump
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, taken_jumps
 from pinchpoint.prediction.trace.runner import callgrind_argv
 from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts
