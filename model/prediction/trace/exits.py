@@ -77,6 +77,8 @@ def _detour(code, addrs: list[int], target: int) -> tuple[int, list[int]] | None
     """(where it jumps back to, its addresses) of the short straight block at ``target``
     ending in a direct ``jmp``; None for any other code there."""
     i = bisect_left(addrs, target)
+    if i == len(addrs) or addrs[i] != target:
+        return None
     block = []
     for a in addrs[i:i + DETOUR_MAX]:
         ins = code[a]
