@@ -185,11 +185,12 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
 
 def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
     """Conditional branches, taken jumps (where collected), the period after which the
-    outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at branches
-    that close or leave a loop (:func:`pinchpoint.prediction.trace.loops.loop_exits`): Callgrind's 2-bit
-    counters miss every exit of a loop, which the history-based predictors of current cores
-    learn for loops of steady trip counts (Seznec and Michaud, "A case for (partially) TAgged
-    GEometric history length branch prediction", JILP 2006)."""
+    outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at learnt loop
+    exits (:mod:`pinchpoint.prediction.trace.exits`): Callgrind's 2-bit counters miss every
+    exit of a loop, which the history-based predictors of current cores learn for loops of
+    steady trip counts (Seznec and Michaud, "A case for (partially) TAgged GEometric history
+    length branch prediction", JILP 2006); exits on loaded or carried values, whose trip
+    counts change from one entry to the next, keep theirs."""
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
     for (obj, fn, addr), c in prof.costs.items():
