@@ -149,6 +149,9 @@ def _back(code) -> int:
 def test_counters_invariants_and_values_derived_from_them_are_learnt():
     assert _back(c := _loop("add    rcx,0x1")) in loop_exits(c)
     assert _back(c := _loop("lea    rcx,[rcx-0x8]")) in loop_exits(c)
+    # a step held in a register the loop does not write (a row of a transpose: rdx = n * 8)
+    assert _back(c := _loop("add    rcx,rdx")) in loop_exits(c)
+    assert _back(c := _loop("lea    rcx,[rcx+rdx*8]")) in loop_exits(c)
     # rax is recomputed from the counter each iteration: not carried
     assert _back(c := _loop("inc    rcx", "lea    rax,[rcx+rcx*2]", "cmp    rax,rsi",
                             "jb     10 <f+0x10>")) in loop_exits(c)
@@ -167,8 +170,9 @@ def test_loaded_and_carried_conditions_keep_their_mispredictions():
     # a value carried otherwise than by a constant step (x = x * 2 + 1, a xorshift)
     assert not loop_exits(_loop("lea    rcx,[rcx+rcx*1+0x1]"))
     assert not loop_exits(_loop("mov    rax,rcx", "shl    rax,0xd", "xor    rcx,rax"))
-    # a register stepped by another register's amount
+    # a register stepped by an amount that changes, or by itself
     assert not loop_exits(_loop("add    rcx,rdx", "add    rdx,0x1"))
+    assert not loop_exits(_loop("lea    rcx,[rdx+rcx*2]"))
 
 
 def test_without_a_flag_setter_in_the_block_the_branch_stays_an_exit():

@@ -40,7 +40,7 @@ from bisect import bisect_left, bisect_right
 
 from pinchpoint.prediction.trace.disasm import Instruction
 from pinchpoint.prediction.trace.loops import _JUMP, STRING_OPS, _immediate
-from pinchpoint.prediction.trace.operands import effects, split_operands
+from pinchpoint.prediction.trace.operands import effects, reg, split_operands
 
 #: Instructions that set the flags a conditional branch tests (Intel SDM vol. 1, appendix A,
 #: "EFLAGS cross-reference"); moves, lea, cmov, set, shlx/sarx/shrx and vector arithmetic do not.
@@ -101,14 +101,15 @@ class _Flow:
         self._facts: dict[int, tuple] = {}
 
     def facts(self, a: int) -> tuple:
-        """(effects, a constant self-step?, memory operand text) of the instruction at ``a``,
+        """(effects, the registers it steps its destination by (None: no step; empty: a
+        constant), memory operand text) of the instruction at ``a``,
         each worked out once (loops nest and overlap)."""
         f = self._facts.get(a)
         if f is None:
             ins = self.code[a]
             e = effects(ins)
             mem = _MEM.search(ins.operands) if e.load or e.store else None
-            f = self._facts[a] = (e, _self_step(ins, e), mem.group(0) if mem else "")
+            f = self._facts[a] = (e, _step(ins, e), mem.group(0) if mem else "")
         return f
 
     def on_data(self, branch: int, lo: int, hi: int) -> bool:
@@ -126,7 +127,7 @@ class _Flow:
             e, step, mem = self.facts(a)
             if a == setter:
                 needed = set(e.reads)
-            elif step or not needed & e.writes:
+            elif not needed & e.writes or (step is not None and not step & written):
                 continue
             else:
                 needed = (needed - e.writes) | e.reads
@@ -190,14 +191,15 @@ class _Flow:
             written |= e.writes
             for w in e.writes:
                 defs.setdefault(w, []).append((e, step, mem))
-        # least fixed point: a register is clean when each of its definitions is a constant
-        # step of itself, or reads clean registers and invariants only (loads: invariant ones)
+        # least fixed point: a register is clean when each of its definitions steps it by a
+        # constant or an invariant, or reads clean registers and invariants only (loads:
+        # invariant ones)
         clean: set[str] = set()
         changed = True
         while changed:
             changed = False
             for w, ds in defs.items():
-                if w not in clean and all(step or (
+                if w not in clean and all((step is not None and not step & written) or (
                         not (e.load and (e.address & written or mem in stored))
                         and all(r in clean or r not in written for r in e.reads))
                         for e, step, mem in ds):
@@ -206,12 +208,26 @@ class _Flow:
         return frozenset(clean), frozenset(stored), frozenset(written)
 
 
-def _self_step(ins: Instruction, e) -> bool:
-    """A constant add to the one register the instruction writes (add rax, 8; lea rax, [rax-1])."""
+def _step(ins: Instruction, e) -> frozenset | None:
+    """The registers an add, sub, inc, dec or lea adds to the one register it writes (add rax,
+    8 and lea rax, [rax-1]: none; add rax, rcx and lea rax, [rax+rcx*8]: rcx); None for any
+    other instruction.  A register stepped by constants or invariants is an induction variable
+    (Aho, Lam, Sethi and Ullman, section 9.1.7)."""
     if len(e.writes) != 1 or not _STEP.match(ins.mnemonic) or e.load:
-        return False
+        return None
     (w,) = e.writes
-    return e.reads <= {w} and _immediate(ins, split_operands(ins.operands), w) is not None
+    if w not in e.reads and not ins.mnemonic == "lea":
+        return None
+    if e.reads <= {w} and _immediate(ins, split_operands(ins.operands), w) is not None:
+        return frozenset()
+    ops = split_operands(ins.operands)
+    if ins.mnemonic == "lea":
+        terms = re.split(r"[+-]", ops[1][ops[1].index("[") + 1: ops[1].rindex("]")]) if len(ops) == 2 else []
+        own = [t for t in terms if reg(t.split("*")[0]) == w]
+        return e.reads - {w} if len(own) == 1 and "*" not in own[0] else None
+    if ins.mnemonic in ("add", "sub") and len(ops) == 2 and reg(ops[1]) not in (None, w):
+        return e.reads - {w}
+    return None
 
 
 class LoopExits:
