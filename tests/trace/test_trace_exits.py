@@ -152,6 +152,9 @@ def test_counters_invariants_and_values_derived_from_them_are_learnt():
     # a step held in a register the loop does not write (a row of a transpose: rdx = n * 8)
     assert _back(c := _loop("add    rcx,rdx")) in loop_exits(c)
     assert _back(c := _loop("lea    rcx,[rcx+rdx*8]")) in loop_exits(c)
+    # a shuffle's rand() % i: div writes rdx:rax, not the counter it divides by
+    assert _back(c := _loop("mov    rax,r9", "xor    edx,edx", "div    rcx", "sub    rcx,0x1",
+                            "jne    10 <f+0x10>")) in loop_exits(c)
     # rax is recomputed from the counter each iteration: not carried
     assert _back(c := _loop("inc    rcx", "lea    rax,[rcx+rcx*2]", "cmp    rax,rsi",
                             "jb     10 <f+0x10>")) in loop_exits(c)

@@ -37,10 +37,11 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 
 from pinchpoint.prediction.trace.disasm import Instruction
 from pinchpoint.prediction.trace.loops import _JUMP, STRING_OPS, _immediate
-from pinchpoint.prediction.trace.operands import effects, reg, split_operands
+from pinchpoint.prediction.trace.operands import Effects, effects, reg, split_operands
 
 #: Instructions that set the flags a conditional branch tests (Intel SDM vol. 1, appendix A,
 #: "EFLAGS cross-reference"); moves, lea, cmov, set, shlx/sarx/shrx and vector arithmetic do not.
@@ -52,6 +53,7 @@ _STEP = re.compile(r"^(add|sub|inc|dec|lea)$")
 #: A direct jump's target ("4011a0 <f+0x20>"; not a register such as eax).
 _TARGET = re.compile(r"^\s*([0-9a-f]+)\b")
 _ENDS_BLOCK = ("j", "loop", "call", "ret")
+_IMPLICIT = re.compile(r"^i?(div|mul)$")
 _MEM = re.compile(r"\[[^\]]*\]")
 #: Longest out-of-line arm [instructions]; farthest a branch's flags are looked for.
 DETOUR_MAX, FLAGS_MAX = 8, 16
@@ -107,7 +109,7 @@ class _Flow:
         f = self._facts.get(a)
         if f is None:
             ins = self.code[a]
-            e = effects(ins)
+            e = _implicit(ins, effects(ins))
             mem = _MEM.search(ins.operands) if e.load or e.store else None
             f = self._facts[a] = (e, _step(ins, e), mem.group(0) if mem else "")
         return f
@@ -206,6 +208,15 @@ class _Flow:
                     clean.add(w)
                     changed = True
         return frozenset(clean), frozenset(stored), frozenset(written)
+
+
+def _implicit(ins: Instruction, e: Effects) -> Effects:
+    """One-operand ``div``, ``idiv``, ``mul`` and ``imul`` read their operand and rdx:rax and
+    write rdx:rax (Intel SDM vol. 2), not their operand: a counter divided by (a shuffle's
+    ``rand() % i``) stays a counter."""
+    if _IMPLICIT.match(ins.mnemonic) and "," not in ins.operands:
+        return replace(e, reads=e.reads | {"rax", "rdx"}, writes=frozenset({"rax", "rdx"}))
+    return e
 
 
 def _step(ins: Instruction, e) -> frozenset | None:
