@@ -152,6 +152,9 @@ def test_counters_invariants_and_values_derived_from_them_are_learnt():
     # a step held in a register the loop does not write (a row of a transpose: rdx = n * 8)
     assert _back(c := _loop("add    rcx,rdx")) in loop_exits(c)
     assert _back(c := _loop("lea    rcx,[rcx+rdx*8]")) in loop_exits(c)
+    # a counter advanced through a copy (GCC: lea rax, [rcx+1] ... mov rcx, rax)
+    assert _back(c := _loop("lea    rax,[rcx+0x1]", "mov    rcx,rax", "cmp    rsi,rax",
+                            "jne    10 <f+0x10>")) in loop_exits(c)
     # a shuffle's rand() % i: div writes rdx:rax, not the counter it divides by
     assert _back(c := _loop("mov    rax,r9", "xor    edx,edx", "div    rcx", "sub    rcx,0x1",
                             "jne    10 <f+0x10>")) in loop_exits(c)
@@ -173,6 +176,9 @@ def test_loaded_and_carried_conditions_keep_their_mispredictions():
     # a value carried otherwise than by a constant step (x = x * 2 + 1, a xorshift)
     assert not loop_exits(_loop("lea    rcx,[rcx+rcx*1+0x1]"))
     assert not loop_exits(_loop("mov    rax,rcx", "shl    rax,0xd", "xor    rcx,rax"))
+    # a copy of a loaded value, or of a value the loop carries
+    assert not loop_exits(_loop("mov    rax,QWORD PTR [rdi+rcx*8]", "lea    rcx,[rax+0x1]"))
+    assert not loop_exits(_loop("lea    rax,[rcx+0x1]", "imul   rax,rax", "mov    rcx,rax"))
     # a register stepped by an amount that changes, or by itself
     assert not loop_exits(_loop("add    rcx,rdx", "add    rdx,0x1"))
     assert not loop_exits(_loop("lea    rcx,[rdx+rcx*2]"))

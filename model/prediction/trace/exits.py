@@ -104,14 +104,15 @@ class _Flow:
 
     def facts(self, a: int) -> tuple:
         """(effects, the registers it steps its destination by (None: no step; empty: a
-        constant), memory operand text) of the instruction at ``a``,
-        each worked out once (loops nest and overlap)."""
+        constant), the register it copies plus a constant into its destination (None: none),
+        memory operand text) of the instruction at ``a``, each worked out once (loops nest and
+        overlap)."""
         f = self._facts.get(a)
         if f is None:
             ins = self.code[a]
             e = _implicit(ins, effects(ins))
             mem = _MEM.search(ins.operands) if e.load or e.store else None
-            f = self._facts[a] = (e, _step(ins, e), mem.group(0) if mem else "")
+            f = self._facts[a] = (e, _step(ins, e), _shift(ins, e), mem.group(0) if mem else "")
         return f
 
     def on_data(self, branch: int, lo: int, hi: int) -> bool:
@@ -126,7 +127,7 @@ class _Flow:
         clean, stored, written = loop
         needed: set = set()
         for a in self._block(setter, lo):
-            e, step, mem = self.facts(a)
+            e, step, _, mem = self.facts(a)
             if a == setter:
                 needed = set(e.reads)
             elif not needed & e.writes or (step is not None and not step & written):
@@ -187,27 +188,45 @@ class _Flow:
         defs: dict[str, list] = {}
         stored, written = set(), set()
         for a in body + self._arms(body, lo, hi):
-            e, step, mem = self.facts(a)
-            if e.store:
-                stored.add(mem)
-            written |= e.writes
-            for w in e.writes:
-                defs.setdefault(w, []).append((e, step, mem))
-        # least fixed point: a register is clean when each of its definitions steps it by a
-        # constant or an invariant, or reads clean registers and invariants only (loads:
-        # invariant ones)
-        clean: set[str] = set()
+            f = self.facts(a)
+            if f[0].store:
+                stored.add(f[3])
+            written |= f[0].writes
+            for w in f[0].writes:
+                defs.setdefault(w, []).append(f)
+        # least fixed point: a register is clean when it is an induction variable, or each of
+        # its definitions reads clean registers and invariants only (loads: invariant ones)
+        clean = _inductions(defs, written)
         changed = True
         while changed:
             changed = False
             for w, ds in defs.items():
-                if w not in clean and all((step is not None and not step & written) or (
+                if w not in clean and all(
                         not (e.load and (e.address & written or mem in stored))
-                        and all(r in clean or r not in written for r in e.reads))
-                        for e, step, mem in ds):
+                        and all(r in clean or r not in written for r in e.reads)
+                        for e, _, _, mem in ds):
                     clean.add(w)
                     changed = True
         return frozenset(clean), frozenset(stored), frozenset(written)
+
+
+def _inductions(defs: dict[str, list], written: set) -> set[str]:
+    """The registers each of whose definitions steps it by constants or invariants, or copies
+    another such register plus a constant (``lea rax, [rcx+1] ; mov rcx, rax``): a greatest
+    fixed point, candidates dropped while a copy's source is not one."""
+    def advances(step, shift):
+        return (step is not None and not step & written) or shift is not None
+
+    out = {w for w, ds in defs.items() if all(advances(st, sh) for _, st, sh, _ in ds)}
+    changed = True
+    while changed:
+        changed = False
+        for w in list(out):
+            if any(sh is not None and sh in written and sh not in out
+                   and not (st is not None and not st & written) for _, st, sh, _ in defs[w]):
+                out.discard(w)
+                changed = True
+    return out
 
 
 def _implicit(ins: Instruction, e: Effects) -> Effects:
@@ -217,6 +236,19 @@ def _implicit(ins: Instruction, e: Effects) -> Effects:
     if _IMPLICIT.match(ins.mnemonic) and "," not in ins.operands:
         return replace(e, reads=e.reads | {"rax", "rdx"}, writes=frozenset({"rax", "rdx"}))
     return e
+
+
+def _shift(ins: Instruction, e: Effects) -> str | None:
+    """The register ``mov w, r`` or ``lea w, [r+c]`` copies (plus a constant) into another."""
+    if len(e.writes) != 1 or len(e.reads) != 1 or e.load or e.reads == e.writes:
+        return None
+    (r,) = e.reads
+    ops = split_operands(ins.operands)
+    if ins.mnemonic == "mov" and len(ops) == 2 and reg(ops[1]) == r:
+        return r
+    if ins.mnemonic == "lea" and _immediate(ins, ops, r) is not None:
+        return r
+    return None
 
 
 def _step(ins: Instruction, e) -> frozenset | None:
