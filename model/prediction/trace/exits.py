@@ -15,7 +15,8 @@ again", CBP-5 2016, whose loop predictor does exactly that).  An exit is learnt 
   the branch is one arm of an ``if`` the compiler placed out of line (GCC puts the rarer-looking
   arm after the function's ``ret``), so it stays inside the loop however far its target lies;
 - and its trip counts can repeat: the flags the branch tests come from induction variables (a
-  register the loop changes only by a constant add, sub, inc, dec or lea), loop invariants
+  register the loop changes only by adding a constant or an invariant with add, sub, inc, dec
+  or lea, or by copying another induction variable plus a constant), loop invariants
   (registers the loop does not write, constants, loads from an address the loop neither moves
   nor stores to) and values computed from those alone.  A condition on loaded data or on a
   value the loop carries otherwise (``while (j >= 0 && x[j] > v)``, an escape test
@@ -24,10 +25,12 @@ again", CBP-5 2016, whose loop predictor does exactly that).  An exit is learnt 
 
 The data flow is that of Aho, Lam, Sethi and Ullman, *Compilers*, 2nd ed., sections 9.2
 (reaching definitions within the straight block before the compare) and 9.1.6-9.1.7
-(induction variables, loop-invariant values: a least fixed point over the loop's definitions).
-Heuristics, named as such: flags are followed back within one straight block only (none
-found: the branch counts as an exit, as before); implicit operands and values through memory
-other than loads are not followed.
+(induction variables, loop-invariant values: fixed points over the loop's definitions, the
+loop's out-of-line arms included).  Heuristics, named as such: flags are followed back within
+one straight block only (none found: the branch counts as an exit, as by position alone);
+values through memory other than loads, and implicit operands other than those of one-operand
+div and mul, are not followed; a branch judged on data keeps all its mispredictions, even
+where its trip counts happen to repeat (a data-dependent exit that a long history learns).
 
 Pure: instructions in, addresses out.
 """
@@ -57,7 +60,8 @@ _IMPLICIT = re.compile(r"^i?(div|mul)$")
 _MEM = re.compile(r"\[[^\]]*\]")
 #: Longest out-of-line arm [instructions]; farthest a branch's flags are looked for.
 DETOUR_MAX, FLAGS_MAX = 8, 16
-#: Longest loop whose data flow is followed [instructions]; a longer one keeps its exits.
+#: Longest loop whose data flow is followed [instructions]: the exits of a longer one are
+#: judged by position alone (left out), as for a branch whose flags are not found.
 BODY_MAX = 128
 
 
