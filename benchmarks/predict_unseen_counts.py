@@ -31,13 +31,12 @@ mispredicts every exit of a loop; a modern core's history-based predictor learns
 loops whose trip counts repeat (Seznec and Michaud, "A case for (partially) TAgged GEometric
 history length branch prediction", JILP 2006; Seznec, "TAGE-SC-L branch predictors again",
 CBP-5 2016, whose loop predictor does exactly that).  So two counts of mispredictions are kept:
-``Bcm`` as simulated, and ``Bcm_not_exits``, less the mispredictions at the conditional branches
-that close or leave a loop in the benchmark's own code (the set-up functions left out), by the
-rule the trace uses (:func:`pinchpoint.prediction.trace.loops.loop_exits`), found per
-instruction address (``--dump-instr=yes``; the binary is linked ``-no-pie`` so that those
-addresses are objdump's).
-The second keeps data-dependent ``if``s and drops loop exits: it under-counts loops whose trip
-counts vary from one entry to the next.
+``Bcm`` as simulated, and ``Bcm_not_exits``, less the mispredictions at the learnt loop exits
+in the benchmark's own code (the set-up functions left out), by the rule the trace uses
+(:mod:`pinchpoint.prediction.trace.exits`: exits of loops whose conditions are induction
+variables and invariants; out-of-line arms of an ``if`` and exits on loaded or carried values
+keep their mispredictions), found per instruction address (``--dump-instr=yes``; the binary is
+linked ``-no-pie`` so that those addresses are objdump's).
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
                         "the workload then states the phase's instructions without its conditional "
                         "branches and mispredictions.  Mispredictions are those of Callgrind's model "
                         "of a simple predictor (2-bit counters), not of the machine's own predictor, "
-                        "less those at loops' back branches (loop exits)")
+                        "less those at the exits of counted loops (exits on loaded or carried "
+                        "values keep theirs)")
     p.add_argument("--jobs", type=int, metavar="J",
                    help="Callgrind runs at a time (default: one per CPU this process may use)")
     p.add_argument("--name", help="workload name (default: the program's file name)")

@@ -10,7 +10,7 @@ import pytest
 
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.trace.disasm import parse_objdump
-from pinchpoint.prediction.trace.loops import loop_exits
+from pinchpoint.prediction.trace.exits import loop_exits
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 

@@ -6,7 +6,8 @@ from hypothesis import given, strategies as st
 
 from pinchpoint.prediction.trace.callgrind import merge_threads, parse_callgrind
 from pinchpoint.prediction.trace.disasm import decode, parse_objdump
-from pinchpoint.prediction.trace.loops import is_jump, loop_exits
+from pinchpoint.prediction.trace.exits import loop_exits
+from pinchpoint.prediction.trace.loops import is_jump
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, taken_jumps
 from pinchpoint.prediction.trace.runner import callgrind_argv
 from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts
@@ -155,15 +156,3 @@ def test_a_loop_tested_at_its_top_exits_by_a_forward_branch():
     assert loop_exits(code) == {0x40100c, 0x40100e}
 
 
-def _exits_by_definition(code):
-    """The rule read literally: every pair (branch, loop) checked."""
-    targets = {a: int(ins.operands.split()[0], 16) for a, ins in code.items() if ins.mnemonic == "jne"}
-    loops = [(t, a) for a, t in targets.items() if t <= a]
-    return {a for a, t in targets.items()
-            if t <= a or any(lo <= a <= hi and not lo <= t <= hi for lo, hi in loops)}
-
-
-@given(st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200)), max_size=40))
-def test_the_sweep_finds_what_the_definition_finds(branches):
-    code = {a: decode(f"jne    {t:x} <f>") for a, t in branches}
-    assert loop_exits(code) == _exits_by_definition(code)

@@ -27,7 +27,6 @@ not followed.  Pure: instructions in, facts out.
 
 from __future__ import annotations
 
-import heapq
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -84,50 +83,6 @@ STRING_OPS = frozenset({"stos", "movs", "cmps", "scas", "lods"})
 def is_jump(mnemonic: str) -> bool:
     """A conditional or unconditional jump (not a call or return; not a string instruction)."""
     return bool(_JUMP.match(mnemonic)) or mnemonic == "jmp"
-
-
-def _branch_targets(code: dict[int, Instruction]) -> dict[int, int]:
-    """Address -> target of every direct conditional branch (an indirect one has no target)."""
-    out = {}
-    for addr, ins in code.items():
-        m = _TARGET.match(ins.operands) if _JUMP.match(ins.mnemonic) else None
-        if m:
-            out[addr] = int(m.group(1), 16)
-    return out
-
-
-def loop_exits(code: dict[int, Instruction]) -> frozenset[int]:
-    """Addresses of the conditional branches that close or leave a loop: backward ones (each
-    closes the loop [its target, itself]), those inside such a loop whose target lies outside
-    it (a loop tested at its top, a ``break``), and string instructions (Valgrind runs a
-    ``rep stos`` as a loop with a conditional branch per element; the core runs it as one
-    instruction).  The one rule by which traces and instruction counts leave out the loop-exit
-    mispredictions of Callgrind's predictor model: history-based predictors learn the exits
-    of loops whose trip counts repeat (Seznec, "TAGE-SC-L branch predictors again", CBP-5
-    2016, whose loop predictor does exactly that), whichever branch takes them.
-
-    One sweep in address order (a whole libc in about a second): a branch at ``a`` leaves some
-    loop holding it when its target lies below the highest start or above the lowest end of
-    the loops holding ``a``."""
-    targets = _branch_targets(code)
-    out = {addr for addr, ins in code.items() if ins.mnemonic in STRING_OPS}
-    loops = sorted((t, a) for a, t in targets.items() if t <= a)
-    starts: list[tuple[int, int]] = []   # (-start, end) of the loops begun: the highest start on top
-    ends: list[int] = []                 # ends of the loops begun: the lowest on top
-    i = 0
-    for a in sorted(targets):
-        while i < len(loops) and loops[i][0] <= a:
-            heapq.heappush(starts, (-loops[i][0], loops[i][1]))
-            heapq.heappush(ends, loops[i][1])
-            i += 1
-        while starts and starts[0][1] < a:  # a loop that ended below a holds no later branch
-            heapq.heappop(starts)
-        while ends and ends[0] < a:
-            heapq.heappop(ends)
-        t = targets[a]
-        if t <= a or (starts and t < -starts[0][0]) or (ends and t > ends[0]):
-            out.add(a)
-    return frozenset(out)
 
 
 def analyse_loop(code: dict[int, Instruction], addrs: list[int], lo: int, hi: int) -> LoopFacts:

@@ -34,6 +34,8 @@ for _i in range(8, 16):
         _GPR[f"r{_i}{_s}"] = f"r{_i}"
 _VEC = re.compile(r"^[xyz]mm(\d+)$")
 _WORD = re.compile(r"[a-z][a-z0-9]*")
+#: a comma outside brackets (a memory operand's brackets do not nest)
+_TOP_COMMA = re.compile(r",(?![^\[]*\])")
 #: Mnemonic prefixes that write their destination without reading it.
 _OVERWRITE = ("mov", "vmov", "lea", "cvt", "vcvt", "vbroadcast", "vpbroadcast", "pop", "set",
               "pshufd", "vpshufd", "vextract", "vperm", "vgather", "vpgather", "movzx", "movsx",
@@ -59,20 +61,8 @@ def reg(text: str) -> str | None:
 def split_operands(text: str) -> list[str]:
     """Operands of Intel-syntax text, commas inside brackets kept, objdump's comment dropped."""
     text = text.split("#", 1)[0].split("<", 1)[0]
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+    *out, last = (p.strip() for p in _TOP_COMMA.split(text))
+    return out + [last] if last else out
 
 
 def _address_regs(op: str) -> frozenset[str]:

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
 from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
-from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump, loop_exits
+from pinchpoint.prediction.trace.exits import LoopExits
+from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
@@ -73,7 +74,7 @@ class CodeFacts:
     def __init__(self, disasm: dict):
         self.disasm = disasm
         self._loops: dict[str, Loops] = {}
-        self._exits: dict[str, frozenset[int]] = {}
+        self._exits: dict[str, LoopExits] = {}
         self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
 
     def count_trips(self, prof, ir: int) -> None:
@@ -99,10 +100,11 @@ class CodeFacts:
         branch, exits = self.trip_counts.get((obj, facts.end), (0.0, 0.0))
         return branch / exits if branch > 0 and exits > 0 else None
 
-    def exits(self, obj: str) -> frozenset[int]:
-        """The loop-closing and loop-leaving branches of ``obj`` (:func:`loops.loop_exits`)."""
+    def exits(self, obj: str) -> LoopExits:
+        """The learnt loop exits of ``obj`` (:mod:`pinchpoint.prediction.trace.exits`), a set
+        to ask ``addr in``."""
         if obj not in self._exits:
-            self._exits[obj] = loop_exits(self.disasm.get(obj, {}))
+            self._exits[obj] = LoopExits(self.disasm.get(obj, {}))
         return self._exits[obj]
 
     def loop(self, obj: str, addr: int) -> LoopFacts | None:
@@ -184,11 +186,12 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
 
 def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
     """Conditional branches, taken jumps (where collected), the period after which the
-    outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at branches
-    that close or leave a loop (:func:`pinchpoint.prediction.trace.loops.loop_exits`): Callgrind's 2-bit
-    counters miss every exit of a loop, which the history-based predictors of current cores
-    learn for loops of steady trip counts (Seznec and Michaud, "A case for (partially) TAgged
-    GEometric history length branch prediction", JILP 2006)."""
+    outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at learnt loop
+    exits (:mod:`pinchpoint.prediction.trace.exits`): Callgrind's 2-bit counters miss every
+    exit of a loop, which the history-based predictors of current cores learn for loops of
+    steady trip counts (Seznec and Michaud, "A case for (partially) TAgged GEometric history
+    length branch prediction", JILP 2006); exits on loaded or carried values, whose trip
+    counts change from one entry to the next, keep theirs."""
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
     for (obj, fn, addr), c in prof.costs.items():

@@ -26,8 +26,9 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   (Bcm).  The mispredictions are those of the predictor Callgrind models (the Valgrind manual,
   "Cachegrind: a high-precision tracing profiler", "Branch simulation specifics": 16384 2-bit
   saturating counters indexed by the branch's address and the last few outcomes), not of the
-  machine's own predictor; those at branches that close or leave a loop (every loop exit, in
-  that model) are left out (:func:`pinchpoint.prediction.trace.loops.loop_exits`).  With
+  machine's own predictor; those at the exits of loops whose trip counts can repeat (every
+  loop exit mispredicts in that model; a history-based predictor learns those) are left out,
+  those of exits on loaded or carried data kept (:mod:`pinchpoint.prediction.trace.exits`).  With
   Callgrind's jump collection, the taken jumps (``taken``: conditional jumps taken and
   unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`),
   at most the conditional branches (a phase with more unconditional jumps than conditional
@@ -76,8 +77,9 @@ UNKNOWN = (
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
     "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
     "Callgrind's model of a simple predictor (2-bit counters), not of this machine's, less "
-    "those at branches that close or leave a loop (loop exits, which history-based predictors "
-    "learn)",
+    "those at loop exits whose condition is an induction variable or invariant (history-based "
+    "predictors learn them); exits on loaded or carried values are kept, a heuristic that "
+    "follows registers within the loop, not values through memory",
     "whether a function called again reads the data of the call before: the branch outcomes "
     "of the function with the most mispredictions are taken to repeat each call "
     "(instructions.branch_period = one call's branches; delete it for data that change)",
