@@ -129,8 +129,28 @@ def carried_chain(body: list[tuple[int, Instruction]]) -> dict[str, float]:
         _step(values, ins)
     edges = {dst: [(src, p) for src, p in srcs.items() if src in values]
              for dst, srcs in values.items()}
+    came, last = _unroll(edges)
+    # back along the longest path from the last iteration to WARM: its operations per
+    # iteration, the last one's left out (it may end in a value no later iteration reads)
+    at = last
+    counts = [0] * len(KINDS)
+    for i, step in enumerate(reversed(came[WARM:])):
+        how = step.get(at) if at is not None else None
+        if how is None:
+            break
+        at, path = how
+        if i:
+            counts = [a + b for a, b in zip(counts, path[1])]
+    span = UNROLL - WARM - 1
+    return {k: round(n / span, 3) for k, n in zip(KINDS, counts) if n > 0}
+
+
+def _unroll(edges: dict) -> tuple[list[dict], str | None]:
+    """Longest paths through ``UNROLL`` iterations of the carried-register graph: per iteration,
+    each register's predecessor and edge on its longest path; and the register that ends the
+    longest path of all."""
     dist = {dst: 0.0 for dst in edges}
-    came: list[dict] = []  # per iteration: register -> (the register it came from, its edge)
+    came: list[dict] = []
     for _ in range(UNROLL):
         step, nxt = {}, {}
         for dst, srcs in edges.items():
@@ -142,16 +162,4 @@ def carried_chain(body: list[tuple[int, Instruction]]) -> dict[str, float]:
             nxt[dst], step[dst] = best, how
         dist = nxt
         came.append(step)
-    # back along the longest path from the last iteration to WARM: its operations per
-    # iteration, the last one's left out (it may end in a value no later iteration reads)
-    at = max(dist, key=dist.get, default=None)
-    counts = [0] * len(KINDS)
-    for i, step in enumerate(reversed(came[WARM:])):
-        how = step.get(at) if at is not None else None
-        if how is None:
-            break
-        at, path = how
-        if i:
-            counts = [a + b for a, b in zip(counts, path[1])]
-    span = UNROLL - WARM - 1
-    return {k: round(n / span, 3) for k, n in zip(KINDS, counts) if n > 0}
+    return came, max(dist, key=dist.get, default=None)
