@@ -164,6 +164,8 @@ _INSTRUCTION_OPS = ("alu", "mix", "retire")
 _TAKEN_OPS = ("taken", "taken_jumps")
 #: kernels/core.c's loops that count integer divisions.
 _DIVISION_OPS = ("divide", "divide_chain")
+#: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
+_DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -172,7 +174,7 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "s"
     if isinstance(metric, str) and metric.startswith("bandwidth"):
         return "B/s"
-    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS:
+    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS + _DIVIDER_OPS:
         return "instruction/s"
     if kernel == "core" and point.params.get("op") in _TAKEN_OPS:
         return "taken-branch/s"
