@@ -162,10 +162,10 @@ class Instructions:
     per instruction whatever its width (x86-64 ``divsd``, ``vdivpd``, ``sqrtsd`` ..., x87
     ``fdiv``, ``fsqrt``; 0: not priced), which occupy the FP divider.  mispredicted <= branches
     <= total, taken <= branches, divisions, fp_divisions, fp_square_roots <= total; each >= 0
-    and finite (checked here, where the object is built, so no invalid one exists).  ``branch_period`` is not a count: the
-    conditional branches after which the phase's branch outcomes repeat (a kernel called again
-    on the same data repeats one call's branches), which lets a predictor learn them by heart;
-    None: they never repeat.
+    and finite (checked here, where the object is built, so no invalid one exists).
+    ``branch_period`` is not a count: the conditional branches after which the phase's branch
+    outcomes repeat (a kernel called again on the same data repeats one call's branches), which
+    lets a predictor learn them by heart; None: they never repeat.
     """
 
     total: float = 0.0

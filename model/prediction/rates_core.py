@@ -2,7 +2,7 @@
 floating-point divider's instructions, read off kernels/core.c.
 
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
-or flops.  Four figures of the signature's ``core`` kernel price that work:
+or flops.  These figures of the signature's ``core`` kernel price that work:
 
 - the instruction rate [instruction/s]: the faster of ``alu`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
