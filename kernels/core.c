@@ -79,6 +79,26 @@
  *                  operation's latency, which prices the operations of each kind on a phase's
  *                  loop-carried dependency chains ([phases.dependencies]; floating-point adds
  *                  and FMAs there are priced by PEAK add_chain and fma_chain).
+ *   fdiv           8 independent scalar double-precision divisions per iteration (SSE2 `divsd`,
+ *                  each after a `movapd` of the fixed dividend into its register, so no division
+ *                  waits for another), plus the loop's decrement and branch.  The throughput of
+ *                  the floating-point divider per instruction, which prices a phase's
+ *                  ``fp_divisions`` of [phases.instructions].  A divider takes about as long for
+ *                  one scalar division as for a packed one (Agner Fog, "Instruction tables":
+ *                  DIVSD and VDIVPD ymm of similar reciprocal throughput on AMD Zen 4), so scalar
+ *                  code runs up to 4x slower per flop than PEAK's vectorised division loop.
+ *   fsqrt          the same with `sqrtsd` (each after a `movapd`, which also breaks the
+ *                  instruction's false dependence on its destination's upper half): the
+ *                  divider's square roots, which price ``fp_square_roots``.
+ *   fdiv_sqrt      4 `divsd` and 4 `sqrtsd` alternating, independent: whether divisions and
+ *                  square roots share one unit (then each takes its own time, and a mix the sum
+ *                  of its parts) or overlap.  Kept in the signature; the model prices the sum.
+ *   fdiv_ymm,      8 independent 256-bit `vdivpd` / `vsqrtpd` per iteration (4 lanes each):
+ *   fsqrt_ymm      the divider's time per packed instruction.  Built where the compiler targets
+ *                  AVX (-march=native on an AVX host); kept in the signature, not priced (PEAK
+ *                  division prices packed flops).
+ *                  The operands are fixed doubles with full 53-bit significands (no early exit
+ *                  on short ones).  Counted per divider instruction, whatever its width.
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
@@ -88,33 +108,41 @@
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
  * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
  * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
- * x86-64 only).
+ * x86-64 only), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
+ * only, the ymm ones with AVX).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
  *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
- *                    fdiv_chain]
+ *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm]
  *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
 enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS, C_DIVIDE,
-       C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN, C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN };
+       C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN, C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
+       /* the floating-point divider */
+       C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
                                        "divide_chain", "alu_chain", "multiply_chain",
-                                       "load_chain", "fmul_chain", "fdiv_chain", NULL};
+                                       "load_chain", "fmul_chain", "fdiv_chain",
+                                       "fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm",
+                                       NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
                                        "taken-branch/s", "division/s", "division/s",
                                        "operation/s", "operation/s", "operation/s",
-                                       "operation/s", "operation/s"};
+                                       "operation/s", "operation/s",
+                                       "instruction/s", "instruction/s", "instruction/s",
+                                       "instruction/s", "instruction/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
-   (taken, taken_jumps), divisions (divide, divide_chain) or chained operations (the chain
-   loops) per loop iteration or per bit */
+   (taken, taken_jumps), divisions (divide, divide_chain), chained operations (the chain
+   loops) or divider instructions (fdiv ... fsqrt_ymm) per loop iteration or per bit */
 static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
-                                  16.0, 8.0, 8.0, 8.0, 8.0};
-#define N_OPS 15
+                                  16.0, 8.0, 8.0, 8.0, 8.0,
+                                  8.0, 8.0, 8.0, 8.0, 8.0};
+#define N_OPS 20
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -332,6 +360,39 @@ static long fp_chain_loop(long iters, int divide)
                              : "+r"(n), "+x"(x) : "x"(k) : "cc");
     return (long)x;
 }
+
+/* The floating-point divider: 8 independent divider instructions per iteration, operands
+   fixed doubles with full significands (xmm8 = dividend, xmm9 = divisor or radicand). */
+static const double FDIV_OPERANDS[2] = {1.2345678901234567, 0.98765432109876543};
+#define FDIV_LOOP(name, label, body, setup, tail)                                          \
+    static long name(long iters)                                                         \
+    {                                                                                    \
+        long n = iters * LOOP_ITERS;                                                     \
+        __asm__ __volatile__(                                                            \
+            "movsd %1, %%xmm8\n\tmovsd 8+%1, %%xmm9\n\t" setup                           \
+            ".p2align 6\n\t" label ":\n\t" body "dec %0\n\tjnz " label "b\n\t" tail     \
+            : "+r"(n)                                                                    \
+            : "m"(FDIV_OPERANDS)                                                         \
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",      \
+              "xmm9", "cc");                                                             \
+        return n;                                                                        \
+    }
+/* a fresh destination each time (movapd, eliminated at rename), then the instruction */
+#define FD(r) "movapd %%xmm8, %%xmm" r "\n\tdivsd %%xmm9, %%xmm" r "\n\t"
+#define FS(r) "movapd %%xmm8, %%xmm" r "\n\tsqrtsd %%xmm9, %%xmm" r "\n\t"
+FDIV_LOOP(fdiv_loop, "11", FD("0") FD("1") FD("2") FD("3") FD("4") FD("5") FD("6") FD("7"), "", "")
+FDIV_LOOP(fsqrt_loop, "12", FS("0") FS("1") FS("2") FS("3") FS("4") FS("5") FS("6") FS("7"), "", "")
+FDIV_LOOP(fdiv_sqrt_loop, "13", FD("0") FS("1") FD("2") FS("3") FD("4") FS("5") FD("6") FS("7"), "", "")
+#if defined(__AVX__)
+/* three-operand AVX forms write their destination without reading it */
+#define YMM_SETUP "vbroadcastsd %%xmm8, %%ymm8\n\tvbroadcastsd %%xmm9, %%ymm9\n\t"
+#define VD(r) "vdivpd %%ymm9, %%ymm8, %%ymm" r "\n\t"
+#define VS(r) "vsqrtpd %%ymm9, %%ymm" r "\n\t"
+FDIV_LOOP(fdiv_ymm_loop, "14", VD("0") VD("1") VD("2") VD("3") VD("4") VD("5") VD("6") VD("7"),
+          YMM_SETUP, "vzeroupper\n\t")
+FDIV_LOOP(fsqrt_ymm_loop, "15", VS("0") VS("1") VS("2") VS("3") VS("4") VS("5") VS("6") VS("7"),
+          YMM_SETUP, "vzeroupper\n\t")
+#endif
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
@@ -366,6 +427,13 @@ static double body(void *p, long iters)
     case C_LOAD_CHAIN: return (double)load_chain_loop(iters);
     case C_FMUL_CHAIN: return (double)fp_chain_loop(iters, 0);
     case C_FDIV_CHAIN: return (double)fp_chain_loop(iters, 1);
+    case C_FDIV: return (double)fdiv_loop(iters);
+    case C_FSQRT: return (double)fsqrt_loop(iters);
+    case C_FDIV_SQRT: return (double)fdiv_sqrt_loop(iters);
+#if defined(__AVX__)
+    case C_FDIV_YMM: return (double)fdiv_ymm_loop(iters);
+    case C_FSQRT_YMM: return (double)fsqrt_ymm_loop(iters);
+#endif
 #endif
     default: return (double)bit_loop(c->bits, c->nbits, iters);
     }
@@ -381,6 +449,7 @@ static double per_call(const ctx_t *c)
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
     case C_ALU_CHAIN: case C_MUL_CHAIN: case C_LOAD_CHAIN: case C_FMUL_CHAIN: case C_FDIV_CHAIN:
+    case C_FDIV: case C_FSQRT: case C_FDIV_SQRT: case C_FDIV_YMM: case C_FSQRT_YMM:
         return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * (double)c->nbits;
     }
@@ -391,7 +460,8 @@ int main(int argc, char **argv)
     pp_common_opts o = {5, 0.01};
     int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
                             C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN,
-                            C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN};
+                            C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
+                            C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM};
     long long passes[PP_MAX_LIST] = {BITS};
     int nops = N_OPS, npasses = 1, i, k, r, q;
     double reps[PP_MAX_REPS];
@@ -435,6 +505,9 @@ int main(int argc, char **argv)
 #if !defined(__x86_64__)
         if (c.op != C_SORTED && c.op != C_RANDOM) continue;
 #endif
+#if !defined(__AVX__)
+        if (c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM) continue;
+#endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
         c.nbits = c.op == C_RANDOM ? (size_t)passes[q] : BITS;
@@ -449,6 +522,9 @@ int main(int argc, char **argv)
                    c.op == C_RANDOM ? 0.5 : 2.0 / BITS, c.nbits);
         if (c.op == C_DIVIDE || c.op == C_DIVIDE_CHAIN)
             printf(",\"dividend_bits\":64,\"divisor_bits\":32");
+        if (c.op >= C_FDIV && c.op <= C_FSQRT_YMM) /* double precision; lanes per instruction */
+            printf(",\"precision\":\"double\",\"lanes\":%d",
+                   c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM ? 4 : 1);
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);
     }
     free(sorted); free(shuffled); free(c.a); free(c.b);

@@ -160,6 +160,9 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
         br = ("" if ph.branches is None else f" ({ph.branches:.4g} conditional branches, "
               f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model{taken})")
         dv = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
+        dv += "".join(f", {n:.4g} {words}" for n, words in (
+            ((ph.divider or {}).get("fp_divisions", 0), "FP divides"),
+            ((ph.divider or {}).get("fp_square_roots", 0), "FP square roots")) if n)
         print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{dv}, flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
     for n in tw.notes:

@@ -167,6 +167,8 @@ _TAKEN_OPS = ("taken", "taken_jumps")
 _DIVISION_OPS = ("divide", "divide_chain")
 #: kernels/core.c's loops that time one dependency chain (operations of one kind, each waiting).
 CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
+#: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
+_DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -175,7 +177,7 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "s"
     if isinstance(metric, str) and metric.startswith("bandwidth"):
         return "B/s"
-    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS:
+    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS + _DIVIDER_OPS:
         return "instruction/s"
     if kernel == "core" and point.params.get("op") in _TAKEN_OPS:
         return "taken-branch/s"

@@ -100,6 +100,12 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # branch once per iteration); 0/absent: not priced
     divisions = 100000                   # optional: integer divisions among them (div, idiv;
                                          # <= total): priced by the core divide loop
+    fp_divisions = 50000                 # optional: floating-point divide instructions among
+                                         # them (divsd, vdivpd ...: one per instruction, any
+                                         # width; <= total): priced by the core fdiv loop
+    fp_square_roots = 50000              # optional: square-root instructions (sqrtsd, vsqrtpd
+                                         # ...; <= total): the core fsqrt loop; the two share
+                                         # the divider, so their times add
     branch_period = 8192                 # optional: the branches after which the outcomes
                                          # repeat (a kernel called again on the same data: one
                                          # call's branches); a predictor learns a short period

@@ -144,7 +144,8 @@ class Flops:
 
 
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
-INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions")
+INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
+                    "fp_square_roots")
 
 
 @dataclass(frozen=True)
@@ -156,12 +157,15 @@ class Instructions:
     conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
     (Bcm); ``taken`` the taken branches (a loop's back branch, once per iteration; callgrind's
     jump counts; 0: not priced); ``divisions`` the integer divisions among them (x86-64
-    ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced).  mispredicted <= branches <=
-    total, taken <= branches, divisions <= total; each >= 0 and finite (checked here, where the
-    object is built, so no invalid one exists).  ``branch_period`` is not a count: the
-    conditional branches after which the phase's branch outcomes repeat (a kernel called again
-    on the same data repeats one call's branches), which lets a predictor learn them by heart;
-    None: they never repeat.
+    ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced); ``fp_divisions`` and
+    ``fp_square_roots`` the floating-point divide and square-root instructions among them, one
+    per instruction whatever its width (x86-64 ``divsd``, ``vdivpd``, ``sqrtsd`` ..., x87
+    ``fdiv``, ``fsqrt``; 0: not priced), which occupy the FP divider.  mispredicted <= branches
+    <= total, taken <= branches, divisions, fp_divisions, fp_square_roots <= total; each >= 0
+    and finite (checked here, where the object is built, so no invalid one exists).
+    ``branch_period`` is not a count: the conditional branches after which the phase's branch
+    outcomes repeat (a kernel called again on the same data repeats one call's branches), which
+    lets a predictor learn them by heart; None: they never repeat.
     """
 
     total: float = 0.0
@@ -170,6 +174,8 @@ class Instructions:
     taken: float = 0.0
     divisions: float = 0.0
     branch_period: float | None = None
+    fp_divisions: float = 0.0
+    fp_square_roots: float = 0.0
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -178,7 +184,8 @@ class Instructions:
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
                                     key=f"instructions.{name}")
         for small, big in (("branches", "total"), ("mispredicted", "branches"),
-                           ("taken", "branches"), ("divisions", "total")):
+                           ("taken", "branches"), ("divisions", "total"),
+                           ("fp_divisions", "total"), ("fp_square_roots", "total")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
@@ -191,12 +198,14 @@ class Instructions:
     def scaled(self, factor: float) -> "Instructions":
         # the period is a pattern's length, not a total: it does not scale
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
-                            self.taken * factor, self.divisions * factor, self.branch_period)
+                            self.taken * factor, self.divisions * factor, self.branch_period,
+                            self.fp_divisions * factor, self.fp_square_roots * factor)
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
-                **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period")
+                **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period",
+                                                 "fp_divisions", "fp_square_roots")
                    if getattr(self, k)}}
 
 

@@ -1,8 +1,8 @@
-"""Core pricing: instructions, branches, mispredicted branches and integer divisions, read off
-kernels/core.c.
+"""Core pricing: instructions, branches, mispredicted branches, integer divisions and the
+floating-point divider's instructions, read off kernels/core.c.
 
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
-or flops.  Four figures of the signature's ``core`` kernel price that work:
+or flops.  These figures of the signature's ``core`` kernel price that work:
 
 - the instruction rate [instruction/s]: the faster of ``alu`` (independent register adds: the
   integer units, dispatch and retire) and ``mix`` (the body of a compiled in-cache loop: loads,
@@ -30,6 +30,17 @@ or flops.  Four figures of the signature's ``core`` kernel price that work:
   divisions priced at the instruction rate would be 5-10x too fast; their time is a bound
   beside the instruction and branch ones.  On the Zen 5 VM: divide 1.73-1.8 ns per division
   (about 8 cycles), a hashed count ``h[(key * c) % m] += 1`` 1.77 ns per key;
+- the floating-point divider's rates [instruction/s]: ``fdiv`` and ``fsqrt``, independent
+  scalar ``divsd`` and ``sqrtsd``.  A divider takes about as long per instruction for a scalar
+  division as for a packed one (Agner Fog, "Instruction tables": DIVSD and VDIVPD ymm of
+  similar reciprocal throughput on AMD Zen 4), so PEAK's division loop, 4-lane vectorised,
+  prices scalar divisions up to 4x too fast.  A phase's ``fp_divisions`` and
+  ``fp_square_roots`` (instructions of any width) are a bound beside the instruction ones,
+  while PEAK division keeps pricing their flops (a resource of its own: the longer binds).
+  Divisions and square roots run on one divider, so their times add: on the Zen 5 VM fdiv
+  0.94 ns, fsqrt 1.76 ns per instruction, and ``fdiv_sqrt`` (the two alternating) 1.40 ns,
+  near their mean 1.35 ns, not near the longer (a unit each would overlap them); 256-bit
+  ``vdivpd`` and ``vsqrtpd`` took 0.92-0.94 and 1.71-1.76 ns, as the scalar forms;
 - the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
   sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
   mispredicted branches the kernel states by construction (1/2 for independent fair bits);
@@ -55,10 +66,15 @@ from pinchpoint.prediction.rates_base import RatesBase
 
 #: core.c loops that price each count of a phase's instruction table (the fastest of them).
 CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",), "taken": ("taken",),
-                  "divisions": ("divide",)}
+                  "divisions": ("divide",), "fp_divisions": ("fdiv",),
+                  "fp_square_roots": ("fsqrt",)}
 #: What each count is called in a prediction's detail and in a refusal.
 COUNT_WORDS = {"total": "instructions", "branches": "branches", "taken": "taken branches",
-               "divisions": "integer divisions"}
+               "divisions": "integer divisions", "fp_divisions": "FP divide instructions",
+               "fp_square_roots": "FP square-root instructions"}
+#: Counts that occupy one unit, the floating-point divider: their times add.  Without their
+#: loop only their bound is left out (PEAK division still prices their flops).
+DIVIDER_COUNTS = ("fp_divisions", "fp_square_roots")
 #: core.c loops whose difference prices a misprediction (random bits, sorted bits).
 MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
 #: Conditional branches per bit of core.c's bit loops: the data-dependent test and the loop's.
@@ -77,11 +93,11 @@ class CoreRates(RatesBase):
             return []
         return self.signature.points("core", op=op)
 
-    def _missing(self, key: str, what: str, loops: str) -> None:
+    def _missing(self, key: str, what: str, loops: str,
+                 instead: str = "no core time (the phase's instruction counts left out)") -> None:
         self._extrapolated(key, f"its {what} need the core kernel's {loops} (kernels/core.c; "
                                 f"pinchpoint measure runs it), which signature "
-                                f"{self.signature.name!r} did not measure",
-                           "no core time (the phase's instruction counts left out)")
+                                f"{self.signature.name!r} did not measure", instead)
 
     def core_rate(self, count: str, key: str) -> tuple[float, str] | None:
         """(rate [1/s], loop) that prices ``count`` (a key of CORE_FOR_COUNT) on one
@@ -90,7 +106,9 @@ class CoreRates(RatesBase):
         loops = CORE_FOR_COUNT[count]
         pts = [p for loop in loops for p in self._core_points(loop)]
         if not pts:
-            self._missing(key, COUNT_WORDS[count], " or ".join(loops) + " loop")
+            self._missing(key, COUNT_WORDS[count], " or ".join(loops) + " loop",
+                          *(("no divider bound (PEAK division prices their flops alone)",)
+                            if count in DIVIDER_COUNTS else ()))
             return None
         best = max(pts, key=lambda p: self._value(p.result, "rate"))
         rate = self._value(best.result, "rate")
@@ -162,30 +180,49 @@ def _longest_pass(points: list) -> list:
     return [p for p in points if float(p.params.get("pass_bits", DEFAULT_PASS_BITS)) == longest]
 
 
-def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
-    """Time [s] of a phase's instructions on its threads (one core each):
-    T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate,
-    divisions / division rate) + mispredicted x penalty, each count divided by the threads (the
-    counts are totals over them, as flops are).  0 without an instruction table or with zero
-    counts (the signature is then not read); 0 too, listed, where a loop is missing and
-    ``extrapolate`` allows it."""
-    ins = phase.instructions
-    if ins is None:
-        return 0.0
-    rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
-    counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
-    busy, said = 0.0, []  # the details join the phase's only once the whole time is priced
+def _count_bounds(counts: dict, rates: CoreRates, k: str, threads: int,
+                  said: list) -> float | None:
+    """The longest of the counts' times [s] on ``threads`` cores, the divider's counts summed
+    as one bound; None where a loop other than the divider's is missing (extrapolating)."""
+    busy = divider = 0.0
     for count, n in counts.items():
         if n <= 0:
             continue
         got = rates.core_rate(count, f"{k}.{count}")
         if got is None:
-            return 0.0
+            if count in DIVIDER_COUNTS:
+                continue  # listed; the flops stay priced by PEAK
+            return None
         rate, loop = got
-        busy = max(busy, n / threads / rate)
+        if count in DIVIDER_COUNTS:
+            divider += n / threads / rate
+        else:
+            busy = max(busy, n / threads / rate)
         said.append(f"{n:.4g} {COUNT_WORDS[count]} at "
                     f"{rate / 1e9:.4g} G/s (core {loop})"
                     + (f" on {threads} threads" if threads > 1 else ""))
+    if divider > 0 and sum(counts[c] > 0 for c in DIVIDER_COUNTS) > 1:
+        said.append(f"divides and square roots share the divider: {divider * 1e3:.4g} ms")
+    return max(busy, divider)
+
+
+def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
+    """Time [s] of a phase's instructions on its threads (one core each):
+    T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate,
+    divisions / division rate, fp_divisions / fdiv rate + fp_square_roots / fsqrt rate)
+    + mispredicted x penalty, each count divided by the threads (the counts are totals over
+    them, as flops are).  0 without an instruction table or with zero counts (the signature
+    is then not read); 0 too, listed, where a loop is missing and ``extrapolate`` allows it
+    (the divider's loops: only their bound left out)."""
+    ins = phase.instructions
+    if ins is None:
+        return 0.0
+    rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
+    counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
+    said: list = []  # the details join the phase's only once the whole time is priced
+    busy = _count_bounds(counts, rates, k, threads, said)
+    if busy is None:
+        return 0.0
     missed = ins.mispredicted * rep
     if missed > 0:
         penalty = rates.mispredict_penalty(f"{k}.mispredicted")

@@ -18,6 +18,11 @@ al., SC2002): bytes = accesses x operand width, flops = executions x flops per i
 - Integer divisions: ``div`` and ``idiv`` of any width (8 to 64 bit, the width in the operand;
   SDM vol. 2), and AArch64's ``udiv``/``sdiv``: one division per execution, priced by the core
   kernel's divide loop, not as flops.
+- Floating-point divider instructions: ``div``/``sqrt`` scalar and packed (any width, single and
+  double precision) and x87 ``fdiv``/``fidiv``/``fsqrt`` forms, one instruction each
+  (:func:`divider_kind`): a divider takes about as long for a packed division as for a scalar
+  one, so they are priced per instruction by the core kernel's fdiv and fsqrt loops as well as
+  by their flops.
 
 Pure: takes text, returns data.  No I/O.
 """
@@ -44,6 +49,9 @@ _X87 = re.compile(r"^fi?(add|sub|subr|mul)p?$")
 _X87_DIV = re.compile(r"^(fi?divr?p?|fsqrt)$")
 #: integer divides: Intel syntax (width in the operand), AT&T's suffixed forms, AArch64's
 _INT_DIV = re.compile(r"^(i?div[bwlq]?|[us]div)$")
+#: floating-point divider instructions: SSE/AVX divides and square roots, x87's
+_FP_DIV = re.compile(r"^(v?divs[sd]|v?divp[sd]|fi?divr?p?)$")
+_FP_SQRT = re.compile(r"^(v?sqrt[sp][sd]|fsqrt)$")
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,16 @@ def flops_of(mnemonic: str, operands: str) -> tuple[tuple[str, float], ...]:
 def is_integer_division(mnemonic: str) -> bool:
     """True for an integer divide instruction (div, idiv of any width; udiv, sdiv)."""
     return _INT_DIV.match(mnemonic) is not None
+
+
+def divider_kind(mnemonic: str) -> str | None:
+    """The instruction count of the floating-point divider ``mnemonic`` adds to ("fp_divisions",
+    "fp_square_roots"), or None for any other instruction."""
+    if _FP_DIV.match(mnemonic):
+        return "fp_divisions"
+    if _FP_SQRT.match(mnemonic):
+        return "fp_square_roots"
+    return None
 
 
 def decode(text: str) -> Instruction:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
 from pinchpoint.prediction.trace.branch_period import branch_period
-from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
+from pinchpoint.prediction.trace.disasm import Instruction, divider_kind, is_integer_division
 from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
@@ -66,6 +66,8 @@ class PhaseFacts:
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
     divisions: float = 0.0                         # executed integer divides (div, idiv)
     dependencies: dict = field(default_factory=dict)  # kind -> operations on carried chains
+    #: executed floating-point divider instructions by count (:func:`.disasm.divider_kind`)
+    divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
 
 
 class CodeFacts:
@@ -139,6 +141,15 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     return s
 
 
+def _count_divides(pf: PhaseFacts, mnemonic: str, ir: float) -> None:
+    """Add ``ir`` executions of ``mnemonic`` to the integer or floating-point divides."""
+    if is_integer_division(mnemonic):
+        pf.divisions += ir
+    kind = divider_kind(mnemonic)
+    if kind is not None:
+        pf.divider[kind] += ir
+
+
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
                 l1_line: int = 64) -> PhaseFacts:
     """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
@@ -159,8 +170,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         pf.instructions += ir
         for kind, n in ins.flops:
             flops[kind] += n * ir
-        if is_integer_division(ins.mnemonic):
-            pf.divisions += ir
+        _count_divides(pf, ins.mnemonic, ir)
         executed.append((key, ir, ins))
         dr, dw = c[idx["Dr"]], c[idx["Dw"]]
         if not (dr or dw):
