@@ -47,7 +47,8 @@ MIN_DEPTH = 5
 @dataclass
 class PhaseFacts:
     counts: PhaseCounts
-    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass
+    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass; pattern
+    # stride1, strided (stride1 accesses apart), gather, random or index
     flops: dict = field(default_factory=dict)
     instructions: float = 0.0
     #: conditional branches and those Callgrind's predictor model mispredicted (Bc, Bcm of a
@@ -120,9 +121,10 @@ def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
 
 def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     """Bytes per access: from the code; a step held in a register (not known from the code) is
-    taken as a row of a square loop nest (the loop's trips x the access width: a column walk
-    of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
-    A heuristic, named as such in the workload."""
+    taken as a row of a square loop nest (the loop's trips x the elements each iteration
+    handles x the access width: a column walk of an N x N matrix, vectorised or not), and at
+    least what the access's L1 misses show (a line per miss).  A heuristic, named as such in
+    the workload."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
@@ -131,7 +133,7 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
         rate = min(1.0, d1m / n) if n > 0 else 0.0
         # the row heuristic for innermost loops only: code between inner loops (a vector
         # loop's scalar remainder) steps by a register too, but walks a row
-        row = (trips or 0) * w if facts.innermost else 0
+        row = (trips or 0) * facts.elements * w if facts.innermost else 0
         s = max(w, rate * line if rate > 1.5 * w / line else w, row)
     return s
 
@@ -254,14 +256,26 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         # the index a gather walks: MAPS gather's figure holds it (module doc)
         _class(pf, "index", "load").add(dr, w, per_run, None, streams)
     elif dr:
-        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line, trips),
-                                        streams)
+        stride = _stride(facts, addr, ins, dr, d1m, line, trips)
+        _class(pf, _apart(pattern, stride, w), "load").add(dr, w, per_run, stride, streams)
     if dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
         # a store to what the loop loaded (y[i] += a x[i]): in place, no write-allocate
         _class(pf, "stride1", "store in place").add(dw, w, per_run, None, streams)
     elif dw:  # a store waits for no load: an indirect one is a scatter, never a chase
-        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line, trips),
-                                         streams)
+        stride = _stride(facts, addr, ins, dw, d1m, line, trips)
+        _class(pf, "gather" if pattern == "random" else _apart(pattern, stride, w), "store").add(
+            dw, w, per_run, stride, streams)
+
+
+def _apart(pattern: str, stride: float | None, width: int) -> str:
+    """The class of a stride-1 access: "strided" when it steps further than it is wide and at
+    least a word (narrower steps touch every line as a stream does; MAPS's stride sweep starts
+    at one 8-byte word), so that a loop walking a row contiguously and a column apart (a
+    matrix product) states two entries, each priced by its own shape, not one of a mean
+    stride and width."""
+    if pattern == "stride1" and stride is not None and stride > 1.01 * width and stride >= 8:
+        return "strided"
+    return pattern
 
 
 def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
