@@ -31,10 +31,11 @@ from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
-#: A chain restarted on every entry of its loop overlaps the next one out of order only when an
-#: entry's instructions fit in the reorder buffer (AMD's software optimization guides: 320
-#: entries on Zen 4, 448 on Zen 5; Intel Golden Cove: 512).  Longer entries are one chain
-#: each, priced at the latency of their own operation (an FMA's, not an add's).
+#: A chain of FMAs restarted on every entry of its loop is priced as PEAK add_chains' adds (its
+#: multiplies off the chain) only when an entry's instructions fit in the reorder buffer
+#: (AMD's software optimization guides: 320 entries on Zen 4, 448 on Zen 5; Intel Golden
+#: Cove: 512).  Longer entries are one chain each, priced at the FMA's latency.  Chains of
+#: adds keep their length at any size: add_chains itself measures the overlap fading.
 CHAIN_WINDOW = 512
 #: Inner loops longer than this many elements are long loops: their entry and exit cost
 #: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
@@ -331,11 +332,17 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops
     chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
-    if chained and fl.get("chains") and busiest[1] / exits <= CHAIN_WINDOW:
-        length = max(1, round(chained / exits / fl["chains"]))
-        if length <= CHAIN_WINDOW:
-            pf.loop["chain_length"] = length
-            _fma_as_multiply_add(fl)
+    if not chained or not fl.get("chains"):
+        return
+    length = max(1, round(chained / exits / fl["chains"]))
+    if fl.get("chained_fma", 0.0) <= 0:
+        # chains of adds restarted on every entry: PEAK add_chains measures how far such
+        # chains overlap out of order at every length (partly even when an entry outgrows the
+        # reorder buffer; beyond its longest chain, at one add per latency)
+        pf.loop["chain_length"] = length
+    elif busiest[1] / exits <= CHAIN_WINDOW and length <= CHAIN_WINDOW:
+        pf.loop["chain_length"] = length
+        _fma_as_multiply_add(fl)
 
 
 def _fma_as_multiply_add(fl: dict) -> None:
