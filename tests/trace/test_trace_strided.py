@@ -72,3 +72,14 @@ def test_a_columns_hit_rates_count_accesses_not_bytes(missed):
     (column,) = [m for m in loads(missed) if "stride" in m]
     expect = {lvl: f for lvl, f in (("L1", 1.0 - missed), ("L2", missed)) if f > 0}
     assert column["hit_rates"] == pytest.approx(expect, abs=1e-9)
+
+
+def test_a_chain_of_adds_longer_than_the_reorder_buffer_keeps_its_length():
+    # each entry: 100 iterations of 10 instructions (1000, beyond any reorder buffer) and one
+    # chain of 200 dependent adds, restarted at the next entry (vxorpd): PEAK add_chains, which
+    # measures chains of such lengths, prices how far consecutive ones overlap
+    tw = build_traced_workload([(L2, profile(0.0))], {"prog": parse_objdump(MATMUL)},
+                               (L1, L2), name="mm", command=["./mm"], target="test")
+    fl = tw.document["phases"][0]["flops"]
+    assert fl["chained_adds"] == 2 * N and fl["chains"] == 1
+    assert fl["chain_length"] == 2 * TRIPS
