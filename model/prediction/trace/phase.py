@@ -122,10 +122,9 @@ def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
 
 def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     """Bytes per access: from the code; a step held in a register (not known from the code) is
-    taken as a row of a square loop nest (the loop's trips x the elements each iteration
-    handles x the access width: a column walk of an N x N matrix, vectorised or not), and at
-    least what the access's L1 misses show (a line per miss).  A heuristic, named as such in
-    the workload."""
+    taken as a row of a square loop nest (the loop's trips x the access width: a column walk
+    of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
+    A heuristic, named as such in the workload."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
@@ -134,7 +133,7 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
         rate = min(1.0, d1m / n) if n > 0 else 0.0
         # the row heuristic for innermost loops only: code between inner loops (a vector
         # loop's scalar remainder) steps by a register too, but walks a row
-        row = (trips or 0) * facts.elements * w if facts.innermost else 0
+        row = (trips or 0) * w if facts.innermost else 0
         s = max(w, rate * line if rate > 1.5 * w / line else w, row)
     return s
 
