@@ -6,8 +6,8 @@ is a loaded value), a pointer chase (its address is the value the load before it
 its operation: a load, a store, or a read-modify-write with a memory destination (an
 *update*: ``add QWORD PTR [rcx+rdx*8],0x1``, which Callgrind counts as one access, a write).
 The class's accesses and its misses in every Callgrind run give its own hit rates, as the
-whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams per byte, strided and
-random accesses per access (each miss moves one line of the level above).
+whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams and strided walks per
+byte, random accesses per access (each miss moves one line of the level above).
 
 Footprint (``working_set``): the traces give the level that serves the deepest share of
 a stream, not the footprint itself; a footprint between the level above's size and that
@@ -128,12 +128,15 @@ def random_footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
 
 
 def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], ...]:
-    """Hit fractions of one class: per byte for streams, per access for strided and random
-    classes (each access that misses brings one line of the level above, however few of its
-    bytes it uses: an 8-byte column element of a row-major matrix)."""
+    """Hit fractions of one class: per byte for streams and strided walks, per access for
+    random classes (each miss moves one line of the level above).  A strided walk whose
+    misses bring more bytes than it uses is served wholly below L1, read off MAPS's stride
+    sweep, whose figure at a level's working set holds the line and page each access touches
+    there (counted per access, a transpose's stores that reuse a line eight times would pay
+    for its page only once in eight)."""
     names = [c.name for c in caches[1:]] + ["memory"]
     pc = ac.counts(runs)
-    if ac.pattern == "stride1" and ac.op != "update":
+    if ac.pattern in ("stride1", "strided") and ac.op != "update":
         which = "read" if ac.op == "load" else "write"
         total = pc.load_bytes if ac.op == "load" else pc.store_bytes
         return tuple(_served(total, _fetched(pc, caches[0], which), names))
