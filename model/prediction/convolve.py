@@ -176,7 +176,7 @@ def _entry_time(m: MemoryOps, nbytes: float, rates: SignatureRates, key: str,
         for level, f in m.hit_rates:
             if f > 0:
                 ws = rates.hit_working_set(level, m, key)
-                t = transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads))
+                t = transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads, level))
                 total += t
                 l1 += t if level == "L1" else 0.0
         return total, l1, f"{tag} by hit rates"

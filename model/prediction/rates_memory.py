@@ -287,10 +287,12 @@ class MemoryRates(RatesBase):
         return curves
 
     def _read_shape(self, op: str, param: str, value: float, working_set, key: str,
-                    what: str) -> float:
+                    what: str, within: float | None = None) -> float:
         """MAPS bandwidth [B/s, 8 B per access] of ``op`` at shape ``param`` = ``value``,
         interpolated in log(value) between the measured values; the plain curve stands for
-        value 1 (streams) or 8 B (stride)."""
+        value 1 (streams) or 8 B (stride).  ``within`` [B]: each curve read at most at its
+        largest working set inside that cache size (a share a level serves is read where that
+        level served the sweep, not interpolated towards a point beyond it)."""
         curves = dict(self._shape_curves(op, param))
         if not curves:
             self._extrapolated(key, f"{what} needs MAPS's {param} sweep of {op}, which signature "
@@ -307,6 +309,8 @@ class MemoryRates(RatesBase):
             xs, ys = curves[val]
             ws = xs[-1] if working_set is None else self._range(working_set, xs[0], xs[-1],
                                                                  "working set", key)
+            if within is not None:
+                ws = min(ws, max((x for x in xs if x <= within * (1 + REL_TOL)), default=xs[0]))
             return float(log_interp(ws, xs, ys))
 
         lo = max(x for x in vs if x <= v * (1 + REL_TOL))
@@ -316,9 +320,40 @@ class MemoryRates(RatesBase):
         w = math.log(v / lo) / math.log(hi / lo)
         return math.exp((1 - w) * math.log(at(lo)) + w * math.log(at(hi)))
 
-    def entry_bandwidth(self, m: MemoryOps, working_set, key: str, threads: int = 1) -> float:
+    def l1_line(self) -> float | None:
+        """Line size [B] of the signature host's L1 data cache (None: not listed)."""
+        for c in self.signature.host.get("caches") or []:
+            if c.get("level") == 1 and str(c.get("type", "")).lower() in ("data", "unified"):
+                return float(c["line_bytes"]) if c.get("line_bytes") else None
+        return None
+
+    def _strided_l1(self, m: MemoryOps, key: str) -> float:
+        """MAPS stride-sweep bandwidth [B/s, 8 B per access] of the accesses of strided entry
+        ``m`` that hit L1.  A hit takes one of the L1's access slots whatever distance separates
+        the lines it touches (the cache is read a line at a time, so an access within one line
+        costs the same wherever that line lies: Hennessy and Patterson, "Computer
+        Architecture: A Quantitative Approach", 6th ed., 2017, section 2.3); the stride sets
+        which level serves an access, and the hit rates say that.  So the sweep is read at the
+        stride of one line (every access a new line) or the entry's own if shorter, and at its
+        largest working set inside L1: its points beyond L1 hold misses that the hit rates
+        count apart, and at a longer stride a point of L1 size walks a few elements per pass,
+        timing its loop control rather than its accesses."""
+        line = self.l1_line()
+        caches = self.data_caches()
+        stride = min(m.stride_bytes, line) if line else m.stride_bytes
+        l1 = caches[0][1] if caches and caches[0][0] == 1 else None
+        bw = self._read_shape(m.op, "stride_bytes", stride, l1 / 2 if l1 else None, key,
+                              f"stride {fmt_size(stride)}", within=l1)
+        self._note(f"{key}: L1 hits of {m.op}s at a {fmt_size(m.stride_bytes)} stride: "
+                   f"{bw / 1e9:.3g} GB/s in 8-byte accesses (MAPS stride sweep at "
+                   f"{fmt_size(stride)} inside L1)")
+        return bw
+
+    def entry_bandwidth(self, m: MemoryOps, working_set, key: str, threads: int = 1,
+                        level: str | None = None) -> float:
         """Bandwidth [B/s of the entry's own bytes] of memory entry ``m`` at ``working_set``:
-        the plain curve, or for several streams or a stride the MAPS stream or stride sweep.
+        the plain curve, or for several streams or a stride the MAPS stream or stride sweep
+        (the share of a strided entry that ``level`` L1 serves: :meth:`_strided_l1`).
         The sweeps count 8 B per access; an access of another size takes the same time (one
         line touched either way), so the entry's bytes move at BW x bytes_per_op / 8.  The
         sweeps run on one thread: on more, they scale with the plain curve's thread gain."""
@@ -331,7 +366,9 @@ class MemoryRates(RatesBase):
             self._extrapolated(key, f"MAPS measures {what} for loads and stores, not {m.op}s",
                                "the plain stride-1 curve")
             return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
-        if m.strided:
+        if m.strided and level == "L1" and self._shape_curves(m.op, "stride_bytes"):
+            bw = self._strided_l1(m, key) * m.bytes_per_op / MAPS_ACCESS_BYTES
+        elif m.strided:
             bw = self._read_shape(m.op, "stride_bytes", m.stride_bytes, working_set, key,
                                   f"stride {fmt_size(m.stride_bytes)}")
             bw *= m.bytes_per_op / MAPS_ACCESS_BYTES

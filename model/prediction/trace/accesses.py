@@ -6,8 +6,8 @@ is a loaded value), a pointer chase (its address is the value the load before it
 its operation: a load, a store, or a read-modify-write with a memory destination (an
 *update*: ``add QWORD PTR [rcx+rdx*8],0x1``, which Callgrind counts as one access, a write).
 The class's accesses and its misses in every Callgrind run give its own hit rates, as the
-whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams per byte, random
-accesses per access (each miss moves one line of the level above).
+whole phase's do in :mod:`pinchpoint.prediction.trace.traffic`: streams and strided walks per
+byte, random accesses per access (each miss moves one line of the level above).
 
 Footprint (``working_set``): the traces give the level that serves the deepest share of
 a stream, not the footprint itself; a footprint between the level above's size and that
@@ -76,6 +76,7 @@ def merge_small(classes: dict, share: float = 0.01) -> dict:
     total = sum(ac.bytes for ac in classes.values())
     out = {k: ac for k, ac in classes.items() if k[0] == "stride1" or ac.bytes >= share * total}
     out = {k: copy.deepcopy(ac) if k[0] == "stride1" else ac for k, ac in out.items()}
+    # a strided walk too small to price apart joins the stream of its operation
     for (pattern, op), ac in classes.items():
         if (pattern, op) not in out:
             absorb(out.setdefault(("stride1", op), AccessClass("stride1", op)), ac)
@@ -127,10 +128,15 @@ def random_footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
 
 
 def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], ...]:
-    """Hit fractions of one class: per byte for streams, per access for random classes."""
+    """Hit fractions of one class: per byte for streams and strided walks, per access for
+    random classes (each miss moves one line of the level above).  A strided walk whose
+    misses bring more bytes than it uses is served wholly below L1, read off MAPS's stride
+    sweep, whose figure at a level's working set holds the line and page each access touches
+    there (counted per access, a transpose's stores that reuse a line eight times would pay
+    for its page only once in eight)."""
     names = [c.name for c in caches[1:]] + ["memory"]
     pc = ac.counts(runs)
-    if ac.pattern == "stride1" and ac.op != "update":
+    if ac.pattern in ("stride1", "strided") and ac.op != "update":
         which = "read" if ac.op == "load" else "write"
         total = pc.load_bytes if ac.op == "load" else pc.store_bytes
         return tuple(_served(total, _fetched(pc, caches[0], which), names))
@@ -144,14 +150,14 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
     """The workload memory entry (a dict in the file's vocabulary) of one class."""
     fr = normalized(class_fractions(ac, runs, caches))
     op = "store" if in_place else ac.op
-    if ac.pattern != "stride1":
+    if ac.pattern not in ("stride1", "strided"):
         # random accesses over a footprint: MAPS measured exactly that, hits at every level
         # included; hit rates priced level by level would count the curve's own hits twice
         return {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
                 "working_set": f"{random_footprint(fr, caches):.0f} B"}
-    e = {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
+    e = {"bytes": f"{ac.bytes:.0f} B", "pattern": "stride1", "op": op,
          "hit_rates": dict(fr), "working_set": f"{footprint(fr, caches):.0f} B"}
-    if ac.pattern == "stride1" and ac.stride_known and ac.op != "update":
+    if ac.stride_known and ac.op != "update":
         stride = ac.stride_bytes / ac.stride_known
         width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))
         # apart, not contiguous, when the accesses whose stride is known step further than they
@@ -163,7 +169,7 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
             e = {"ops": round(ac.accesses), "bytes_per_op": f"{width} B", **e,
                  "stride": f"{stride:.0f} B"}
     streams = round(ac.streams / max(ac.accesses, 1.0))
-    if ac.pattern == "stride1" and op == "load" and streams > 1:
+    if op == "load" and streams > 1:
         e["streams"] = min(streams, 8)
     if in_place:
         e["in_place"] = True

@@ -322,7 +322,10 @@ def _strides(body, facts: LoopFacts) -> None:
         # accesses through the same registers share the step (an unrolled walk: 4 x 8 B per
         # 32 B step is contiguous)
         facts.stride[addr] = None if s is None else abs(s) / per_regs[e.address] if s else ins.mem_bytes
-        kind = ("indirect" if addr in facts.indirect else "direct", e.store)
+        # a strided walk is no stream beside the contiguous ones (a matrix product's column
+        # of B beside its row of A): streams are counted among accesses of one contiguity
+        apart = facts.stride[addr] is None or facts.stride[addr] > ins.mem_bytes
+        kind = ("indirect" if addr in facts.indirect else "direct", e.store, apart)
         kinds.setdefault(kind, set()).add(base)
         widths[base] = widths.get(base, 0) + ins.mem_bytes
         facts.streams[addr] = kind

@@ -32,10 +32,11 @@ from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
-#: A chain restarted on every entry of its loop overlaps the next one out of order only when an
-#: entry's instructions fit in the reorder buffer (AMD's software optimization guides: 320
-#: entries on Zen 4, 448 on Zen 5; Intel Golden Cove: 512).  Longer entries are one chain
-#: each, priced at the latency of their own operation (an FMA's, not an add's).
+#: A chain of FMAs restarted on every entry of its loop is priced as PEAK add_chains' adds (its
+#: multiplies off the chain) only when an entry's instructions fit in the reorder buffer
+#: (AMD's software optimization guides: 320 entries on Zen 4, 448 on Zen 5; Intel Golden
+#: Cove: 512).  Longer entries are one chain each, priced at the FMA's latency.  Chains of
+#: adds keep their length at any size: add_chains itself measures the overlap fading.
 CHAIN_WINDOW = 512
 #: Inner loops longer than this many elements are long loops: their entry and exit cost
 #: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
@@ -48,7 +49,8 @@ MIN_DEPTH = 5
 @dataclass
 class PhaseFacts:
     counts: PhaseCounts
-    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass
+    classes: dict = field(default_factory=dict)   # (pattern, op) -> AccessClass; pattern
+    # stride1, strided (stride1 accesses apart), gather, random or index
     flops: dict = field(default_factory=dict)
     instructions: float = 0.0
     #: conditional branches and those Callgrind's predictor model mispredicted (Bc, Bcm of a
@@ -268,14 +270,26 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         # the index a gather walks: MAPS gather's figure holds it (module doc)
         _class(pf, "index", "load").add(dr, w, per_run, None, streams)
     elif dr:
-        _class(pf, pattern, "load").add(dr, w, per_run, _stride(facts, addr, ins, dr, d1m, line, trips),
-                                        streams)
+        stride = _stride(facts, addr, ins, dr, d1m, line, trips)
+        _class(pf, _apart(pattern, stride, w), "load").add(dr, w, per_run, stride, streams)
     if dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
         # a store to what the loop loaded (y[i] += a x[i]): in place, no write-allocate
         _class(pf, "stride1", "store in place").add(dw, w, per_run, None, streams)
     elif dw:  # a store waits for no load: an indirect one is a scatter, never a chase
-        _class(pf, "gather" if pattern == "random" else pattern, "store").add(dw, w, per_run, _stride(facts, addr, ins, dw, d1m, line, trips),
-                                         streams)
+        stride = _stride(facts, addr, ins, dw, d1m, line, trips)
+        _class(pf, "gather" if pattern == "random" else _apart(pattern, stride, w), "store").add(
+            dw, w, per_run, stride, streams)
+
+
+def _apart(pattern: str, stride: float | None, width: int) -> str:
+    """The class of a stride-1 access: "strided" when it steps further than it is wide and at
+    least a word (narrower steps touch every line as a stream does; MAPS's stride sweep starts
+    at one 8-byte word), so that a loop walking a row contiguously and a column apart (a
+    matrix product) states two entries, each priced by its own shape, not one of a mean
+    stride and width."""
+    if pattern == "stride1" and stride is not None and stride > 1.01 * width and stride >= 8:
+        return "strided"
+    return pattern
 
 
 def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
@@ -350,11 +364,17 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops
     chained = fl.get("chained_adds", 0.0) + fl.get("chained_fma", 0.0) / 2  # adds on the chains
-    if chained and fl.get("chains") and busiest[1] / exits <= CHAIN_WINDOW:
-        length = max(1, round(chained / exits / fl["chains"]))
-        if length <= CHAIN_WINDOW:
-            pf.loop["chain_length"] = length
-            _fma_as_multiply_add(fl)
+    if not chained or not fl.get("chains"):
+        return
+    length = max(1, round(chained / exits / fl["chains"]))
+    if fl.get("chained_fma", 0.0) <= 0:
+        # chains of adds restarted on every entry: PEAK add_chains measures how far such
+        # chains overlap out of order at every length (partly even when an entry outgrows the
+        # reorder buffer; beyond its longest chain, at one add per latency)
+        pf.loop["chain_length"] = length
+    elif busiest[1] / exits <= CHAIN_WINDOW and length <= CHAIN_WINDOW:
+        pf.loop["chain_length"] = length
+        _fma_as_multiply_add(fl)
 
 
 def _fma_as_multiply_add(fl: dict) -> None:

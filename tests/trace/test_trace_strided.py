@@ -1,0 +1,87 @@
+"""A loop that walks one array contiguously and another apart (GCC -O3 -march=x86-64-v3's
+inner loop of a naive i-j-k matrix product, two k steps per iteration: a 16-byte load of A's
+row, two 8-byte loads of B's column a row apart) states two load entries, each with its own
+shape and hit rates, not one entry of a mean stride and width."""
+
+import pytest
+
+from pinchpoint.prediction.trace.callgrind import CallgrindProfile
+from pinchpoint.prediction.trace.disasm import parse_objdump
+from pinchpoint.prediction.trace.traffic import CacheGeometry
+from pinchpoint.prediction.trace.workload import build_traced_workload
+
+EVENTS = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "ILdmr", "DLdmr", "DLdmw")
+L1 = CacheGeometry(1, 49152, 64, 12)
+L2 = CacheGeometry(2, 1 << 20, 64, 16)
+MATMUL = """
+    146e:	vxorpd xmm1,xmm1,xmm1
+    1478:	vmovsd xmm0,QWORD PTR [rax]
+    147c:	add    rdx,0x10
+    1480:	vmovhpd xmm0,xmm0,QWORD PTR [rax+r10*1]
+    1486:	add    rax,rbx
+    1489:	vmulpd xmm0,xmm0,XMMWORD PTR [rdx-0x10]
+    148e:	vaddsd xmm1,xmm0,xmm1
+    1492:	vunpckhpd xmm0,xmm0,xmm0
+    1496:	vaddsd xmm1,xmm0,xmm1
+    149a:	cmp    rdx,r11
+    149d:	jne    1478 <kernel+0x88>
+    149f:	mov    rax,r15
+"""
+TRIPS, ENTRIES = 100, 1000
+N = TRIPS * ENTRIES  # iterations
+
+
+def profile(column_misses: float) -> CallgrindProfile:
+    """Callgrind's counts of the loop: A's row stays in L1; each B load misses L1 with
+    probability ``column_misses`` and hits L2."""
+    p = CallgrindProfile(EVENTS)
+    for addr in parse_objdump(MATMUL):
+        ir = ENTRIES if addr in (0x146e, 0x149f) else N
+        ev = dict.fromkeys(EVENTS, 0.0)
+        ev["Ir"] = ir
+        if addr in (0x1478, 0x1480, 0x1489):
+            ev["Dr"] = N
+        if addr in (0x1478, 0x1480):
+            ev["D1mr"] = column_misses * N
+        p.costs[("prog", "kernel", addr)] = [ev[e] for e in EVENTS]
+    return p
+
+
+def loads(column_misses: float) -> list[dict]:
+    tw = build_traced_workload([(L2, profile(column_misses))], {"prog": parse_objdump(MATMUL)},
+                               (L1, L2), name="mm", command=["./mm"], target="test")
+    (ph,) = tw.document["phases"]
+    return [m for m in ph["memory"] if m["op"] == "load"]
+
+
+def test_the_row_and_the_column_are_two_entries():
+    row, column = sorted(loads(0.75), key=lambda m: "stride" in m)
+    # A: 16 B per iteration, contiguous, one stream, served by L1
+    assert row["bytes"] == f"{16 * N} B" and "stride" not in row and "streams" not in row
+    assert row["hit_rates"] == {"L1": 1.0}
+    # B: two 8-byte loads per iteration through two address expressions (two streams); the
+    # step held in a register is taken as a row of a square nest: trips x 8 B
+    assert column["ops"] == 2 * N and column["bytes_per_op"] == "8 B"
+    assert column["stride"] == f"{TRIPS * 8} B" and column["streams"] == 2
+
+
+@pytest.mark.parametrize("missed", [0.0, 0.0625, 0.125, 0.75, 1.0])
+def test_a_columns_hit_rates_count_bytes_as_the_stride_sweep_does(missed):
+    # per byte: each 8-byte access that misses brings a 64-byte line, so from an eighth of the
+    # accesses missing on, all of the column is served below L1, where MAPS's stride sweep
+    # prices each access with the line (and page) it touches
+    (column,) = [m for m in loads(missed) if "stride" in m]
+    below = min(1.0, missed * 64 / 8)
+    expect = {lvl: f for lvl, f in (("L1", 1.0 - below), ("L2", below)) if f > 0}
+    assert column["hit_rates"] == pytest.approx(expect, abs=1e-9)
+
+
+def test_a_chain_of_adds_longer_than_the_reorder_buffer_keeps_its_length():
+    # each entry: 100 iterations of 10 instructions (1000, beyond any reorder buffer) and one
+    # chain of 200 dependent adds, restarted at the next entry (vxorpd): PEAK add_chains, which
+    # measures chains of such lengths, prices how far consecutive ones overlap
+    tw = build_traced_workload([(L2, profile(0.0))], {"prog": parse_objdump(MATMUL)},
+                               (L1, L2), name="mm", command=["./mm"], target="test")
+    fl = tw.document["phases"][0]["flops"]
+    assert fl["chained_adds"] == 2 * N and fl["chains"] == 1
+    assert fl["chain_length"] == 2 * TRIPS
