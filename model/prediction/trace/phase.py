@@ -337,16 +337,18 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
 
 def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> None:
     """Operations on the loops' carried chains (:mod:`.recurrence`), each loop's per iteration
-    times its iterations (its back branch's executions).  A loop whose entries each fit a
-    reorder buffer (CHAIN_WINDOW instructions) is left out: a chain that restarts on every
-    entry overlaps the next entry's out of order, as the short reduction chains do."""
+    times its iterations (its back branch's executions).  Left out, where the chain restarts
+    on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW instructions),
+    since the next entry's chain overlaps out of order; and reductions whose chain is adds
+    alone, which the flops' chained adds price with the overlap PEAK add_chains measures."""
     total: dict[str, float] = {}
     for facts, ir, _, obj in by_loop.values():
         iterations = runs_at.get((obj, facts.end), 0.0)
         if not facts.carried or iterations <= 0:
             continue
         exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
-        if exits > 0 and ir / exits <= CHAIN_WINDOW:
+        if exits > 0 and (ir / exits <= CHAIN_WINDOW
+                          or (facts.chained and set(facts.carried) <= {"fp_add", "fma"})):
             continue
         for kind, n in facts.carried.items():
             total[kind] = total.get(kind, 0.0) + n * iterations
