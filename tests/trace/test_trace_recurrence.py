@@ -85,6 +85,19 @@ BRANCHLESS = """
     1013:	jne    1000 <kernel>
 """
 
+# h[(key[i] * c) % m] += 1, m known at run time: one-operand div reads rdx:rax and its
+# divisor and writes rdx:rax, so no division waits for the one before
+MODHASH = """
+    1000:	mov    eax,DWORD PTR [rsi]
+    1002:	add    rsi,0x4
+    1006:	imul   rax,r8
+    100a:	xor    edx,edx
+    100c:	div    rcx
+    100f:	add    DWORD PTR [rdi+rdx*4],0x1
+    1013:	cmp    rsi,r9
+    1016:	jne    1000 <kernel>
+"""
+
 
 def chain(text):
     (facts,) = analyse(parse_objdump(text))
@@ -105,6 +118,10 @@ def test_an_in_order_sum_carries_its_four_adds():
 
 def test_a_pointer_chase_carries_its_load():
     assert chain(CHASE) == {"load": 1.0}
+
+
+def test_divisions_by_an_invariant_divisor_carry_nothing():
+    assert chain(MODHASH) == {"alu": 1.0}
 
 
 def test_a_stream_carries_only_its_index():

@@ -40,11 +40,11 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import replace
 
 from pinchpoint.prediction.trace.disasm import Instruction
 from pinchpoint.prediction.trace.loops import _JUMP, STRING_OPS, _immediate
-from pinchpoint.prediction.trace.operands import Effects, effects, reg, split_operands
+from pinchpoint.prediction.trace.operands import (Effects, effects, reg, split_operands,
+                                                  with_implicit)
 
 #: Instructions that set the flags a conditional branch tests (Intel SDM vol. 1, appendix A,
 #: "EFLAGS cross-reference"); moves, lea, cmov, set, shlx/sarx/shrx and vector arithmetic do not.
@@ -56,7 +56,6 @@ _STEP = re.compile(r"^(add|sub|inc|dec|lea)$")
 #: A direct jump's target ("4011a0 <f+0x20>"; not a register such as eax).
 _TARGET = re.compile(r"^\s*([0-9a-f]+)\b")
 _ENDS_BLOCK = ("j", "loop", "call", "ret")
-_IMPLICIT = re.compile(r"^i?(div|mul)$")
 _MEM = re.compile(r"\[[^\]]*\]")
 #: Longest out-of-line arm [instructions]; farthest a branch's flags are looked for.
 DETOUR_MAX, FLAGS_MAX = 8, 16
@@ -114,7 +113,7 @@ class _Flow:
         f = self._facts.get(a)
         if f is None:
             ins = self.code[a]
-            e = _implicit(ins, effects(ins))
+            e = with_implicit(ins, effects(ins))
             mem = _MEM.search(ins.operands) if e.load or e.store else None
             f = self._facts[a] = (e, _step(ins, e), _shift(ins, e), mem.group(0) if mem else "")
         return f
@@ -231,15 +230,6 @@ def _inductions(defs: dict[str, list], written: set) -> set[str]:
                 out.discard(w)
                 changed = True
     return out
-
-
-def _implicit(ins: Instruction, e: Effects) -> Effects:
-    """One-operand ``div``, ``idiv``, ``mul`` and ``imul`` read their operand and rdx:rax and
-    write rdx:rax (Intel SDM vol. 2), not their operand: a counter divided by (a shuffle's
-    ``rand() % i``) stays a counter."""
-    if _IMPLICIT.match(ins.mnemonic) and "," not in ins.operands:
-        return replace(e, reads=e.reads | {"rax", "rdx"}, writes=frozenset({"rax", "rdx"}))
-    return e
 
 
 def _shift(ins: Instruction, e: Effects) -> str | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pinchpoint.prediction.trace.disasm import Instruction
 
@@ -127,3 +127,16 @@ def _reads_destination(m: str, n_ops: int) -> bool:
     if m.startswith("v"):  # VEX forms never read a destination they do not name as a source
         return False      # (two-operand vpmovzx, vpabs, vmovddup included)
     return True
+
+
+_IMPLICIT = re.compile(r"^i?(div|mul)$")
+
+
+def with_implicit(ins: Instruction, e: Effects) -> Effects:
+    """``e`` with the implicit operands of one-operand ``div``, ``idiv``, ``mul`` and ``imul``:
+    they read their operand and rdx:rax and write rdx:rax (Intel SDM vol. 2), not their
+    operand (a divisor the loop never changes stays invariant; a counter divided by stays a
+    counter)."""
+    if _IMPLICIT.match(ins.mnemonic) and "," not in ins.operands:
+        return replace(e, reads=e.reads | {"rax", "rdx"}, writes=frozenset({"rax", "rdx"}))
+    return e

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
-from pinchpoint.prediction.trace.operands import Effects, effects, split_operands
+from pinchpoint.prediction.trace.operands import Effects, effects, split_operands, with_implicit
 
 #: Nominal latency [cycles] of each kind: only used to pick the longest path.
 NOMINAL = {"alu": 1.0, "multiply": 3.0, "divide": 14.0, "load": 4.0, "fp_add": 3.0,
@@ -95,7 +95,7 @@ def _step(values: dict, ins: Instruction) -> None:
     m = ins.mnemonic
     if _NO_OP.match(m):
         return
-    e = effects(ins)
+    e = with_implicit(ins, effects(ins))
     kind = kind_of(ins, e)
     writes = set(e.writes) | ({FLAGS} if _COMPARE.match(m) or kind == "alu" else set())
     if not writes:
