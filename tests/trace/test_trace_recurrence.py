@@ -3,10 +3,12 @@
 
 Loop bodies are GCC 12's output (``gcc -O3 -march=x86-64-v3``, ``objdump -d -M intel
 --no-show-raw-insn``) for the C loops named in each test, copied verbatim; the expected chains
-are counted by hand from the instructions."""
+are counted by hand from the instructions (SUM: ``s += x[i]`` in order, four scalar adds per
+32-byte step; CHASE: ``j = next[j]``; TRIAD: ``a[i] = b[i] + 3 c[i]``, from the loop tests)."""
 
 import pytest
 from hypothesis import given, strategies as st
+from test_trace_loops import CHASE, SUM, TRIAD
 
 from pinchpoint.prediction.trace.disasm import parse_objdump
 from pinchpoint.prediction.trace.loops import analyse
@@ -47,32 +49,6 @@ MANDEL = """
     1397:	vaddsd xmm4,xmm1,xmm3
     139b:	vcomisd xmm6,xmm4
     139f:	ja     1370 <kernel+0x60>
-"""
-# s += x[i], kept in order (no -ffast-math): four scalar adds per 32-byte step
-SUM = """
-    13c0:	vaddsd xmm0,xmm0,QWORD PTR [rax]
-    13c4:	add    rax,0x20
-    13c8:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x18]
-    13cd:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x10]
-    13d2:	vaddsd xmm0,xmm0,QWORD PTR [rax-0x8]
-    13d7:	cmp    rdx,rax
-    13da:	jne    13c0 <kernel+0x30>
-"""
-# j = next[j]: each load's address is the previous load's value
-CHASE = """
-    1450:	add    rcx,0x1
-    1454:	mov    rax,QWORD PTR [rdi+rax*8]
-    1458:	cmp    rdx,rcx
-    145b:	jne    1450 <kernel+0x10>
-"""
-# a[i] = b[i] + 3 c[i]: only the index is carried
-TRIAD = """
-    14e8:	vmulpd ymm0,ymm1,YMMWORD PTR [rdx+rax*1]
-    14ed:	vaddpd ymm0,ymm0,YMMWORD PTR [rsi+rax*1]
-    14f3:	vmovupd YMMWORD PTR [rdi+rax*1],ymm0
-    14f8:	add    rax,0x20
-    14fc:	cmp    rcx,rax
-    14ff:	jne    14e8 <kernel+0x38>
 """
 # a branchless binary-search step: lo = a[mid] < key ? mid : lo, through the flags of a
 # compare of a loaded value into a cmov
