@@ -4,11 +4,10 @@ and by the trace's own reading of the disassembly)."""
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 
 import pytest
+from callgrind_counts import callgrind_self_counts
 from test_core_kernel import X86, _cycle_bounds
 
 from pinchpoint.measure.runner import compile_kernel, find_compiler
@@ -37,21 +36,10 @@ def divide_counts(tmp_path_factory):
     """Self Ir and Bc of the two divide loops under callgrind (built -O2 -fno-inline)."""
     if not X86:
         pytest.skip("the divide loops are x86-64 assembly")
-    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
-        pytest.skip("valgrind is not installed (apt-get install valgrind)")
     binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
     out = tmp_path_factory.mktemp("callgrind-divide") / "callgrind.out"
-    subprocess.run(["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
-                    str(binary), "--ops", "divide,divide_chain", "--reps", "1", "--min-time", "1e-6"],
-                   check=True, capture_output=True, timeout=300)
-    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(out)],
-                          check=True, capture_output=True, text=True, timeout=60).stdout
-    counts = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+([\d,]+) \([^)]*\).*:(\w+)\s", line)
-        if m:
-            counts[m.group(3)] = tuple(float(g.replace(",", "")) for g in m.groups()[:2])
-    return counts
+    return {fn: (e["Ir"], e["Bc"])
+            for fn, e in callgrind_self_counts(binary, "divide,divide_chain", out).items()}
 
 
 @pytest.mark.slow

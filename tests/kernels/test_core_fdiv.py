@@ -7,12 +7,12 @@ trace's own reading of the disassembly)."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from callgrind_counts import callgrind_self_counts
 from test_core_kernel import X86, _cycle_bounds
 
 from pinchpoint.measure.runner import compile_kernel, find_compiler
@@ -90,21 +90,10 @@ def _ops(avx: bool) -> list[str]:
 @pytest.fixture(scope="module")
 def divider_counts(core_binary, tmp_path_factory):
     """Self Ir and Bc of the divider loops under callgrind."""
-    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
-        pytest.skip("valgrind is not installed (apt-get install valgrind)")
     binary, avx = core_binary
     out = tmp_path_factory.mktemp("callgrind-fdiv") / "callgrind.out"
-    subprocess.run(["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
-                    str(binary), "--ops", ",".join(_ops(avx)), "--reps", "1", "--min-time", "1e-6"],
-                   check=True, capture_output=True, timeout=300)
-    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(out)],
-                          check=True, capture_output=True, text=True, timeout=60).stdout
-    counts = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+([\d,]+) \([^)]*\).*:(\w+)\s", line)
-        if m:
-            counts[m.group(3)] = tuple(float(g.replace(",", "")) for g in m.groups()[:2])
-    return counts, avx
+    counts = callgrind_self_counts(binary, ",".join(_ops(avx)), out)
+    return {fn: (e["Ir"], e["Bc"]) for fn, e in counts.items()}, avx
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from pinchpoint.prediction.trace.disasm import Instruction, is_integer_division
-from pinchpoint.prediction.trace.operands import Effects, effects, split_operands, with_implicit
+from pinchpoint.prediction.trace.operands import effects, split_operands, with_implicit
 
 #: Nominal latency [cycles] of each kind: only used to pick the longest path.
 NOMINAL = {"alu": 1.0, "multiply": 3.0, "divide": 14.0, "load": 4.0, "fp_add": 3.0,
@@ -49,7 +49,7 @@ _NO_OP = re.compile(r"^(j|nop|endbr|prefetch|call|ret|push|pop|lfence|sfence|mfe
 _ZERO = (0.0, (0,) * len(KINDS))
 
 
-def kind_of(ins: Instruction, e: Effects) -> str | None:
+def kind_of(ins: Instruction) -> str | None:
     """The kind of operation ``ins`` performs on its register result (None: no latency, a
     register move or a pure load, whose latency is the load's)."""
     m = ins.mnemonic
@@ -96,7 +96,7 @@ def _step(values: dict, ins: Instruction) -> None:
     if _NO_OP.match(m):
         return
     e = with_implicit(ins, effects(ins))
-    kind = kind_of(ins, e)
+    kind = kind_of(ins)
     writes = set(e.writes) | ({FLAGS} if _COMPARE.match(m) or kind == "alu" else set())
     if not writes:
         return
