@@ -16,7 +16,9 @@ Noise: on the shared 2-vCPU VMs this runs on, a single likwid-bench sample of 5 
 x1.1-2.0 at L1 and L2 (its own max/min over ten runs, benchmarks/likwid_compare.py), so both
 sides are compared best against best, from samples of about the same length taken interleaved
 in rounds (a burst of other load then slows neither side alone); a case below the bound is
-measured once more with fresh samples before it counts as a failure.  Stores into L2 on the
+measured once more with fresh samples before it counts as a failure (at L2 a case above the
+upper bound too: a clean-clone CI run caught all of likwid-bench's samples in a slow spell,
+166 GB/s against our 255, steady within 15 %).  Stores into L2 on the
 Zen 5 VMs switch between two speeds, about 200 and 257 GB/s, in spells of 0.1-1 s that both
 kernels see alike (twelve 60 ms samples of one run: 258, 215, 201, 260, 257, 257, 257, 258,
 257, 198, 201, 203); a clean-clone CI run once caught ours in the slow spell for all of its
@@ -95,7 +97,8 @@ def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level):
         pytest.skip(reason)
     kb = (host_caches[1] // 2 if level == "L1" else host_caches[2] // 4) // 1000
     ours, theirs = best_pair(binaries["maps"], op, kb)
-    if ours < LOWER[level] * max(theirs):  # fresh samples once: a neighbour's burst can cover one attempt
+    # fresh samples once where either bound fails: a slow spell can cover one side's samples
+    if ours < LOWER[level] * max(theirs) or (level == "L2" and ours > UPPER_L2 * max(theirs)):
         again, more = best_pair(binaries["maps"], op, kb)
         ours, theirs = max(ours, again), theirs + more
     ratio = ours / max(theirs)
