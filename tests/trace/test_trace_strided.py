@@ -66,12 +66,14 @@ def test_the_row_and_the_column_are_two_entries():
 
 
 @pytest.mark.parametrize("missed", [0.0, 0.0625, 0.125, 0.75, 1.0])
-def test_a_columns_hit_rates_count_bytes_as_the_stride_sweep_does(missed):
-    # per byte: each 8-byte access that misses brings a 64-byte line, so from an eighth of the
-    # accesses missing on, all of the column is served below L1, where MAPS's stride sweep
-    # prices each access with the line (and page) it touches
+def test_a_columns_hit_rates_count_the_lines_a_walk_without_reuse_fetches(missed):
+    # each access of a column steps TRIPS x 8 B, past a 64-byte line: a walk that never came
+    # back would miss on every access, and MAPS's stride sweep prices each such access with the
+    # line (and page) it touches.  Only the accesses that miss are served below L1; the others
+    # found the line the column's previous walk brought (the next column of a matrix product)
     (column,) = [m for m in loads(missed) if "stride" in m]
-    below = min(1.0, missed * 64 / 8)
+    assert TRIPS * 8 >= 64
+    below = missed
     expect = {lvl: f for lvl, f in (("L1", 1.0 - below), ("L2", below)) if f > 0}
     assert column["hit_rates"] == pytest.approx(expect, abs=1e-9)
 
