@@ -35,6 +35,35 @@ def test_power_of_two_sets():
     assert "45-way" in note and (size // line) // ways == 256
 
 
+@pytest.mark.parametrize("geometry, simulated", [
+    # Zen 4/5 L2: 1 MiB, 16-way, 1024 sets -> 64 sets (one page of lines), 256 ways
+    ((2, 2 ** 20, 64, 16), (2 ** 20, 256, 64)),
+    # a 32 MiB L3: the ways stop at 512 (1024 sets: strides of 64 KiB and more still alias)
+    ((3, 2 ** 25, 64, 16), (2 ** 25, 512, 64)),
+    # already a page of sets or fewer: as it is
+    ((2, 2 ** 18, 64, 64), (2 ** 18, 64, 64)),
+    ((2, 4096, 64, 1), (4096, 1, 64)),
+    # POWER4's 1440 KiB L2, 128 B lines: first its power-of-two sets (256 x 45 ways), then 32
+    # sets (a 4 KiB page of 128 B lines) x 360 ways
+    ((2, 1474560, 128, 8), (1474560, 360, 128)),
+])
+def test_outer_levels_are_simulated_as_physically_indexed(geometry, simulated):
+    c = CacheGeometry(*geometry)
+    size, ways, line = c.physically_indexed()
+    assert (size, ways, line) == simulated
+    sets = size // (ways * line)
+    assert sets * ways * line == size and sets & (sets - 1) == 0
+
+
+def test_the_outer_run_gets_the_physical_geometry_and_l1_its_own():
+    from pathlib import Path
+
+    from pinchpoint.prediction.trace.runner import callgrind_argv
+    l1, l2 = CacheGeometry(1, 49152, 64, 12), CacheGeometry(2, 2 ** 20, 64, 16)
+    argv = callgrind_argv(Path("valgrind"), l1, l2, Path("o"), Path("l"), ["./prog"])
+    assert "--D1=49152,12,64" in argv and "--LL=1048576,256,64" in argv
+
+
 def test_target_caches_from_dicts():
     c = target_caches([{"level": 1, "type": "Instruction", "size_bytes": 32768, "line_bytes": 64, "ways": 8},
                        {"level": 1, "type": "Data", "size_bytes": 49152, "line_bytes": 64, "ways": 12},

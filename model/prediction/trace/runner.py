@@ -72,7 +72,7 @@ def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Pat
     """The Valgrind command line for one run (D1 = I1 = ``l1``, LL = ``ll``; with ``branches``
     also Callgrind's branch simulation, events Bc Bcm Bi Bim, and its jump counts)."""
     def spec(c):
-        size, ways, line, _ = c.valgrind_geometry()
+        size, ways, line = c.physically_indexed() if c.level > 1 else c.valgrind_geometry()[:3]
         return f"{size},{ways},{line}"
     # --vgdb=no: no gdbserver, so no vgdb-pipe FIFOs left in $TMPDIR when a run is killed;
     # --separate-threads=yes: one profile per thread, the threads the program ran.

@@ -40,6 +40,9 @@ from typing import Mapping
 
 from pinchpoint.errors import ProfileError
 
+#: Page size [B] and the most ways a physically indexed level is simulated with
+#: (CacheGeometry.physically_indexed).
+PAGE_BYTES, MAX_SIM_WAYS = 4096, 512
 #: Level names the workload format knows (pinchpoint.inputs.workload.LEVEL_NAMES minus memory).
 MAX_LEVELS = 4
 
@@ -75,6 +78,27 @@ class CacheGeometry:
         return (self.size_bytes, ways, self.line_bytes,
                 f"{self.name}: {self.associativity}-way with {lines} lines has no power-of-two "
                 f"set count; simulated {ways}-way ({pow2} sets), same size and line")
+
+
+    def physically_indexed(self) -> tuple[int, int, int]:
+        """(size, ways, line) that simulate this level as a physically indexed cache.
+
+        Valgrind indexes its caches by virtual address.  An L1 is indexed within a page on
+        current cores (virtually indexed, physically tagged), but an L2 or L3 takes its upper
+        index bits from the physical frame, which the kernel picks with no regard to the
+        virtual address: lines a page or more apart in a virtual power-of-two stride (a binary
+        search's probes over 2^k keys, a matrix's column) spread over the sets, where a
+        virtually indexed simulation piles them into one set and counts misses the machine has
+        not.  Simulating the level with as many sets as a page holds lines and the capacity
+        in ways (any page may take any place, LRU over all of them) removes that artefact; the
+        ways are capped at MAX_SIM_WAYS, as Valgrind's search is linear in them, which leaves
+        the aliasing of strides above (size / MAX_SIM_WAYS) bytes."""
+        size, ways, line, _ = self.valgrind_geometry()
+        sets = size // (ways * line)
+        while sets > max(1, PAGE_BYTES // line) and ways * 2 <= MAX_SIM_WAYS:
+            sets //= 2
+            ways *= 2
+        return size, ways, line
 
 
 def target_caches(caches, *, source: str) -> tuple[CacheGeometry, ...]:
