@@ -110,6 +110,11 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # repeat (a kernel called again on the same data: one
                                          # call's branches); a predictor learns a short period
                                          # by heart (core branch_random's pass sweep)
+    mispredicted_waits = { L3 = 5000 }   # optional: of the mispredicted branches, those whose
+                                         # condition is a load served below L1 (L2, L3, L4,
+                                         # memory) at an address not known ahead (a binary
+                                         # search's a[mid] < key): each waits for that load
+                                         # (MAPS random at the level) before it is resolved
 
     [phases.dependencies]                # optional: operations on the longest dependency chain
     alu = 2000000                        # its loops carry from one iteration to the next,

@@ -146,6 +146,8 @@ class Flops:
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
                     "fp_square_roots")
+#: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
+WAIT_LEVELS = LEVEL_NAMES[1:]
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,10 @@ class Instructions:
     ``branch_period`` is not a count: the conditional branches after which the phase's branch
     outcomes repeat (a kernel called again on the same data repeats one call's branches), which
     lets a predictor learn them by heart; None: they never repeat.
+    ``mispredicted_waits`` are (level, count) pairs: of the mispredicted branches, those whose
+    condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
+    run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
+    path flushed, only once that load arrives.  Their sum <= mispredicted.
     """
 
     total: float = 0.0
@@ -176,6 +182,7 @@ class Instructions:
     branch_period: float | None = None
     fp_divisions: float = 0.0
     fp_square_roots: float = 0.0
+    mispredicted_waits: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -194,19 +201,37 @@ class Instructions:
                                        and period >= 1):
             raise WorkloadError(f"{period!r} is not a number of branches (finite, >= 1)",
                                 key="instructions.branch_period")
+        self._check_waits()
+
+    def _check_waits(self) -> None:
+        key = "instructions.mispredicted_waits"
+        for level, n in self.mispredicted_waits:
+            if level not in WAIT_LEVELS:
+                raise WorkloadError(f"{level!r} is not a level below L1 (one of "
+                                    f"{', '.join(WAIT_LEVELS)})", key=f"{key}.{level}")
+            if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 0):
+                raise WorkloadError(f"{n!r} is not a count (finite, >= 0)", key=f"{key}.{level}")
+        waits = math.fsum(n for _, n in self.mispredicted_waits)
+        if waits > self.mispredicted * (1 + 1e-9):
+            raise WorkloadError(f"{waits:g} waiting mispredictions are more than the "
+                                f"{self.mispredicted:g} mispredicted branches they are a part of",
+                                key=key)
 
     def scaled(self, factor: float) -> "Instructions":
         # the period is a pattern's length, not a total: it does not scale
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
                             self.taken * factor, self.divisions * factor, self.branch_period,
-                            self.fp_divisions * factor, self.fp_square_roots * factor)
+                            self.fp_divisions * factor, self.fp_square_roots * factor,
+                            tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
                 **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period",
                                                  "fp_divisions", "fp_square_roots")
-                   if getattr(self, k)}}
+                   if getattr(self, k)},
+                **({"mispredicted_waits": dict(self.mispredicted_waits)}
+                   if self.mispredicted_waits else {})}
 
 
 #: Kinds of operation on a phase's dependency chains ([phases.dependencies]), each priced at

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, INSTRUCTION_KEYS, Dependencies,
-                                             Instructions, LoopNest)
+from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, INSTRUCTION_KEYS, WAIT_LEVELS,
+                                             Dependencies, Instructions, LoopNest)
 
 
 def read_count(ctx: Reader, value, key, *, integer=False) -> float:
@@ -73,15 +73,21 @@ def read_loop(ctx: Reader, d, key) -> LoopNest:
 
 
 def read_instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period",), ("total",))
+    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period", "mispredicted_waits"), ("total",))
     counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
+    if "mispredicted_waits" in d:
+        waits = d["mispredicted_waits"]
+        ctx.table(waits, f"{key}.mispredicted_waits", WAIT_LEVELS)
+        counts["mispredicted_waits"] = tuple(
+            (lv, read_count(ctx, waits[lv], f"{key}.mispredicted_waits.{lv}"))
+            for lv in WAIT_LEVELS if lv in waits)
     if "branch_period" in d:
         counts["branch_period"] = ctx.number(d["branch_period"], f"{key}.branch_period", minimum=1,
                                              hint="give a number of branches such as 8192")
     try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
         return Instructions(**counts)
     except WorkloadError as exc:
-        raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
+        raise ctx.error(f"{key}.{exc.key.split('.', 1)[1]}", exc.message) from None
 
 
 def read_dependencies(ctx: Reader, d, key) -> Dependencies:

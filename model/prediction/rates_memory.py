@@ -223,6 +223,33 @@ class MemoryRates(RatesBase):
             ws = min(ws, m.working_set_bytes)
         return ws
 
+    def chase_latency(self, level: str, key: str) -> tuple[float, str] | None:
+        """(latency [s], what) of one dependent load ``level`` serves, beyond one L1 serves:
+        MAPS random (a chase, each load's address the one before's value) at a working set
+        inside the level, the geometric middle of it and the level above (the middle of the
+        level's range on the log-size curve), memory at the largest measured one, less the
+        figure at half L1.  None, listed, where the signature has no MAPS random loads and
+        ``extrapolate`` allows it (refused otherwise)."""
+        if 1 not in self.maps_thread_counts("load", "random"):
+            self._extrapolated(key, f"mispredicted branches waiting for loads need MAPS random "
+                                    f"load points, which signature {self.signature.name!r} did "
+                                    f"not measure", "no wait for those loads")
+            return None
+        sizes = dict(self.data_caches())
+        if level != "memory" and int(level[1:]) not in sizes or 1 not in sizes:
+            raise WorkloadError(f"{level} named, but signature {self.signature.name!r} does not "
+                                f"list it (and an L1) as a data cache in host.caches", key=key)
+        ws = None
+        if level != "memory":
+            n = int(level[1:])
+            ws = math.sqrt(sizes.get(n - 1, sizes[n] / 8) * sizes[n])
+        per_load = MAPS_ACCESS_BYTES / self.memory_bandwidth("load", "random", ws, key)
+        in_l1 = MAPS_ACCESS_BYTES / self.memory_bandwidth("load", "random", sizes[1] / 2, key)
+        where = "its largest working set" if ws is None else fmt_size(ws)
+        return (max(0.0, per_load - in_l1),
+                f"{level}: MAPS random at {where}, {per_load * 1e9:.3g} ns less "
+                f"{in_l1 * 1e9:.3g} ns in L1")
+
     def data_caches(self) -> list[tuple[int, float]]:
         """(level, size [B]) of the signature host's data and unified caches."""
         out = {}

@@ -119,6 +119,17 @@ def test_an_out_of_line_arm_is_no_exit_and_lo_below_hi_is_data():
     assert exits == {0x1457}
 
 
+def test_a_mispredicted_search_step_waits_for_its_probe_and_a_shift_for_nothing():
+    search = LoopExits(parse_objdump(BSEARCH))
+    # cmp [rdi+rax*8], r11: mid (rax) comes from lo and hi, which the outcomes move
+    assert search.waiting_loads(0x1443, (0x1430, 0x144b)) == [0x143f]
+    # lo < hi tests registers: no load to wait for; outside a loop nothing is followed
+    assert search.waiting_loads(0x144b, (0x1430, 0x144b)) == []
+    assert search.waiting_loads(0x1443, None) == []
+    # x[j] > v: j steps by -1, an address the prefetchers run ahead on
+    assert LoopExits(parse_objdump(ISORT)).waiting_loads(0x13a2, (0x1390, 0x13a2)) == []
+
+
 def test_an_arm_back_into_an_outer_loop_still_leaves_the_inner_one():
     exits = loop_exits(parse_objdump(ISORT))
     assert 0x139b in exits          # j < 0: j steps by -1 (through the arm into the i loop)
@@ -330,3 +341,33 @@ def test_traced_mispredictions_of_data_dependent_loops(build_c, valgrind):
     got = {p["name"]: p["instructions"]["mispredicted"] for p in tw.document["phases"]}
     assert 0.8 * m <= got["runs"] <= 2.0 * m
     assert 4.0 * nq <= got["search"] <= 12.0 * nq
+    # 8 KiB of keys fit the 32 KiB L1: a misprediction waits for a load beyond it only at the
+    # first touch of a line (128 lines, 0.3 % of the searches' mispredictions)
+    ins = {p["name"]: p["instructions"] for p in tw.document["phases"]}
+    assert sum(ins["search"].get("mispredicted_waits", {}).values()) < 0.01 * got["search"]
+    assert "mispredicted_waits" not in ins["runs"]
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_traced_search_steps_wait_for_probes_beyond_l1(build_c, valgrind):
+    """The same search over n = 100 000 keys (800 KB: beyond the 32 KiB L1, inside the 1 MiB
+    L2), 4000 queries.  A query takes about log2(n) = 17 steps, half mispredicted; the top
+    levels of the search tree (a few hundred lines, shared by every query) stay in L1, the
+    deeper ones, each touching a new line until the last three (8 keys a line), come from L2:
+    about 17 - 9 - 3 = 5 probes a query beyond L1, 2.5 of them mispredicted.  The runs phase
+    branches on bytes it streams: its mispredictions wait for nothing."""
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    caches = (CacheGeometry(1, 32768, 64, 8), CacheGeometry(2, 1 << 20, 64, 16))
+    exe = build_c("runs_search", RUNS_AND_SEARCH, "-O2")
+    m, n, nq = 200_000, 100_000, 4000
+    cmd = [str(exe), str(m), str(n), str(nq)]
+    runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, caches, name="runs_search", command=cmd,
+                               target="test", top_functions=3)
+    ins = {p["name"]: p["instructions"] for p in tw.document["phases"]}
+    assert set(ins["search"]["mispredicted_waits"]) == {"L2"}
+    assert 1.0 * nq <= ins["search"]["mispredicted_waits"]["L2"] <= 5.0 * nq
+    assert ins["runs"]["mispredicted"] > 0.8 * m and "mispredicted_waits" not in ins["runs"]

@@ -141,6 +141,29 @@ class _Flow:
                 return True
         return not all(r in clean or r not in written for r in needed)
 
+    def waiting_loads(self, branch: int, lo: int, hi: int) -> list[int]:
+        """The loads in ``branch``'s straight block whose values its flags depend on and whose
+        addresses the loop [lo, hi] computes from more than its induction variables and
+        invariants (``a[mid]`` of a binary search, ``x[idx[i]]``): the core cannot run ahead
+        on them, so a misprediction of ``branch`` waits for them.  Loads at induction-variable
+        addresses (``x[i]``, ``x[j]`` of an insertion sort) are streams the prefetchers bring
+        ahead: not listed."""
+        setter = self._setter(branch, lo)
+        loop = self._loop(lo, hi) if setter is not None else None
+        if loop is None:
+            return []
+        clean, _, written = loop
+        needed: set = set()
+        out = []
+        for a in self._block(setter, lo):
+            e, _, _, _ = self.facts(a)
+            if a != setter and not needed & e.writes:
+                continue
+            needed = set(e.reads) if a == setter else (needed - e.writes) | e.reads
+            if e.load and any(r in written and r not in clean for r in e.address):
+                out.append(a)
+        return out
+
     def _setter(self, branch: int, lo: int) -> int | None:
         """The instruction whose flags ``branch`` tests: the nearest flag writer before it in
         its straight block (None: a block boundary or a call came first)."""
@@ -281,6 +304,11 @@ class LoopExits:
         #: branch -> (start, end) of the loop it closes or leaves
         self.leaving = _leaving(code, addrs, cond)
         self._known: dict[int, bool] = {}
+
+    def waiting_loads(self, branch: int, loop: tuple[int, int] | None) -> list[int]:
+        """The loads a misprediction of ``branch`` (inside ``loop``: its start and back
+        branch) waits for (:meth:`_Flow.waiting_loads`); none outside a loop."""
+        return [] if loop is None else self._flow.waiting_loads(branch, *loop)
 
     def __contains__(self, addr) -> bool:
         if addr in self.strings:

@@ -28,7 +28,7 @@ from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
-from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
+from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts, _served
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
@@ -70,6 +70,9 @@ class PhaseFacts:
     dependencies: dict = field(default_factory=dict)  # kind -> operations on carried chains
     #: executed floating-point divider instructions by count (:func:`.disasm.divider_kind`)
     divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
+    #: level -> kept mispredictions whose branch waits for a load that level serves
+    #: (:func:`_add_waits`)
+    waits: dict = field(default_factory=dict)
 
 
 class CodeFacts:
@@ -188,7 +191,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
-        _branches(pf, first, code, select)
+        _branches(pf, runs, code, select)
     pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     pf.regions = parallel_regions(first, select)
@@ -196,25 +199,62 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     return pf
 
 
-def _branches(pf: PhaseFacts, prof, code: CodeFacts, select) -> None:
+def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
     """Conditional branches, taken jumps (where collected), the period after which the
     outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at learnt loop
     exits (:mod:`pinchpoint.prediction.trace.exits`): Callgrind's 2-bit counters miss every
     exit of a loop, which the history-based predictors of current cores learn for loops of
     steady trip counts (Seznec and Michaud, "A case for (partially) TAgged GEometric history
     length branch prediction", JILP 2006); exits on loaded or carried values, whose trip
-    counts change from one entry to the next, keep theirs."""
+    counts change from one entry to the next, keep theirs, and so does each branch whose kept
+    mispredictions wait for a load beyond L1 (:func:`_add_waits`)."""
+    prof = runs[0][1]
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
     for (obj, fn, addr), c in prof.costs.items():
         if select is not None and not select((obj, fn, addr)):
             continue
         pf.branches += c[bc]
-        if addr not in code.exits(obj):
+        if c[bcm] > 0 and addr not in code.exits(obj):
             pf.mispredicted += c[bcm]
+            _add_waits(pf, code, runs, (obj, fn, addr), c[bcm])
     pf.branch_period = branch_period(prof, select, code.exits)
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
+
+
+def _add_waits(pf: PhaseFacts, code: CodeFacts, runs, key, missed: float) -> None:
+    """Share ``missed`` mispredictions of the branch at ``key`` among the levels that serve the
+    load they wait for (:meth:`.exits.LoopExits.waiting_loads`; of several, the one missing L1
+    most), by that load's own hits and misses in the runs: a misprediction is resolved when
+    its load arrives, so one whose load an L1 serves waits no more than the penalty holds."""
+    obj, fn, addr = key
+    facts = code.loop(obj, addr)
+    loads = code.exits(obj).waiting_loads(addr, None if facts is None else (facts.start, facts.end))
+    served = [s for s in (_load_levels(runs, (obj, fn, a)) for a in loads) if s]
+    if not served:
+        return
+    for level, share in min(served, key=lambda s: s[0][1])[1:]:
+        if share > 0:
+            pf.waits[level] = pf.waits.get(level, 0.0) + missed * share
+
+
+def _load_levels(runs, key) -> list[tuple[str, float]] | None:
+    """[(level, share of its executions)] that serve the load at ``key``, L1 first (None: it
+    read nothing): its L1 read misses and those of each run's last level, per access."""
+    first = runs[0][1]
+    c = first.costs.get(key)
+    reads = c[first.index("Dr")] if c is not None else 0.0
+    if reads <= 0:
+        return None
+    missed = [c[first.index("D1mr")]]
+    names = []
+    for ll, prof in runs:
+        if ll.level > 1:
+            cl = prof.costs.get(key)
+            missed.append(cl[prof.index("DLmr")] if cl is not None else 0.0)
+            names.append(ll.name)
+    return _served(reads, missed, names + ["memory"])
 
 
 def taken_jumps(prof, code: CodeFacts, select=None) -> float:

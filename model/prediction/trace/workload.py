@@ -32,7 +32,9 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   Callgrind's jump collection, the taken jumps (``taken``: conditional jumps taken and
   unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`),
   at most the conditional branches (a phase with more unconditional jumps than conditional
-  branches is stated at its conditional branches, the bound the workload reader checks); and
+  branches is stated at its conditional branches, the bound the workload reader checks); the
+  kept mispredictions whose branch waits for a load served below L1 (``mispredicted_waits``,
+  by the level serving that load: :func:`pinchpoint.prediction.trace.phase._add_waits`); and
   its integer divisions, the executions of its ``div``/``idiv`` instructions, and its
   floating-point divide and square-root instructions (``fp_divisions``, ``fp_square_roots``:
   one per executed instruction, any width), both read off the disassembly.
@@ -225,6 +227,9 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
             out["taken"] = min(round(pf.taken), out["branches"])
         if pf.branch_period is not None and out["mispredicted"] > 0:
             out["branch_period"] = max(1, round(pf.branch_period))
+        waits = {lv: round(n) for lv, n in pf.waits.items() if round(n) > 0}
+        if waits and sum(waits.values()) <= out["mispredicted"]:
+            out["mispredicted_waits"] = waits
     if round(pf.divisions) > 0:  # each integer divide is one of the instructions
         out["divisions"] = min(round(pf.divisions), total)
     for count, n in pf.divider.items():  # so is each FP divide and square root

@@ -1,0 +1,122 @@
+"""Mispredicted branches that wait for a load served below L1 (``[phases.instructions]
+mispredicted_waits``): read and checked, and priced as the penalty plus the load's latency at
+that level beyond an L1 load's, read off MAPS random (a chase).  The expected times are computed
+here from the synthetic signature's two random points by log-log interpolation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic_signature import KiB, MiB, synthetic_doc
+from test_core_resource import PENALTY, core_points
+
+from pinchpoint.errors import WorkloadError
+from pinchpoint.inputs.signature import Signature
+from pinchpoint.inputs.workload import loads_workload
+from pinchpoint.inputs.workload_data import Instructions
+from pinchpoint.prediction.convolve import convolve
+
+
+def _signature(random: bool = True) -> Signature:
+    doc = synthetic_doc()
+    doc["kernels"]["core"] = {"source_sha256": None, "points": core_points()}
+    if not random:
+        doc["kernels"]["maps"]["points"] = [p for p in doc["kernels"]["maps"]["points"]
+                                            if p["pattern"] != "random"]
+    return Signature.from_dict(doc)
+
+
+SIG = _signature()
+#: the synthetic MAPS random load: 5 GB/s at 4 KiB, 20 MB/s at 64 MiB (8 B per load)
+RANDOM = ((4 * KiB, 5e9), (64 * MiB, 2e7))
+
+
+def chase_ns(ws: float) -> float:
+    """ns per dependent 8-byte load at ``ws``: log-log interpolation written out here."""
+    (x0, y0), (x1, y1) = RANDOM
+    f = (math.log(ws) - math.log(x0)) / (math.log(x1) - math.log(x0))
+    return 8 / math.exp(math.log(y0) + f * (math.log(y1) - math.log(y0))) * 1e9
+
+
+#: the synthetic host: L1 32 KiB, L2 512 KiB.  L2 is read at the middle of its range
+#: (sqrt(32 KiB x 512 KiB) = 128 KiB), memory at the largest point, L1 at half its size.
+WAIT_NS = {"L2": chase_ns(128 * KiB) - chase_ns(16 * KiB),
+           "memory": chase_ns(64 * MiB) - chase_ns(16 * KiB)}
+
+
+def workload(waits: str, mispredicted: float = 1e6, threads: int = 1, file: str = "w.toml"):
+    return loads_workload(f"schema = 1\n[[phases]]\nname = \"search\"\nthreads = {threads}\n"
+                          f"[phases.instructions]\ntotal = 1e7\nbranches = 2e6\n"
+                          f"mispredicted = {mispredicted!r}\n{waits}", file=file)
+
+
+def test_waits_are_read_and_round_trip():
+    w = workload("mispredicted_waits = { L2 = 3e5, memory = 1e5 }\n")
+    ins = w.phases[0].instructions
+    assert ins.mispredicted_waits == (("L2", 3e5), ("memory", 1e5))
+    assert w.phases[0].to_dict()["instructions"]["mispredicted_waits"] == {"L2": 3e5,
+                                                                            "memory": 1e5}
+    assert ins.scaled(2).mispredicted_waits == (("L2", 6e5), ("memory", 2e5))
+    assert "mispredicted_waits" not in workload("").phases[0].to_dict()["instructions"]
+
+
+@pytest.mark.parametrize("waits, key, words", [
+    ("mispredicted_waits = { L1 = 5 }\n", "mispredicted_waits.L1", "unknown key"),
+    ("mispredicted_waits = { L2 = -5 }\n", "mispredicted_waits.L2", "negative"),
+    ("mispredicted_waits = { L2 = 'x' }\n", "mispredicted_waits.L2", "not a number"),
+    ("mispredicted_waits = 5\n", "mispredicted_waits", "expected"),
+    ("mispredicted_waits = { L2 = 6e5, L3 = 5e5 }\n", "mispredicted_waits",
+     "more than the 1e+06 mispredicted"),
+])
+def test_bad_waits_name_the_file_and_key(waits, key, words):
+    with pytest.raises(WorkloadError) as exc:
+        workload(waits)
+    assert exc.value.file == "w.toml"
+    assert exc.value.key == f"phases[0].instructions.{key}"
+    assert words in exc.value.message
+
+
+def test_the_object_cannot_exist_invalid():
+    for waits in ((("L1", 1.0),), (("L2", -1.0),), (("L2", float("nan")),), (("L2", 11.0),)):
+        with pytest.raises(WorkloadError):
+            Instructions(100, 20, 10, mispredicted_waits=waits)
+
+
+@settings(max_examples=40, deadline=None)
+@given(l2=st.floats(0, 4e5), memory=st.floats(0, 4e5), threads=st.integers(1, 4))
+def test_each_wait_adds_its_level_latency_beyond_l1(l2, memory, threads):
+    base = convolve(SIG, workload("", threads=threads)).seconds("core")
+    got = convolve(SIG, workload(f"mispredicted_waits = {{ L2 = {l2!r}, memory = {memory!r} }}\n",
+                                 threads=threads)).seconds("core")
+    want = (l2 * WAIT_NS["L2"] + memory * WAIT_NS["memory"]) * 1e-9 / threads
+    assert got - base == pytest.approx(want, rel=1e-9, abs=1e-15)
+    # the base itself: instructions at 10 G/s, branches at 2 G/s, 1e6 mispredictions
+    assert base == pytest.approx((max(1e7 / 10e9, 2e6 / 2e9) + 1e6 * PENALTY) / threads)
+
+
+def test_a_memory_wait_costs_the_chase_at_dram_less_l1():
+    # 400 ns at 64 MiB less 1.6 x (16/4)^(log 250 / log 16384) ns at 16 KiB
+    assert WAIT_NS["memory"] == pytest.approx(400 - chase_ns(16 * KiB))
+    p = convolve(SIG, workload("mispredicted_waits = { memory = 1e6 }\n"))
+    core = next(r for r in p.phases[0].resources if r.name == "core")
+    assert "wait" in core.detail and "memory" in core.detail
+
+
+def test_a_level_the_host_lacks_is_refused():
+    with pytest.raises(WorkloadError) as exc:
+        convolve(SIG, workload("mispredicted_waits = { L3 = 10 }\n"))
+    assert "L3" in exc.value.message and exc.value.key.endswith("mispredicted_waits.L3")
+
+
+def test_without_maps_random_it_is_refused_or_left_out_and_listed():
+    sig = _signature(random=False)
+    w = workload("mispredicted_waits = { L2 = 1e5 }\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(sig, w)
+    assert "MAPS random" in exc.value.message
+    p = convolve(sig, w, extrapolate=True)
+    assert p.seconds("core") == pytest.approx(convolve(sig, workload("")).seconds("core"))
+    assert any("MAPS random" in e for e in p.extrapolations)
