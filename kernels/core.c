@@ -99,6 +99,27 @@
  *                  division prices packed flops).
  *                  The operands are fixed doubles with full 53-bit significands (no early exit
  *                  on short ones).  Counted per divider instruction, whatever its width.
+ *   shuffle        16 independent 256-bit AVX2 shuffles per iteration of the kinds that need the
+ *                  core's shuffle unit: widening `vpmovzxbw`/`wd`/`dq`, `vpmovsxwd ymm, xmm`,
+ *                  lane-crossing `vextracti128`, `vinserti128`, `vpermq`, `vpermd`,
+ *                  `vperm2i128`, `vpbroadcastb` and byte-granular `vpshufb`, `vpalignr`,
+ *                  `vpacksswb`, `vpsrldq` (register operands, each reading one of two fixed
+ *                  registers and writing one of eight others, so no shuffle waits for another),
+ *                  plus the loop's decrement and branch: 18 instructions.  The throughput of the
+ *                  shuffle unit, which prices a phase's ``shuffles`` of [phases.instructions].
+ *                  Shuffles run on few pipes: port 5 alone on Intel cores from Haswell to
+ *                  Skylake (Agner Fog, "Instruction tables"; Abel and Reineke, "uops.info:
+ *                  Characterizing Latency, Throughput, and Port Usage of Instructions on Intel
+ *                  Microarchitectures", ASPLOS 2019), two of the vector pipes on AMD Zen 4 and
+ *                  Zen 5, so code dense in them is held by that unit, not by dispatch.
+ *   shuffle_lane   16 independent fixed-pattern in-lane shuffles of words and wider elements
+ *                  (`vpshufd`, `vpshufhw`/`lw`, `vpunpck*`, `vshufps`/`pd`, `vunpck*`, `vpermilps`
+ *                  with an immediate, `vmovshdup`, `vmovddup`), which some cores run on more
+ *                  pipes than the others (on the Zen 5 VM 4 per cycle, as fast as adds, against
+ *                  the shuffle loop's 2), others on the same port (Intel's port 5).  Prices
+ *                  ``lane_shuffles``: with ``shuffles`` they occupy at most these pipes.
+ *                  Both shuffle loops are built where the compiler targets AVX2 (-march=native
+ *                  on an AVX2 host); elsewhere they are not measured.
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
  * as "mispredict_share"), is the cost of one misprediction.
@@ -109,11 +130,12 @@
  * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
  * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
  * x86-64 only), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
- * only, the ymm ones with AVX).
+ * only, the ymm ones with AVX), shuffle instruction/s (shuffle, shuffle_lane; x86-64 with AVX2).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
  *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
- *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm]
+ *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm,
+ *                    shuffle,shuffle_lane]
  *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -122,27 +144,30 @@
 enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS, C_DIVIDE,
        C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN, C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
        /* the floating-point divider */
-       C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM };
+       C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
+       /* the shuffle unit */
+       C_SHUFFLE, C_SHUFFLE_LANE };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
                                        "divide_chain", "alu_chain", "multiply_chain",
                                        "load_chain", "fmul_chain", "fdiv_chain",
                                        "fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm",
-                                       NULL};
+                                       "shuffle", "shuffle_lane", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
                                        "taken-branch/s", "division/s", "division/s",
                                        "operation/s", "operation/s", "operation/s",
                                        "operation/s", "operation/s",
                                        "instruction/s", "instruction/s", "instruction/s",
+                                       "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
    (taken, taken_jumps), divisions (divide, divide_chain), chained operations (the chain
-   loops) or divider instructions (fdiv ... fsqrt_ymm) per loop iteration or per bit */
+   loops), divider instructions (fdiv ... fsqrt_ymm) or shuffles per loop iteration or per bit */
 static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
                                   16.0, 8.0, 8.0, 8.0, 8.0,
-                                  8.0, 8.0, 8.0, 8.0, 8.0};
-#define N_OPS 20
+                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0};
+#define N_OPS 22
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -393,6 +418,47 @@ FDIV_LOOP(fdiv_ymm_loop, "14", VD("0") VD("1") VD("2") VD("3") VD("4") VD("5") V
 FDIV_LOOP(fsqrt_ymm_loop, "15", VS("0") VS("1") VS("2") VS("3") VS("4") VS("5") VS("6") VS("7"),
           YMM_SETUP, "vzeroupper\n\t")
 #endif
+#if defined(__AVX2__)
+/* The shuffle unit: 16 independent shuffles per iteration, each reading ymm8 or ymm9 (fixed)
+   and writing one of ymm0-7, which nothing reads. */
+static const unsigned char SHUF_BYTES[64] __attribute__((aligned(32))) = {
+    3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5,
+    0, 2, 8, 8, 4, 1, 9, 7, 1, 6, 9, 3, 9, 9, 3, 7, 5, 1, 0, 5, 8, 2, 0, 9, 7, 4, 9, 4, 4, 5, 9, 2};
+#define SHUFFLE_LOOP(name, label, first, second)                                         \
+    static long name(long iters)                                                         \
+    {                                                                                    \
+        long n = iters * LOOP_ITERS;                                                     \
+        __asm__ __volatile__(                                                            \
+            "vmovdqa %1, %%ymm8\n\tvmovdqa 32+%1, %%ymm9\n\t"                             \
+            ".p2align 6\n\t" label ":\n\t" first second "dec %0\n\tjnz " label "b\n\t"     \
+            "vzeroupper\n\t"                                                             \
+            : "+r"(n)                                                                    \
+            : "m"(SHUF_BYTES)                                                            \
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",      \
+              "xmm9", "cc");                                                             \
+        return n;                                                                        \
+    }
+/* the shuffle unit's kinds: widening, lane-crossing, byte-granular (8 + 8 per iteration) */
+SHUFFLE_LOOP(shuffle_loop, "16",
+             "vpmovzxbw %%xmm8, %%ymm0\n\t" "vextracti128 $1, %%ymm9, %%xmm1\n\t"
+             "vpmovzxwd %%xmm9, %%ymm2\n\t" "vpermq $0x4e, %%ymm8, %%ymm3\n\t"
+             "vpmovzxdq %%xmm8, %%ymm4\n\t" "vextracti128 $1, %%ymm8, %%xmm5\n\t"
+             "vpermd %%ymm8, %%ymm9, %%ymm6\n\t" "vinserti128 $1, %%xmm9, %%ymm8, %%ymm7\n\t",
+             "vpshufb %%ymm9, %%ymm8, %%ymm0\n\t" "vpalignr $4, %%ymm9, %%ymm8, %%ymm1\n\t"
+             "vpacksswb %%ymm9, %%ymm8, %%ymm2\n\t" "vpsrldq $4, %%ymm9, %%ymm3\n\t"
+             "vpbroadcastb %%xmm8, %%ymm4\n\t" "vpmovsxwd %%xmm9, %%ymm5\n\t"
+             "vperm2i128 $0x21, %%ymm9, %%ymm8, %%ymm6\n\t" "vpmovzxbw %%xmm9, %%ymm7\n\t")
+/* fixed-pattern in-lane shuffles of words and larger (8 + 8 per iteration) */
+SHUFFLE_LOOP(shuffle_lane_loop, "17",
+             "vpshufd $0x1b, %%ymm8, %%ymm0\n\t" "vpunpcklbw %%ymm9, %%ymm8, %%ymm1\n\t"
+             "vpshufhw $0x1b, %%ymm9, %%ymm2\n\t" "vpunpckhwd %%ymm8, %%ymm9, %%ymm3\n\t"
+             "vshufps $0x1b, %%ymm9, %%ymm8, %%ymm4\n\t" "vunpcklpd %%ymm9, %%ymm8, %%ymm5\n\t"
+             "vpshuflw $0x1b, %%ymm8, %%ymm6\n\t" "vpunpcklqdq %%ymm9, %%ymm8, %%ymm7\n\t",
+             "vpermilps $0x1b, %%ymm9, %%ymm0\n\t" "vmovshdup %%ymm8, %%ymm1\n\t"
+             "vpunpckhdq %%ymm9, %%ymm8, %%ymm2\n\t" "vshufpd $0x5, %%ymm8, %%ymm9, %%ymm3\n\t"
+             "vpshufd $0x4e, %%ymm9, %%ymm4\n\t" "vunpckhps %%ymm8, %%ymm9, %%ymm5\n\t"
+             "vmovddup %%ymm9, %%ymm6\n\t" "vpunpckhbw %%ymm8, %%ymm9, %%ymm7\n\t")
+#endif
 #endif
 
 /* One data-dependent branch per bit; the taken side's empty volatile asm keeps it a branch. */
@@ -434,6 +500,10 @@ static double body(void *p, long iters)
     case C_FDIV_YMM: return (double)fdiv_ymm_loop(iters);
     case C_FSQRT_YMM: return (double)fsqrt_ymm_loop(iters);
 #endif
+#if defined(__AVX2__)
+    case C_SHUFFLE: return (double)shuffle_loop(iters);
+    case C_SHUFFLE_LANE: return (double)shuffle_lane_loop(iters);
+#endif
 #endif
     default: return (double)bit_loop(c->bits, c->nbits, iters);
     }
@@ -450,6 +520,7 @@ static double per_call(const ctx_t *c)
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
     case C_ALU_CHAIN: case C_MUL_CHAIN: case C_LOAD_CHAIN: case C_FMUL_CHAIN: case C_FDIV_CHAIN:
     case C_FDIV: case C_FSQRT: case C_FDIV_SQRT: case C_FDIV_YMM: case C_FSQRT_YMM:
+    case C_SHUFFLE: case C_SHUFFLE_LANE:
         return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * (double)c->nbits;
     }
@@ -461,7 +532,8 @@ int main(int argc, char **argv)
     int ops[PP_MAX_LIST] = {C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_TAKEN, C_JUMPS, C_SORTED,
                             C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN,
                             C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
-                            C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM};
+                            C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
+                            C_SHUFFLE, C_SHUFFLE_LANE};
     long long passes[PP_MAX_LIST] = {BITS};
     int nops = N_OPS, npasses = 1, i, k, r, q;
     double reps[PP_MAX_REPS];
@@ -508,6 +580,9 @@ int main(int argc, char **argv)
 #if !defined(__AVX__)
         if (c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM) continue;
 #endif
+#if !defined(__AVX2__)
+        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE) continue;
+#endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
         c.nbits = c.op == C_RANDOM ? (size_t)passes[q] : BITS;
@@ -525,6 +600,9 @@ int main(int argc, char **argv)
         if (c.op >= C_FDIV && c.op <= C_FSQRT_YMM) /* double precision; lanes per instruction */
             printf(",\"precision\":\"double\",\"lanes\":%d",
                    c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM ? 4 : 1);
+        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE) /* which shuffles */
+            printf(",\"width_bits\":256,\"kinds\":\"%s\"",
+                   c.op == C_SHUFFLE ? "shuffle unit" : "fixed in-lane");
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);
     }
     free(sorted); free(shuffled); free(c.a); free(c.b);

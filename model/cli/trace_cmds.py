@@ -162,7 +162,9 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
         dv = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
         dv += "".join(f", {n:.4g} {words}" for n, words in (
             ((ph.divider or {}).get("fp_divisions", 0), "FP divides"),
-            ((ph.divider or {}).get("fp_square_roots", 0), "FP square roots")) if n)
+            ((ph.divider or {}).get("fp_square_roots", 0), "FP square roots"),
+            ((ph.shuffles or {}).get("shuffles", 0), "shuffle-unit shuffles"),
+            ((ph.shuffles or {}).get("lane_shuffles", 0), "in-lane shuffles")) if n)
         print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{dv}, flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
     for n in tw.notes:

@@ -169,6 +169,8 @@ _DIVISION_OPS = ("divide", "divide_chain")
 CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
 #: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
 _DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
+#: kernels/core.c's loops that count shuffle instructions.
+_SHUFFLE_OPS = ("shuffle", "shuffle_lane")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -177,7 +179,7 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "s"
     if isinstance(metric, str) and metric.startswith("bandwidth"):
         return "B/s"
-    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS + _DIVIDER_OPS:
+    if kernel == "core" and point.params.get("op") in _INSTRUCTION_OPS + _DIVIDER_OPS + _SHUFFLE_OPS:
         return "instruction/s"
     if kernel == "core" and point.params.get("op") in _TAKEN_OPS:
         return "taken-branch/s"

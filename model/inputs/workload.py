@@ -106,6 +106,13 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     fp_square_roots = 50000              # optional: square-root instructions (sqrtsd, vsqrtpd
                                          # ...; <= total): the core fsqrt loop; the two share
                                          # the divider, so their times add
+    shuffles = 200000                    # optional: vector shuffles that need the shuffle unit
+                                         # (vpmovzx* ymm, xmm, vextracti128, vperm*, vpshufb,
+                                         # vpalignr, pack*, byte shifts, inserts, extracts,
+                                         # register broadcasts; <= total): core shuffle loop
+    lane_shuffles = 100000               # optional: fixed-pattern in-lane shuffles (vpshufd,
+                                         # vpunpck*, vshufps, vunpck*, movddup ...): with the
+                                         # shuffles priced by the core shuffle_lane loop
     branch_period = 8192                 # optional: the branches after which the outcomes
                                          # repeat (a kernel called again on the same data: one
                                          # call's branches); a predictor learns a short period

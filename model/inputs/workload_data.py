@@ -145,7 +145,7 @@ class Flops:
 
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
-                    "fp_square_roots")
+                    "fp_square_roots", "shuffles", "lane_shuffles")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
 WAIT_LEVELS = LEVEL_NAMES[1:]
 
@@ -162,9 +162,15 @@ class Instructions:
     ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced); ``fp_divisions`` and
     ``fp_square_roots`` the floating-point divide and square-root instructions among them, one
     per instruction whatever its width (x86-64 ``divsd``, ``vdivpd``, ``sqrtsd`` ..., x87
-    ``fdiv``, ``fsqrt``; 0: not priced), which occupy the FP divider.  mispredicted <= branches
-    <= total, taken <= branches, divisions, fp_divisions, fp_square_roots <= total; each >= 0
-    and finite (checked here, where the object is built, so no invalid one exists).
+    ``fdiv``, ``fsqrt``; 0: not priced), which occupy the FP divider; ``shuffles`` the vector
+    shuffles that need the core's shuffle unit (widening ``vpmovzxbw ymm, xmm``, lane-crossing
+    ``vextracti128``, ``vpermq``, byte-granular ``vpshufb``, ``vpalignr``, packs, byte shifts,
+    broadcasts from a register, inserts and extracts) and ``lane_shuffles`` the fixed-pattern
+    in-lane shuffles of words and wider elements (``vpshufd``, ``vpunpck*``, ``vshufps``,
+    ``vunpck*``, ``movddup`` ...), which some cores run on more pipes (0: not priced).
+    mispredicted <= branches <= total, taken <= branches, divisions, fp_divisions,
+    fp_square_roots <= total, shuffles + lane_shuffles <= total; each >= 0 and finite (checked
+    here, where the object is built, so no invalid one exists).
     ``branch_period`` is not a count: the conditional branches after which the phase's branch
     outcomes repeat (a kernel called again on the same data repeats one call's branches), which
     lets a predictor learn them by heart; None: they never repeat.
@@ -182,6 +188,8 @@ class Instructions:
     branch_period: float | None = None
     fp_divisions: float = 0.0
     fp_square_roots: float = 0.0
+    shuffles: float = 0.0
+    lane_shuffles: float = 0.0
     mispredicted_waits: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
@@ -192,10 +200,15 @@ class Instructions:
                                     key=f"instructions.{name}")
         for small, big in (("branches", "total"), ("mispredicted", "branches"),
                            ("taken", "branches"), ("divisions", "total"),
-                           ("fp_divisions", "total"), ("fp_square_roots", "total")):
+                           ("fp_divisions", "total"), ("fp_square_roots", "total"),
+                           ("shuffles", "total")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
+        if self.shuffles + self.lane_shuffles > self.total:  # two kinds of the same instructions
+            raise WorkloadError(f"{self.lane_shuffles:g} with the {self.shuffles:g} shuffles is "
+                                f"more than the {self.total:g} total they are a part of",
+                                key="instructions.lane_shuffles")
         period = self.branch_period
         if period is not None and not (isinstance(period, (int, float)) and math.isfinite(period)
                                        and period >= 1):
@@ -222,13 +235,15 @@ class Instructions:
         return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
                             self.taken * factor, self.divisions * factor, self.branch_period,
                             self.fp_divisions * factor, self.fp_square_roots * factor,
+                            self.shuffles * factor, self.lane_shuffles * factor,
                             tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
                 **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period",
-                                                 "fp_divisions", "fp_square_roots")
+                                                 "fp_divisions", "fp_square_roots",
+                                                 "shuffles", "lane_shuffles")
                    if getattr(self, k)},
                 **({"mispredicted_waits": dict(self.mispredicted_waits)}
                    if self.mispredicted_waits else {})}

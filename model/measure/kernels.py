@@ -295,9 +295,10 @@ def _plan_peak(ctx: PlanContext) -> None:
 
 
 def _plan_core(ctx: PlanContext) -> None:
-    # instruction, branch and taken-branch rates, the misprediction cost and the dividers, all
-    # in L1: every loop in quick mode too (0.46-0.50 s on the Zen 5 VM, the two taken loops
-    # 0.15 s of it; the five FP divider loops add 0.3-0.5 s on the loaded VM)
+    # instruction, branch and taken-branch rates, the misprediction cost, the dividers and the
+    # shuffles, all in L1: every loop in quick mode too (0.46-0.50 s on the Zen 5 VM, the two
+    # taken loops 0.15 s of it; the five FP divider loops add 0.3-0.5 s on the loaded VM, the two
+    # shuffle loops about 0.06 s)
     ctx.add("core", [], "core", address_space_limit(GiB))
     # shuffled bits in shorter passes: how long a repeating pattern the predictor learns
     ctx.add("core", ["--ops", "branch_random", "--pass-bits", "4096,16384,32768,65536,131072"],

@@ -1,5 +1,5 @@
-"""Core pricing: instructions, branches, mispredicted branches, integer divisions and the
-floating-point divider's instructions, read off kernels/core.c.
+"""Core pricing: instructions, branches, mispredicted branches, integer divisions, the
+floating-point divider's instructions and vector shuffles, read off kernels/core.c.
 
 A compiled loop whose data sit in L1 is timed by the instructions it executes, not by its bytes
 or flops.  These figures of the signature's ``core`` kernel price that work:
@@ -41,6 +41,18 @@ or flops.  These figures of the signature's ``core`` kernel price that work:
   0.94 ns, fsqrt 1.76 ns per instruction, and ``fdiv_sqrt`` (the two alternating) 1.40 ns,
   near their mean 1.35 ns, not near the longer (a unit each would overlap them); 256-bit
   ``vdivpd`` and ``vsqrtpd`` took 0.92-0.94 and 1.71-1.76 ns, as the scalar forms;
+- the shuffle rates [instruction/s]: ``shuffle``, independent 256-bit shuffles of the kinds that
+  need the shuffle unit (widening ``vpmovzx*``, lane-crossing ``vextracti128``/``vperm*``,
+  byte-granular ``vpshufb``/``vpalignr``, packs, byte shifts, register broadcasts), and
+  ``shuffle_lane``, fixed-pattern in-lane shuffles (``vpshufd``, ``vpunpck*``, ``vshufps`` ...).
+  Shuffles run on few pipes (Intel's port 5 alone from Haswell to Skylake; two vector pipes on
+  AMD Zen 4 and 5: Agner Fog, "Instruction tables"; Abel and Reineke, "uops.info", ASPLOS 2019),
+  so code dense in them, such as a byte count widened to 64-bit sums, is held by that unit, not
+  by dispatch.  A phase's ``shuffles`` are a bound of their own, and its ``lane_shuffles`` with
+  them a second one at the in-lane rate (cores that run the in-lane kinds on more pipes run the
+  shuffle unit's kinds on a subset of those; Intel's port 5 runs both: the rates are equal).
+  On the Zen 5 VM: shuffle 8.1-8.5 G/s (2 per cycle of ``taken``'s clock), shuffle_lane
+  16.2-16.9 G/s (4 per cycle, as fast as independent adds);
 - the misprediction penalty [s]: the same data-dependent branch loop over shuffled and over
   sorted bits, (t_random - t_sorted) per branch / (share_random - share_sorted), the shares of
   mispredicted branches the kernel states by construction (1/2 for independent fair bits);
@@ -75,14 +87,24 @@ from pinchpoint.prediction.rates_base import RatesBase
 #: core.c loops that price each count of a phase's instruction table (the fastest of them).
 CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",), "taken": ("taken",),
                   "divisions": ("divide",), "fp_divisions": ("fdiv",),
-                  "fp_square_roots": ("fsqrt",)}
+                  "fp_square_roots": ("fsqrt",), "shuffles": ("shuffle",),
+                  "lane_shuffles": ("shuffle_lane",)}
 #: What each count is called in a prediction's detail and in a refusal.
 COUNT_WORDS = {"total": "instructions", "branches": "branches", "taken": "taken branches",
                "divisions": "integer divisions", "fp_divisions": "FP divide instructions",
-               "fp_square_roots": "FP square-root instructions"}
+               "fp_square_roots": "FP square-root instructions",
+               "shuffles": "shuffle-unit shuffles", "lane_shuffles": "shuffles of both kinds"}
 #: Counts that occupy one unit, the floating-point divider: their times add.  Without their
 #: loop only their bound is left out (PEAK division still prices their flops).
 DIVIDER_COUNTS = ("fp_divisions", "fp_square_roots")
+#: Counts of shuffle instructions: without their loop only their bound is left out (the
+#: instruction total still prices them as instructions).
+SHUFFLE_COUNTS = ("shuffles", "lane_shuffles")
+#: What is left where a count's loop is missing, for the counts priced as a bound of their own.
+_INSTEAD = {**dict.fromkeys(DIVIDER_COUNTS, "no divider bound (PEAK division prices their "
+                                            "flops alone)"),
+            **dict.fromkeys(SHUFFLE_COUNTS, "no shuffle bound (the instruction total prices "
+                                            "them alone)")}
 #: core.c loops whose difference prices a misprediction (random bits, sorted bits).
 MISPREDICT_LOOPS = ("branch_random", "branch_sorted")
 #: Conditional branches per bit of core.c's bit loops: the data-dependent test and the loop's.
@@ -115,8 +137,7 @@ class CoreRates(RatesBase):
         pts = [p for loop in loops for p in self._core_points(loop)]
         if not pts:
             self._missing(key, COUNT_WORDS[count], " or ".join(loops) + " loop",
-                          *(("no divider bound (PEAK division prices their flops alone)",)
-                            if count in DIVIDER_COUNTS else ()))
+                          *((_INSTEAD[count],) if count in _INSTEAD else ()))
             return None
         best = max(pts, key=lambda p: self._value(p.result, "rate"))
         rate = self._value(best.result, "rate")
@@ -191,15 +212,16 @@ def _longest_pass(points: list) -> list:
 def _count_bounds(counts: dict, rates: CoreRates, k: str, threads: int,
                   said: list) -> float | None:
     """The longest of the counts' times [s] on ``threads`` cores, the divider's counts summed
-    as one bound; None where a loop other than the divider's is missing (extrapolating)."""
+    as one bound; None where a loop other than the divider's or the shuffles' is missing
+    (extrapolating)."""
     busy = divider = 0.0
     for count, n in counts.items():
         if n <= 0:
             continue
         got = rates.core_rate(count, f"{k}.{count}")
         if got is None:
-            if count in DIVIDER_COUNTS:
-                continue  # listed; the flops stay priced by PEAK
+            if count in _INSTEAD:
+                continue  # listed; the flops stay priced by PEAK, the shuffles by the total
             return None
         rate, loop = got
         if count in DIVIDER_COUNTS:
@@ -233,17 +255,20 @@ def _waits_time(ins, rates, k: str, factor: float, said: list) -> float:
 def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     """Time [s] of a phase's instructions on its threads (one core each):
     T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate,
-    divisions / division rate, fp_divisions / fdiv rate + fp_square_roots / fsqrt rate)
+    divisions / division rate, fp_divisions / fdiv rate + fp_square_roots / fsqrt rate,
+    shuffles / shuffle rate, (shuffles + lane_shuffles) / lane-shuffle rate)
     + mispredicted x penalty + sum over levels of waits(level) x chase latency beyond L1
     (:func:`_waits_time`), each count divided by the threads (the counts are totals over
     them, as flops are).  0 without an instruction table or with zero counts (the signature
     is then not read); 0 too, listed, where a loop is missing and ``extrapolate`` allows it
-    (the divider's loops: only their bound left out)."""
+    (the divider's and the shuffle loops: only their bound left out)."""
     ins = phase.instructions
     if ins is None:
         return 0.0
     rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
     counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
+    if counts["lane_shuffles"] > 0:  # the in-lane kinds' pipes run the shuffle unit's too
+        counts["lane_shuffles"] += counts["shuffles"]
     said: list = []  # the details join the phase's only once the whole time is priced
     busy = _count_bounds(counts, rates, k, threads, said)
     if busy is None:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
 from pinchpoint.prediction.trace.branch_period import branch_period
-from pinchpoint.prediction.trace.disasm import Instruction, divider_kind, is_integer_division
+from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
+                                                shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
@@ -70,6 +71,8 @@ class PhaseFacts:
     dependencies: dict = field(default_factory=dict)  # kind -> operations on carried chains
     #: executed floating-point divider instructions by count (:func:`.disasm.divider_kind`)
     divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
+    #: executed vector shuffles by kind (:func:`.disasm.shuffle_kind`)
+    shuffles: dict = field(default_factory=lambda: {"shuffles": 0.0, "lane_shuffles": 0.0})
     #: level -> kept mispredictions whose branch waits for a load that level serves
     #: (:func:`_add_waits`)
     waits: dict = field(default_factory=dict)
@@ -146,13 +149,17 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
     return s
 
 
-def _count_divides(pf: PhaseFacts, mnemonic: str, ir: float) -> None:
-    """Add ``ir`` executions of ``mnemonic`` to the integer or floating-point divides."""
-    if is_integer_division(mnemonic):
+def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
+    """Add ``ir`` executions of ``ins`` to the integer or floating-point divides or the
+    shuffles."""
+    if is_integer_division(ins.mnemonic):
         pf.divisions += ir
-    kind = divider_kind(mnemonic)
+    kind = divider_kind(ins.mnemonic)
     if kind is not None:
         pf.divider[kind] += ir
+    kind = shuffle_kind(ins.mnemonic, ins.operands)
+    if kind is not None:
+        pf.shuffles[kind] += ir
 
 
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
@@ -175,7 +182,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         pf.instructions += ir
         for kind, n in ins.flops:
             flops[kind] += n * ir
-        _count_divides(pf, ins.mnemonic, ir)
+        _count_units(pf, ins, ir)
         executed.append((key, ir, ins))
         dr, dw = c[idx["Dr"]], c[idx["Dw"]]
         if not (dr or dw):

@@ -37,7 +37,9 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   by the level serving that load: :func:`pinchpoint.prediction.trace.phase._add_waits`); and
   its integer divisions, the executions of its ``div``/``idiv`` instructions, and its
   floating-point divide and square-root instructions (``fp_divisions``, ``fp_square_roots``:
-  one per executed instruction, any width), both read off the disassembly.
+  one per executed instruction, any width), and its vector shuffles (``shuffles``,
+  ``lane_shuffles``: :func:`pinchpoint.prediction.trace.disasm.shuffle_kind`), all read off the
+  disassembly.
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -107,11 +109,14 @@ class TracedPhase:
     divisions: float = 0.0
     #: executed floating-point divider instructions: {"fp_divisions": n, "fp_square_roots": n}
     divider: dict | None = None
+    #: executed vector shuffles: {"shuffles": n, "lane_shuffles": n}
+    shuffles: dict | None = None
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
                 "mispredicted": self.mispredicted, "taken": self.taken,
-                "divisions": self.divisions, **dict(self.divider or {}), "flops": dict(self.flops),
+                "divisions": self.divisions, **dict(self.divider or {}),
+                **dict(self.shuffles or {}), "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
                 "assumed_width_accesses": self.assumed_width_accesses,
@@ -213,8 +218,8 @@ def _flops_doc(flops: dict) -> dict:
 
 def instructions_doc(pf: PhaseFacts) -> dict | None:
     """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
-    threads, as its flops and bytes are, its executed integer divides and floating-point divider
-    instructions (None when it ran no instruction)."""
+    threads, as its flops and bytes are, its executed integer divides, floating-point divider
+    instructions and vector shuffles (None when it ran no instruction)."""
     total = round(pf.instructions)
     if total <= 0:
         return None
@@ -235,6 +240,11 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
     for count, n in pf.divider.items():  # so is each FP divide and square root
         if round(n) > 0:
             out[count] = min(round(n), total)
+    left = total  # and each shuffle, of one kind or the other
+    for count, n in pf.shuffles.items():
+        if round(n) > 0:
+            out[count] = min(round(n), left)
+            left -= out[count]
     return out
 
 
@@ -310,7 +320,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
                                   pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
-                                  pf.taken, pf.divisions, dict(pf.divider)))
+                                  pf.taken, pf.divisions, dict(pf.divider), dict(pf.shuffles)))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
