@@ -300,8 +300,12 @@ def _plan_core(ctx: PlanContext) -> None:
     # taken loops 0.15 s of it; the five FP divider loops add 0.3-0.5 s on the loaded VM, the two
     # shuffle loops about 0.06 s)
     ctx.add("core", [], "core", address_space_limit(GiB))
-    # shuffled bits in shorter passes: how long a repeating pattern the predictor learns
-    ctx.add("core", ["--ops", "branch_random", "--pass-bits", "4096,16384,32768,65536,131072"],
+    # shuffled bits in shorter passes: how long a repeating pattern the predictor learns; the
+    # steps are finer where it stops learning (16-32 Ki bits on Zen 5), whose edge is sharp: a
+    # pattern of 19 Ki outcomes ran as learnt there, which log-interpolating between 16 and
+    # 32 Ki priced 6 % unlearnt
+    ctx.add("core", ["--ops", "branch_random", "--pass-bits",
+                     "4096,16384,20480,24576,28672,32768,49152,65536,131072"],
             "core passes", address_space_limit(GiB))
 
 
