@@ -134,14 +134,15 @@ def kernel_phase(tw):
     raise SystemExit(f"no phase 'kernel' in the trace of {tw.command}")
 
 
-def trace(exe, args, caches, target, *, top=3, random_loads="auto"):
+def trace(exe, args, caches, target, *, top=3, random_loads="auto", collect=None):
     from pinchpoint.prediction.trace.runner import trace_program
     from pinchpoint.prediction.trace.workload import build_traced_workload
 
     cmd = [str(exe), *map(str, args)]
-    runs, disasm, secs = trace_program(cmd, caches, progress=False)
+    runs, disasm, secs = trace_program(cmd, caches, progress=False, collect=collect)
     tw = build_traced_workload(runs, disasm, caches, name=Path(exe).name, command=cmd,
-                               target=target, top_functions=top, random_loads=random_loads)
+                               target=target, top_functions=None if collect else top,
+                               random_loads=random_loads)
     return tw, secs
 
 

@@ -45,6 +45,11 @@ def add_parser(sub) -> None:
                         "of a simple predictor (2-bit counters), not of the machine's own predictor, "
                         "less those at the exits of counted loops (exits on loaded or carried "
                         "values keep theirs)")
+    p.add_argument("--collect", metavar="FUNC",
+                   help="count only while FUNC runs, what it calls included (Valgrind's "
+                        "--toggle-collect; * and ? match any characters): a solver without the "
+                        "program's setup, library calls and all.  The caches are simulated "
+                        "throughout, so FUNC starts with the caches the program left")
     p.add_argument("--jobs", type=int, metavar="J",
                    help="Callgrind runs at a time (default: one per CPU this process may use)")
     p.add_argument("--name", help="workload name (default: the program's file name)")
@@ -103,6 +108,9 @@ def _checked_program(args: argparse.Namespace) -> list[str]:
         raise InputError(f"{args.jobs} must be at least 1", key="--jobs")
     if args.top < 1:
         raise InputError(f"{args.top} must be at least 1", key="--top")
+    if args.collect is not None and not (args.collect.strip() and args.collect.isprintable()):
+        raise InputError(f"{args.collect!r} is not a function name (a symbol such as solve, "
+                         f"wildcards * and ? allowed)", key="--collect")
     return program
 
 
@@ -123,7 +131,7 @@ def run_trace(args: argparse.Namespace) -> int:
     progress = not args.no_progress and VERBOSITY >= 0 and sys.stderr.isatty()
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,
                                           progress=progress, jobs=args.jobs,
-                                          branches=not args.no_branches)
+                                          branches=not args.no_branches, collect=args.collect)
     tw = build_traced_workload(runs, disasm, caches, name=args.name or Path(program[0]).name,
                                command=program, target=target,
                                top_functions=args.top if args.phases == "functions" else None,

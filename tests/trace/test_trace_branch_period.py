@@ -39,6 +39,27 @@ def test_one_calls_branches_of_the_most_mispredicting_function():
     assert branch_period(parse_callgrind(profile(calls=4))) == pytest.approx(2000 / 4)
 
 
+def test_a_recursive_functions_calls_of_itself_are_one_pass():
+    # kernel (a merge sort) calls itself 60 times within each of main's 4 calls: its 2000
+    # branches repeat every 2000 / 4, not every 2000 / 64
+    text = profile(calls=4).replace("+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+                                    "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+                                    "cfn=(2)\ncalls=60 0x2000 7\n+2 +1 5 0\n")
+    prof = parse_callgrind(text)
+    assert sum(prof.calls.values()) == 64
+    assert branch_period(prof) == pytest.approx(2000 / 4)
+
+
+def test_the_branches_of_what_the_function_calls_join_its_own():
+    # kernel calls cmp (300 branches in all) 40 times, main calls kernel 4 times: one call of
+    # kernel takes (2000 + 300) / 4 branches; main's 10 are no part of it
+    text = profile(calls=4).replace("+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+                                    "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+                                    "cfn=(3) cmp\ncalls=40 0x3000 7\n+2 +1 5 0\n"
+                                    "fn=(3)\n0x3000 7 100 0 0 0 0 0 0 0 0 0 0 0 300 0\n")
+    assert branch_period(parse_callgrind(text)) == pytest.approx(2300 / 4)
+
+
 def test_a_single_call_or_no_misprediction_states_no_period():
     assert branch_period(parse_callgrind(profile(calls=1))) is None
     assert branch_period(parse_callgrind(profile(calls=4, kernel_missed=0, main_missed=0))) is None

@@ -233,3 +233,62 @@ def test_progress_on_a_terminal_and_silent_under_quiet(tmp_path, programs, valgr
     assert rc == 0 and quiet == ""
     r = cli_env(*args)  # stderr a pipe: no progress either
     assert r.returncode == 0 and "tracing" not in r.stderr
+
+
+def test_a_blank_collect_is_refused(tmp_path):
+    for bad in ("", " ", "ker\nnel"):
+        line = one_error_line(run_cli("trace", "-o", str(tmp_path / "w.toml"), f"--collect={bad}",
+                                      "--", "/bin/true"))
+        assert "--collect" in line and "function name" in line
+
+
+SORT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+__attribute__((noipa)) static void kernel(double *a, size_t n) { qsort(a, n, sizeof *a, cmp); }
+int main(void)
+{
+    size_t n = 4000;
+    double *a = malloc(n * sizeof *a);
+    unsigned long x = 88172645463325252ul;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        a[i] = (double)(x >> 11);
+    }
+    kernel(a, n);
+    printf("%g\n", a[n / 2]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_collect_counts_a_function_and_the_library_code_it_calls(tmp_path, build_c, valgrind):
+    """A sort of 4000 doubles through the C library's qsort: about n log2 n = 48 000
+    comparisons, each a call of cmp, all inside kernel; main's setup (4000 xorshift steps) and
+    the C library's start-up are left out.  Without --collect the program phase holds both."""
+    from pinchpoint.inputs.workload import load_workload
+
+    exe = build_c("sort", SORT, "-O2")
+    counts = {}
+    for collect in ("kernel", None):
+        out = tmp_path / f"{collect}.toml"
+        r = run_cli("trace", "--no-progress", "-o", str(out), "--profile", "powermac-g5",
+                    *(["--collect", collect] if collect else []), "--", str(exe))
+        assert r.returncode == 0, r.stderr
+        (phase,) = load_workload(out).phases
+        counts[collect] = phase.instructions.total
+    # cmp alone: 48 000 calls of >= 5 instructions; the setup: 4000 x >= 6
+    assert counts["kernel"] >= 5 * 40_000
+    assert counts[None] - counts["kernel"] >= 6 * 4000
+    r = run_cli("trace", "--no-progress", "-o", str(tmp_path / "none.toml"), "--profile",
+                "powermac-g5", "--collect", "no_such_function", "--", str(exe))
+    line = one_error_line(r)
+    assert "no_such_function" in line and "nothing collected" in line
+    assert not (tmp_path / "none.toml").exists()

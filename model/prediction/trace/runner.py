@@ -68,9 +68,12 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Path,
-                   log: Path, program: list[str], *, branches: bool = False) -> list[str]:
+                   log: Path, program: list[str], *, branches: bool = False,
+                   collect: str | None = None) -> list[str]:
     """The Valgrind command line for one run (D1 = I1 = ``l1``, LL = ``ll``; with ``branches``
-    also Callgrind's branch simulation, events Bc Bcm Bi Bim, and its jump counts)."""
+    also Callgrind's branch simulation, events Bc Bcm Bi Bim, and its jump counts; with
+    ``collect`` events counted only while that function runs, its callees included:
+    Callgrind's --toggle-collect, the caches simulated throughout)."""
     def spec(c):
         size, ways, line = c.physically_indexed() if c.level > 1 else c.valgrind_geometry()[:3]
         return f"{size},{ways},{line}"
@@ -80,6 +83,7 @@ def callgrind_argv(valgrind: str, l1: CacheGeometry, ll: CacheGeometry, out: Pat
             "--cache-sim=yes", "--simulate-wb=yes", "--dump-instr=yes",
             *(["--branch-sim=yes", "--collect-jumps=yes"] if branches else []),
             f"--I1={spec(l1)}", f"--D1={spec(l1)}", f"--LL={spec(ll)}",
+            *([f"--toggle-collect={collect}"] if collect else []),
             f"--callgrind-out-file={out}", f"--log-file={log}", "--", *program]
 
 
@@ -119,7 +123,7 @@ def _finish(program: list[str], proc: subprocess.Popen, out: Path, log: Path, po
 
 def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: Path, *,
                          deadline: float, progress: bool = True, jobs: int = 1, cwd=None,
-                         branches: bool = True):
+                         branches: bool = True, collect: str | None = None):
     """Run ``program`` under Callgrind once per level of ``outer`` (LL = that level), at most
     ``jobs`` at a time; return the parsed profiles in the order of ``outer``.  ``branches``:
     the first run also simulates branches (one run is enough: no cache changes them).
@@ -152,7 +156,7 @@ def run_callgrind_levels(program: list[str], l1: CacheGeometry, outer, workdir: 
                     out, log, pout = (workdir / f"cg-{i}.out", workdir / f"vg-{i}.log",
                                       workdir / f"out-{i}.txt")
                     argv = callgrind_argv(valgrind, l1, ll, out, log, program,
-                                          branches=branches and i == 0)
+                                          branches=branches and i == 0, collect=collect)
                     with open(pout, "wb") as sink:
                         try:
                             # own session (process group): killed as a whole
@@ -214,10 +218,13 @@ def executed_ranges(profile) -> dict[str, tuple[int, int]]:
 
 def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
                   max_seconds: float | None = None, progress: bool = True, cwd=None,
-                  jobs: int | None = None, branches: bool = True):
+                  jobs: int | None = None, branches: bool = True, collect: str | None = None):
     """Run ``program`` once per outer cache level (``jobs`` runs at a time; default: one per
     CPU) and disassemble what ran; with ``branches`` (the default) the first run also counts
-    conditional branches and the mispredictions of Callgrind's predictor model.
+    conditional branches and the mispredictions of Callgrind's predictor model; with
+    ``collect`` (a function name, Valgrind's wildcards * and ? allowed) only what runs while
+    that function is on the stack, its callees included (the C library's qsort inside a
+    ``kernel`` function, but not the program's setup).
 
     Returns
     -------
@@ -237,7 +244,11 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     jobs = jobs or len(usable_cpus())
     with _terminate_on_sigterm(), tempfile.TemporaryDirectory(prefix="pinchpoint-trace-") as tmp:
         profiles = run_callgrind_levels(program, caches[0], outer, Path(tmp), deadline=deadline,
-                                        progress=progress, jobs=jobs, cwd=cwd, branches=branches)
+                                        progress=progress, jobs=jobs, cwd=cwd, branches=branches,
+                                        collect=collect)
         runs = list(zip(outer, profiles))
+        if collect and not runs[0][1].totals().get("Ir"):
+            raise MeasurementError(f"{program[0]} never ran a function matching {collect!r} "
+                                   f"(nothing collected): give its symbol name as nm shows it")
         disasm = disassemble(executed_ranges(runs[0][1]), deadline=deadline)
     return runs, disasm, time.monotonic() - start
