@@ -62,7 +62,7 @@ def test_the_outer_run_gets_the_physical_geometry_and_l1_its_own():
     l1, l2 = CacheGeometry(1, 49152, 64, 12), CacheGeometry(2, 2 ** 20, 64, 16)
     argv = callgrind_argv(Path("valgrind"), l1, l2, Path("o"), Path("l"), ["./prog"])
     assert "--D1=49152,12,64" in argv and "--LL=1048576,256,64" in argv
-    assert not any(a.startswith("--toggle-collect") for a in argv)
+    assert not any(str(a).startswith("--toggle-collect") for a in argv)
     argv = callgrind_argv(Path("valgrind"), l1, l2, Path("o"), Path("l"), ["./prog"],
                           collect="solve*")
     assert argv.index("--toggle-collect=solve*") < argv.index("--")
