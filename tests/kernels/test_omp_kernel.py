@@ -1,5 +1,5 @@
-"""kernels/omp.c: the fork/join of an OpenMP parallel region and a barrier per team size, by the
-EPCC method (construct around a delay less the delay alone).  Its points are sane, bad
+"""kernels/omp.c: the fork/join of an OpenMP parallel region, a barrier, and a worksharing loop
+with a reduction (`parallel_for_reduction`) per team size, by the EPCC method (construct around a delay less the delay alone).  Its points are sane, bad
 arguments are refused, and a compiler without OpenMP skips the kernel with a note.
 
 Bounds are generous (the machine is shared): a fork/join costs more than nothing and less than
@@ -51,7 +51,8 @@ def test_points_per_team_size(omp_binary):
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert lines[-1]["status"] == "complete"
     pts = {(p["params"]["op"], p["params"]["threads"]): p for p in lines[:-1]}
-    assert set(pts) == {(op, t) for op in ("parallel", "barrier") for t in teams}
+    assert set(pts) == {(op, t) for op in ("parallel", "barrier", "parallel_for_reduction")
+                        for t in teams}
     for (op, t), p in pts.items():
         reps = p["repetitions"]
         assert p["unit"] == "s" and len(reps) == 5
@@ -62,6 +63,11 @@ def test_points_per_team_size(omp_binary):
     for t in teams[1:]:
         # a bigger team is not cheaper than one thread beyond noise (wakes more threads)
         assert max(pts[("parallel", t)]["repetitions"]) >= 0.2 * one, t
+    for t in teams:
+        # a parallel for with a reduction is a region plus its split and combine: not cheaper
+        # than a bare region beyond noise
+        loop = sorted(pts[("parallel_for_reduction", t)]["repetitions"])[2]
+        assert loop >= 0.2 * min(pts[("parallel", t)]["repetitions"]), (t, loop)
 
 
 @pytest.mark.parametrize("args, says", [(["--threads", "0"], "out of range"),
