@@ -1,6 +1,7 @@
 """kernels/omp.c: the fork/join of an OpenMP parallel region, a barrier, and a worksharing loop
-with a reduction (`parallel_for_reduction`) per team size, by the EPCC method (construct around a delay less the delay alone).  Its points are sane, bad
-arguments are refused, and a compiler without OpenMP skips the kernel with a note.
+with a reduction (`parallel_for_reduction`) per team size, by the EPCC method (construct around
+a delay less the delay alone).  Its points are sane, bad arguments are refused, and a compiler
+without OpenMP skips the kernel with a note.
 
 Bounds are generous (the machine is shared): a fork/join costs more than nothing and less than
 a millisecond on any machine of the last two decades (Bull, EWOMP 1999, measured 1-40 us per
@@ -88,8 +89,9 @@ def test_time_bound_truncates(omp_binary):
 
 @pytest.mark.slow
 def test_quick_signature_has_every_team(quick_signature):
-    teams = {p["threads"] for p in quick_signature.points("omp", op="parallel")}
-    assert teams == set(range(1, len(usable_cpus()) + 1))
+    for op in ("parallel", "parallel_for_reduction"):  # quick mode measures both per team
+        teams = {p["threads"] for p in quick_signature.points("omp", op=op)}
+        assert teams == set(range(1, len(usable_cpus()) + 1)), op
     for p in quick_signature.points("omp"):
         assert p.result.min < _bound(p["threads"]) and p.result.median > 0, p.params
 
