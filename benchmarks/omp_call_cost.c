@@ -1,7 +1,8 @@
 /* What one call of an OpenMP `parallel for reduction(+) schedule(static)` sum costs, against its
  * parts: an empty parallel region (the fork and join), the same loop over no elements (fork,
  * static split, reduction combine, join) and one thread's share of the sum run serially.
- * Each figure is the fastest of --reps timings of enough calls to last about 20 ms.
+ * Each figure is the fastest of 7 timings of enough calls to last about 20 ms; the functions are
+ * noipa (GCC would otherwise find them pure and hoist the calls out of the timing loop).
  * Usage: omp_call_cost N [N ...]   (the team is OMP_NUM_THREADS, or the runtime's default)
  * Prints one line per case: "<case> <n> <seconds per call>". */
 #include <omp.h>
@@ -18,7 +19,7 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-__attribute__((noinline)) static double region(const double *a, size_t n)
+__attribute__((noipa)) static double region(const double *a, size_t n)
 {
     (void)n;
 #pragma omp parallel
@@ -26,7 +27,7 @@ __attribute__((noinline)) static double region(const double *a, size_t n)
     return 0.0;
 }
 
-__attribute__((noinline)) static double reduction(const double *a, size_t n)
+__attribute__((noipa)) static double reduction(const double *a, size_t n)
 {
     double s = 0.0;
 #pragma omp parallel for reduction(+ : s) schedule(static)
@@ -35,7 +36,7 @@ __attribute__((noinline)) static double reduction(const double *a, size_t n)
     return s;
 }
 
-__attribute__((noinline)) static double serial(const double *a, size_t n)
+__attribute__((noipa)) static double serial(const double *a, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
