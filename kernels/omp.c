@@ -8,6 +8,11 @@
  *   parallel   `inner` times: #pragma omp parallel num_threads(t) { delay }: a fork and a join
  *              per region (what each call of a `parallel for` pays on top of its loop);
  *   barrier    one region in which each thread runs `inner` times { delay; #pragma omp barrier }.
+ *   parallel_for_reduction
+ *              `inner` times: #pragma omp parallel for num_threads(t) reduction(+:s)
+ *              schedule(static) over t iterations of { s += delay }: what a worksharing loop
+ *              with a reduction pays per call (fork, the static schedule's split, each thread's
+ *              combine of its partial sum, join): EPCC's REDUCTION test on a `parallel for`.
  * The reference is the delay run `inner` times on one thread (the region's critical path holds
  * one delay per region or per barrier); reference and construct are timed alternately in every
  * repetition, and each repetition's construct is compared with the fastest reference.
@@ -16,11 +21,13 @@
  * The runtime runs as a program gets it: OMP_WAIT_POLICY, GOMP_SPINCOUNT and the like are
  * left as the environment sets them.
  *
- * Result: seconds per region (parallel) or per barrier (barrier), one value per repetition.
+ * Result: seconds per region (parallel, parallel_for_reduction) or per barrier (barrier), one
+ * value per repetition.
  * Threads: each team member t is pinned to the (t mod count)-th CPU of --pin (the runtime keeps
  * its threads between regions, so pinning them once per team size holds).
  *
- * Usage: omp [--ops parallel,barrier] [--threads 1,2] [--pin CPU[,CPU...]] [--delay-ns N]
+ * Usage: omp [--ops parallel,barrier,parallel_for_reduction] [--threads 1,2]
+ *            [--pin CPU[,CPU...]] [--delay-ns N]
  *            [--reps N] [--min-time S] [--max-seconds S]
  *
  * pinchpoint-ldflags: -fopenmp
@@ -36,8 +43,8 @@
 #include <sched.h>
 #endif
 
-enum { OP_PARALLEL, OP_BARRIER };
-static const char *const OP_NAMES[] = {"parallel", "barrier", NULL};
+enum { OP_PARALLEL, OP_BARRIER, OP_FOR_REDUCTION };
+static const char *const OP_NAMES[] = {"parallel", "barrier", "parallel_for_reduction", NULL};
 
 typedef struct {
     int op, threads;
@@ -51,7 +58,7 @@ static volatile double delay_sink;
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
-static void delay(long n)
+static double delay(long n)
 {
     double a = 0.0;
     long i;
@@ -59,6 +66,7 @@ static void delay(long n)
         a += (double)i;
     if (a < 0.0)
         delay_sink = a;
+    return a < 0.0 ? a : 0.0; /* 0: the reduction adds nothing, the compiler cannot know it */
 }
 
 static double reference(void *p, long iters)
@@ -79,12 +87,21 @@ static double construct(void *p, long iters)
 #pragma omp parallel num_threads(c->threads)
             delay(c->delay);
         }
-    } else {
+    } else if (c->op == OP_BARRIER) {
 #pragma omp parallel num_threads(c->threads) private(j)
         for (j = 0; j < iters; j++) {
             delay(c->delay);
 #pragma omp barrier
         }
+    } else {
+        double s = 0.0;
+        for (j = 0; j < iters; j++) {
+            int t;
+#pragma omp parallel for num_threads(c->threads) reduction(+ : s) schedule(static)
+            for (t = 0; t < c->threads; t++)
+                s += delay(c->delay);
+        }
+        return s;
     }
     return 0.0;
 }
@@ -135,7 +152,7 @@ static void measure_point(ctx_t *c, const pp_common_opts *o, double *out)
         double t0 = pp_now(), t1, t2;
         reference(c, iters);
         t1 = pp_now();
-        construct(c, iters);
+        pp_sink += construct(c, iters);
         t2 = pp_now();
         tc[r] = t2 - t1;
         if (t1 - t0 < fastest) fastest = t1 - t0;
@@ -150,9 +167,9 @@ static void measure_point(ctx_t *c, const pp_common_opts *o, double *out)
 int main(int argc, char **argv)
 {
     pp_common_opts o = {5, 0.005};
-    int ops[PP_MAX_LIST] = {OP_PARALLEL, OP_BARRIER};
+    int ops[PP_MAX_LIST] = {OP_PARALLEL, OP_BARRIER, OP_FOR_REDUCTION};
     long long threads[PP_MAX_LIST] = {1}, pins[PP_MAX_LIST];
-    int nops = 2, nthreads = 1, npins = 0, i, k, t;
+    int nops = 3, nthreads = 1, npins = 0, i, k, t;
     double delay_ns = 100.0, reps[PP_MAX_REPS];
     ctx_t c;
 

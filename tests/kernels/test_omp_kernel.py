@@ -1,6 +1,7 @@
-"""kernels/omp.c: the fork/join of an OpenMP parallel region and a barrier per team size, by the
-EPCC method (construct around a delay less the delay alone).  Its points are sane, bad
-arguments are refused, and a compiler without OpenMP skips the kernel with a note.
+"""kernels/omp.c: the fork/join of an OpenMP parallel region, a barrier, and a worksharing loop
+with a reduction (`parallel_for_reduction`) per team size, by the EPCC method (construct around
+a delay less the delay alone).  Its points are sane, bad arguments are refused, and a compiler
+without OpenMP skips the kernel with a note.
 
 Bounds are generous (the machine is shared): a fork/join costs more than nothing and less than
 a millisecond on any machine of the last two decades (Bull, EWOMP 1999, measured 1-40 us per
@@ -51,7 +52,8 @@ def test_points_per_team_size(omp_binary):
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert lines[-1]["status"] == "complete"
     pts = {(p["params"]["op"], p["params"]["threads"]): p for p in lines[:-1]}
-    assert set(pts) == {(op, t) for op in ("parallel", "barrier") for t in teams}
+    assert set(pts) == {(op, t) for op in ("parallel", "barrier", "parallel_for_reduction")
+                        for t in teams}
     for (op, t), p in pts.items():
         reps = p["repetitions"]
         assert p["unit"] == "s" and len(reps) == 5
@@ -62,6 +64,11 @@ def test_points_per_team_size(omp_binary):
     for t in teams[1:]:
         # a bigger team is not cheaper than one thread beyond noise (wakes more threads)
         assert max(pts[("parallel", t)]["repetitions"]) >= 0.2 * one, t
+    for t in teams:
+        # a parallel for with a reduction is a region plus its split and combine: not cheaper
+        # than a bare region beyond noise
+        loop = sorted(pts[("parallel_for_reduction", t)]["repetitions"])[2]
+        assert loop >= 0.2 * min(pts[("parallel", t)]["repetitions"]), (t, loop)
 
 
 @pytest.mark.parametrize("args, says", [(["--threads", "0"], "out of range"),
@@ -82,8 +89,9 @@ def test_time_bound_truncates(omp_binary):
 
 @pytest.mark.slow
 def test_quick_signature_has_every_team(quick_signature):
-    teams = {p["threads"] for p in quick_signature.points("omp", op="parallel")}
-    assert teams == set(range(1, len(usable_cpus()) + 1))
+    for op in ("parallel", "parallel_for_reduction"):  # quick mode measures both per team
+        teams = {p["threads"] for p in quick_signature.points("omp", op=op)}
+        assert teams == set(range(1, len(usable_cpus()) + 1)), op
     for p in quick_signature.points("omp"):
         assert p.result.min < _bound(p["threads"]) and p.result.median > 0, p.params
 
