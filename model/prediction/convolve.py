@@ -22,9 +22,10 @@ Applications?", SC05), the time of each resource:
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
 range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
 time and share of each resource and the binding (largest) resource.  The fork_join time
-overlaps nothing (a region's body starts after its fork; its join waits for the body): it is
-added to both ends.  Short inner loops (``inner_trips``) slow the in-core work by the fraction
-MAPS's trips sweep measures, added to the phase's binding resource.
+overlaps nothing (a region's body starts after its fork; its join waits for the body), so it
+is added to both ends of the range.  Short inner loops
+(``inner_trips``) slow the in-core work by the fraction MAPS's trips sweep measures, added to
+the phase's binding resource.
 
 Without MAPS, memory bandwidth comes from PEAK's memory-bound DAXPY and DOT (Chen and Ebbers,
 "PMaC Benchmarking on Three POWER4 Platforms", IBM Redpaper, Table 5: 24 B and 16 B per 2 flop)
@@ -159,10 +160,11 @@ class Prediction:
                 "notes": list(self.notes)}
 
 
+
 # ---- per phase: the time of each resource ---------------------------------------------------------
 
-def _entry_time(m: MemoryOps, nbytes: float, rates: SignatureRates, key: str, threads: int,
-                per_access: float | None = None) -> tuple[float, float, str]:
+def _entry_time(m: MemoryOps, nbytes: float, rates: SignatureRates, key: str,
+                threads: int) -> tuple[float, float, str]:
     """Time [s] of ``nbytes`` of memory entry ``m``, the part of it served by L1 [s], and a
     description: by hit rates (each level's share at that level's size) or at the entry's
     working set (all of it from L1 when that fits the L1 data cache)."""
@@ -174,12 +176,11 @@ def _entry_time(m: MemoryOps, nbytes: float, rates: SignatureRates, key: str, th
         for level, f in m.hit_rates:
             if f > 0:
                 ws = rates.hit_working_set(level, m, key)
-                t = transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads, level,
-                                                                    per_access))
+                t = transfer_time(nbytes * f, rates.entry_bandwidth(m, ws, key, threads, level))
                 total += t
                 l1 += t if level == "L1" else 0.0
         return total, l1, f"{tag} by hit rates"
-    bw = rates.entry_bandwidth(m, m.working_set_bytes, key, threads, None, per_access)
+    bw = rates.entry_bandwidth(m, m.working_set_bytes, key, threads)
     t = transfer_time(nbytes, bw)
     caches = rates.data_caches()
     in_l1 = bool(caches) and m.working_set_bytes is not None and m.working_set_bytes <= caches[0][1]
@@ -242,8 +243,7 @@ def _memory_time(phase: Phase, rates: SignatureRates, key: str,
             detail.append(text)
             continue
         part = _part_of(m, has_maps)
-        t, t_l1, text = _entry_time(m, nbytes, rates, k, threads,
-                                    rates.instructions_per_random_access(phase))
+        t, t_l1, text = _entry_time(m, nbytes, rates, k, threads)
         l1 += _streamed_l1(m, t_l1)
         mem[part] += t
         detail.append(text)

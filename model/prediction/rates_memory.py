@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 
 from pinchpoint.errors import SignatureError, WorkloadError
-from pinchpoint.inputs.workload_data import LoopNest, MemoryOps, Phase
+from pinchpoint.inputs.workload_data import LoopNest, MemoryOps
 from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, bandwidth_from_peak,
                                             in_place_overlap, log_interp)
 from pinchpoint.prediction.layer_conditions import loop_traffic
@@ -278,45 +278,6 @@ class MemoryRates(RatesBase):
                 f"{lvl} {f:.0%}" for lvl, f in a.hit_rates) + " (layer conditions)")
         return out
 
-    def window_per_instruction(self, key: str) -> float | None:
-        """Time [s] one instruction between independent random loads from memory adds per load:
-        the slope of MAPS gather load's pad sweep (extra integer adds per element) at its
-        largest working set, fitted by least squares over the padded points.  A core keeps the
-        misses of the loads in its window of instructions in flight, so a gather with I
-        instructions per access overlaps about window / I misses and takes latency x I /
-        window per access, a time proportional to I (Hennessy and Patterson, "Computer
-        Architecture: A Quantitative Approach", 6th ed., 2017, section 3.12): slope x I.
-        None, listed, where the signature has fewer than two padded points and ``extrapolate``
-        allows it (refused otherwise)."""
-        ck = ("window",)
-        if ck in self._cache:
-            return self._cache[ck]
-        pts = [p for p in self.signature.points("maps", op="load", pattern="gather", threads=1)
-               if "pad" in p.params] if "maps" in self.signature.kernels else []
-        top = max((float(p["working_set_bytes"]) for p in pts), default=0.0)
-        per = {float(p["pad"]): MAPS_ACCESS_BYTES / self._value(p.result, "rate")
-               for p in pts if float(p["working_set_bytes"]) == top}
-        if len(per) < 2:
-            self._extrapolated(key, "independent random loads from memory between other "
-                                    "instructions need MAPS gather load's pad sweep (maps "
-                                    f"--pads), which signature {self.signature.name!r} did not "
-                                    "measure", "MAPS gather alone (misses overlapped as in its "
-                                    "own short loop)")
-            return None
-        xs = sorted(per)
-        mx = math.fsum(xs) / len(xs)
-        my = math.fsum(per[x] for x in xs) / len(xs)
-        slope = (math.fsum((x - mx) * (per[x] - my) for x in xs)
-                 / math.fsum((x - mx) ** 2 for x in xs))
-        if slope <= 0:
-            raise SignatureError("MAPS gather pad sweep: the time per access does not grow "
-                                 "with the pad", key="kernels.maps")
-        self._note(f"memory: {slope * 1e9:.3g} ns per instruction between independent random "
-                   f"loads from memory (MAPS gather pad sweep {', '.join(f'{x:g}' for x in xs)} "
-                   f"at {fmt_size(top)})")
-        self._cache[ck] = slope
-        return slope
-
     def gather_copy_bandwidth(self, working_set, key: str, threads: int = 1) -> float:
         """Bandwidth [B/s, 8 B gathered + 8 B stored per element] of y[i] = x[idx[i]] with x
         of ``working_set`` [B]: MAPS gather copy.  A signature without it (measured before
@@ -415,51 +376,18 @@ class MemoryRates(RatesBase):
                    f"{fmt_size(stride)} inside L1)")
         return bw
 
-    def instructions_per_random_access(self, phase: Phase) -> float | None:
-        """Instructions per independent random load of ``phase`` (its ``[phases.instructions]``
-        total over its gather loads' accesses, both summed over threads and repeats alike);
-        None without an instruction table or gather loads."""
-        n = math.fsum(m.ops for m in phase.memory if m.pattern == "gather" and m.op == "load")
-        if phase.instructions is None or n <= 0:
-            return None
-        return phase.instructions.total / n
-
-    def _window_bound(self, m: MemoryOps, bw: float, working_set, key: str,
-                      level: str | None, per_access: float | None) -> float:
-        """``bw`` of gather load ``m``, or less where the accesses come from memory and the
-        instructions between them (``per_access``) hold fewer misses in the core's window
-        than MAPS gather's short loop does (:meth:`window_per_instruction`).  Memory: the
-        level ``memory`` of hit rates, or a working set beyond the largest cache."""
-        caches = self.data_caches()
-        beyond = (working_set is not None and bool(caches)
-                  and working_set > caches[-1][1] * (1 + REL_TOL))
-        if not per_access or not (level == "memory" or (level is None and beyond)):
-            return bw
-        slope = self.window_per_instruction(key)
-        if slope is None:
-            return bw
-        bound = m.bytes_per_op / (slope * per_access)
-        if bound < bw:
-            self._note(f"{key}: gather loads from memory {per_access:.3g} instructions apart: "
-                       f"{bound / 1e9:.3g} GB/s, below MAPS gather's {bw / 1e9:.3g} GB/s")
-        return min(bw, bound)
-
     def entry_bandwidth(self, m: MemoryOps, working_set, key: str, threads: int = 1,
-                        level: str | None = None, per_access: float | None = None) -> float:
+                        level: str | None = None) -> float:
         """Bandwidth [B/s of the entry's own bytes] of memory entry ``m`` at ``working_set``:
         the plain curve, or for several streams or a stride the MAPS stream or stride sweep
         (the share of a strided entry that ``level`` L1 serves: :meth:`_strided_l1`).
         The sweeps count 8 B per access; an access of another size takes the same time (one
         line touched either way), so the entry's bytes move at BW x bytes_per_op / 8.  The
-        sweeps run on one thread: on more, they scale with the plain curve's thread gain.
-        A gather load ``per_access`` instructions apart may be slower (:meth:`_window_bound`)."""
+        sweeps run on one thread: on more, they scale with the plain curve's thread gain."""
         if m.pattern == "gather" and m.op == "copy":
             return self.gather_copy_bandwidth(working_set, key, threads)
         if m.pattern != "stride1" or (m.streams <= 1 and not m.strided):
-            bw = self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
-            if m.pattern == "gather" and m.op == "load":
-                bw = self._window_bound(m, bw, working_set, key, level, per_access)
-            return bw
+            return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
         if m.op not in ("load", "store"):
             what = "streams" if m.streams > 1 else "a stride"
             self._extrapolated(key, f"MAPS measures {what} for loads and stores, not {m.op}s",
