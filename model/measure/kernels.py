@@ -255,6 +255,8 @@ SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
 #: Extra integer adds per element of MAPS gather's pad sweep (kernels/maps.c --pads), run at the
 #: largest working set: on the Zen 5 VM of benchmarks/results each pad instruction added about
 #: 1 ns per access from 128 MiB (13.0, 20.8, 32.6, 71.5 ns at 8, 16, 32, 64; 3.1 ns unpadded).
+#: Recorded for the gather's window of instructions in flight; not priced yet (see
+#: docs/prediction-model.md, gathers).
 GATHER_PADS = {"quick": (8, 32, 64), "full": (8, 16, 32, 64)}
 #: Working set [B] of the trips sweep: inside any L1, so the loop overhead is not hidden by misses.
 TRIPS_WORKING_SET = 16 * KiB
