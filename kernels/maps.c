@@ -48,13 +48,22 @@
  *                 new page for S >= 4096 until the lines stay cached;
  *   --trips T     load: rows of T elements, one inner loop per row (runtime T, as in user code):
  *                 how much a short inner loop costs beyond its elements.
+ * Gather padding (gather load only):
+ *   --pads P      P (8, 16, 32 or 64) extra integer adds per element, on four registers apart
+ *                 from the loads: the loads stay independent, but fewer of them fit in the
+ *                 core's window of instructions in flight, so fewer misses overlap.  The time
+ *                 added per pad instruction is that window's cost per instruction at the
+ *                 working set (Hennessy and Patterson, "Computer Architecture: A Quantitative
+ *                 Approach", 6th ed., 2017, section 3.12 on the reorder buffer's limit to
+ *                 memory-level parallelism).
  * The working set is the total over all arrays and threads, split evenly between threads;
  * each thread allocates and first-touches its own arrays.  Result: aggregate bytes per
  * second, one value per repetition.
  *
  * Usage: maps [--ops load,store,copy,triad,update] [--patterns stride1,random,gather]
  *             [--sizes 4K,...] [--threads 1,2] [--pin CPU[,CPU...]] [--reps N] [--trials T]
- *             [--streams 1,2,4,8 | --strides 64,4096 | --trips 4,8,16] [--min-time S]
+ *             [--streams 1,2,4,8 | --strides 64,4096 | --trips 4,8,16 | --pads 8,16]
+ *             [--min-time S]
  *             [--max-seconds S]
  * --pin takes the CPUs thread t runs on, in order (thread t on the (t mod count)-th).
  *
@@ -111,6 +120,7 @@ struct shared {
     int streams;    /* stride1: concurrent streams (1: one) */
     size_t stride;  /* stride1: elements between accesses (0: contiguous) */
     size_t trips;   /* stride1 load: inner-loop trip count (0: one long loop) */
+    int pad;        /* gather load: extra integer adds per element (0: none) */
 };
 
 /* ---- the timed loops ---------------------------------------------------------------------- */
@@ -251,6 +261,56 @@ static uint64_t gather_load(const uint64_t *idx, const uint64_t *x, size_t n, ui
     }
     *sink += (double)acc;
     return j;
+}
+
+/* four independent adds, kept by the compiler (volatile asm) and never vectorised */
+#if defined(__x86_64__)
+#define PAD4(a, b, c, d) __asm__ volatile("add $1,%0\n\tadd $1,%1\n\tadd $1,%2\n\tadd $1,%3" \
+                                          : "+r"(a), "+r"(b), "+r"(c), "+r"(d))
+#elif defined(__aarch64__)
+#define PAD4(a, b, c, d) __asm__ volatile("add %0,%0,#1\n\tadd %1,%1,#1\n\tadd %2,%2,#1\n\t" \
+                                          "add %3,%3,#1" : "+r"(a), "+r"(b), "+r"(c), "+r"(d))
+#else
+#define PAD4(a, b, c, d) pp_die("--pads needs x86-64 or AArch64 (inline adds)")
+#endif
+#define PAD8(a, b, c, d) PAD4(a, b, c, d); PAD4(a, b, c, d)
+#define PAD16(a, b, c, d) PAD8(a, b, c, d); PAD8(a, b, c, d)
+#define PAD32(a, b, c, d) PAD16(a, b, c, d); PAD16(a, b, c, d)
+#define PAD64(a, b, c, d) PAD32(a, b, c, d); PAD32(a, b, c, d)
+
+/* gather load with P pad instructions per element, unrolled at compile time (a runtime loop
+   would add its own compare and branch per element) */
+#define GATHER_PADDED(P)                                                                         \
+static uint64_t gather_load_pad##P(const uint64_t *idx, const uint64_t *x, size_t n,          \
+                                   uint64_t j, size_t steps, double *sink)                     \
+{                                                                                              \
+    uint64_t acc = 0, z0 = 0, z1 = 0, z2 = 0, z3 = 0;                                          \
+    while (steps > 0) {                                                                        \
+        size_t end = j + steps < n ? j + steps : n, i;                                         \
+        for (i = j; i < end; i++) {                                                            \
+            acc += x[idx[i]];                                                                  \
+            PAD##P(z0, z1, z2, z3);                                                            \
+        }                                                                                      \
+        steps -= end - j;                                                                      \
+        j = end == n ? 0 : end;                                                                \
+    }                                                                                          \
+    *sink += (double)(acc + z0 + z1 + z2 + z3);                                                \
+    return j;                                                                                  \
+}
+GATHER_PADDED(8)
+GATHER_PADDED(16)
+GATHER_PADDED(32)
+GATHER_PADDED(64)
+
+static uint64_t gather_load_padded(int pad, const uint64_t *idx, const uint64_t *x, size_t n,
+                                   uint64_t j, size_t steps, double *sink)
+{
+    switch (pad) {
+    case 8: return gather_load_pad8(idx, x, n, j, steps, sink);
+    case 16: return gather_load_pad16(idx, x, n, j, steps, sink);
+    case 32: return gather_load_pad32(idx, x, n, j, steps, sink);
+    default: return gather_load_pad64(idx, x, n, j, steps, sink);
+    }
 }
 
 static uint64_t gather_copy(const uint64_t *restrict idx, double *restrict y,
@@ -426,7 +486,10 @@ static void run_body(worker_t *w)
         }
     } else if (sh->pattern == PAT_GATHER) {
         for (it = 0; it < sh->iters; it++) {
-            if (sh->op == OP_LOAD)
+            if (sh->op == OP_LOAD && sh->pad)
+                w->pos = gather_load_padded(sh->pad, w->chain, (const uint64_t *)w->dst, w->n,
+                                            w->pos, random_steps(w->n), &w->sink);
+            else if (sh->op == OP_LOAD)
                 w->pos = gather_load(w->chain, (const uint64_t *)w->dst, w->n, w->pos,
                                      random_steps(w->n), &w->sink);
             else if (sh->op == OP_COPY)
@@ -568,6 +631,7 @@ typedef struct {
     int streams;
     long long stride_bytes;
     long long trips;
+    int pad;
 } point_opts;
 
 static int measure_point(int op, int pattern, long long ws, int threads, int trials,
@@ -610,6 +674,7 @@ static int measure_point(int op, int pattern, long long ws, int threads, int tri
         sh.stride = (size_t)(po->stride_bytes / 8);
         sh.trips = (size_t)po->trips;
     }
+    sh.pad = pattern == PAT_GATHER ? po->pad : 0;
     pthread_barrier_init(&sh.start, NULL, (unsigned)threads + 1);
     pthread_barrier_init(&sh.stop, NULL, (unsigned)threads + 1);
     ws_arr = (worker_t *)calloc((size_t)threads, sizeof *ws_arr);
@@ -669,6 +734,8 @@ static int measure_point(int op, int pattern, long long ws, int threads, int tri
         printf(",\"stride_bytes\":%lld", (long long)sh.stride * 8);
     if (sh.trips)
         printf(",\"trips\":%lld", (long long)sh.trips);
+    if (sh.pad)
+        printf(",\"pad\":%d", sh.pad);
     pp_emit_end("B/s", reps, o->reps);
     return 0;
 }
@@ -682,7 +749,7 @@ int main(int argc, char **argv)
     int i, a, b, c, d, e;
     long long maxws = 0;
     long long shape[PP_MAX_LIST] = {0};
-    int nshape = 1, shape_kind = 0; /* 0 none, 1 streams, 2 strides, 3 trips */
+    int nshape = 1, shape_kind = 0; /* 0 none, 1 streams, 2 strides, 3 trips, 4 pads */
     point_opts po;
     memset(&po, 0, sizeof po);
 
@@ -702,16 +769,20 @@ int main(int argc, char **argv)
         else if (strcmp(arg, "--pin") == 0)
             po.npins = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), po.pins, 0, 65535);
         else if (strcmp(arg, "--streams") == 0 || strcmp(arg, "--strides") == 0 ||
-                 strcmp(arg, "--trips") == 0) {
-            int kind = strcmp(arg, "--streams") == 0 ? 1 : strcmp(arg, "--strides") == 0 ? 2 : 3;
+                 strcmp(arg, "--trips") == 0 || strcmp(arg, "--pads") == 0) {
+            int kind = strcmp(arg, "--streams") == 0 ? 1 : strcmp(arg, "--strides") == 0 ? 2
+                     : strcmp(arg, "--trips") == 0 ? 3 : 4;
             if (shape_kind && shape_kind != kind)
-                pp_die("give one of --streams, --strides and --trips");
+                pp_die("give one of --streams, --strides, --trips and --pads");
             shape_kind = kind;
             nshape = pp_parse_size_list(arg, pp_need_value(argc, argv, &i), shape, 1,
                                         kind == 1 ? 64 : (long long)1 << 30);
             for (e = 0; e < nshape; e++)
                 if (kind == 2 && shape[e] % 8)
                     pp_die("--strides: %lld B is not a whole number of 8-byte elements", shape[e]);
+                else if (kind == 4 && shape[e] != 8 && shape[e] != 16 && shape[e] != 32 &&
+                         shape[e] != 64)
+                    pp_die("--pads: %lld is not one of 8, 16, 32 and 64", shape[e]);
         }
         else if (strcmp(arg, "--trials") == 0)
         {
@@ -737,7 +808,9 @@ int main(int argc, char **argv)
                 pp_die("--patterns random supports the ops load, store and copy");
             else if (pats[b] == PAT_GATHER && ops[a] == OP_TRIAD)
                 pp_die("--patterns gather supports the ops load, store, copy and update");
-            else if (shape_kind && (pats[b] != PAT_STRIDE1 || (ops[a] != OP_LOAD &&
+            else if (shape_kind == 4 && (pats[b] != PAT_GATHER || ops[a] != OP_LOAD))
+                pp_die("--pads takes the gather load");
+            else if (shape_kind && shape_kind != 4 && (pats[b] != PAT_STRIDE1 || (ops[a] != OP_LOAD &&
                                      (shape_kind == 3 || ops[a] != OP_STORE))))
                 pp_die("--streams and --strides take the stride1 ops load and store, --trips "
                        "the stride1 load");
@@ -753,6 +826,7 @@ int main(int argc, char **argv)
                     po.streams = shape_kind == 1 ? (int)shape[e] : 1;
                     po.stride_bytes = shape_kind == 2 ? shape[e] : 0;
                     po.trips = shape_kind == 3 ? shape[e] : 0;
+                    po.pad = shape_kind == 4 ? (int)shape[e] : 0;
                     measure_point(ops[a], pats[b], sizes[c], (int)thr[d], trials, &po, &o);
                 }
     pp_emit_status(0);

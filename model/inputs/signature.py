@@ -41,9 +41,9 @@ UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "d
          "operation/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
-#: bytes between accesses, the inner loop's trip count.  A stride-1 point without them is a
-#: plain unit-stride sweep (one stream, one long loop).
-SHAPE_PARAMS = ("streams", "stride_bytes", "trips")
+#: bytes between accesses, the inner loop's trip count, a gather's extra instructions per
+#: element.  A point without them is a plain sweep (one stream, one long loop, no padding).
+SHAPE_PARAMS = ("streams", "stride_bytes", "trips", "pad")
 _TOP_KEYS = ("schema", "host", "compiler", "created", "kernels")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RESULT_KEYS = ("unit", "min", "median", "max", "repetitions")
@@ -154,7 +154,7 @@ def _check_param(name, value, file, key):
 
 
 #: Parameters that are counts: a string there ("1024") was accepted and failed in a prediction.
-_COUNTS = ("loop_length", "threads", "processes", "nodes", "cpus_per_node")
+_COUNTS = ("loop_length", "threads", "processes", "nodes", "cpus_per_node", "pad")
 #: The unit each kernel's results are in (a MAPS point in "s" was read as B/s); a point's
 #: ``metric`` says it for kernels that report several (ping: latency in s, bandwidth in B/s).
 _KERNEL_UNITS = {"peak": "flop/s", "maps": "B/s", "stream": "B/s", "iobench": "B/s", "netstream": "B/s",
@@ -238,9 +238,9 @@ class Point:
 
     @property
     def shaped(self) -> bool:
-        """True for a point of an access-shape sweep (several streams, a stride, short loops)."""
+        """True for a point of an access-shape sweep (streams, a stride, short loops, a pad)."""
         return (self.params.get("streams", 1) != 1 or "stride_bytes" in self.params
-                or "trips" in self.params)
+                or "trips" in self.params or "pad" in self.params)
 
     def matches(self, **param_filter) -> bool:
         """True if every given parameter has the given value."""

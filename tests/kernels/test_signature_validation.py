@@ -61,6 +61,7 @@ CASES = [
     (mutate(P0 + ["working_set_bytes"], -1), "kernels.maps.points[0].working_set_bytes",
      "negative"),
     (mutate(P0 + ["op"], [1]), "kernels.maps.points[0].op", "string, number or boolean"),
+    (mutate(P0 + ["pad"], "8"), "kernels.maps.points[0].pad", "not a number"),
     (mutate(P0 + ["result"], KeyError), "kernels.maps.points[0].result", "missing"),
     (mutate(P0 + ["result", "unit"], "GB/s"), "kernels.maps.points[0].result.unit", "unknown unit"),
     (mutate(P0 + ["result", "median"], "2"), "kernels.maps.points[0].result.median",
