@@ -126,7 +126,7 @@ def run_trace(args: argparse.Namespace) -> int:
     program = _checked_program(args)
     sig = load_signature_arg(args.signature) if args.signature else None
     caches, target = target_caches_for(args.profile, sig)
-    notes = [n for c in caches if (n := c.valgrind_geometry()[3])]
+    notes = [n for c in caches if (n := c.simulation_note())]
     # progress only for a person watching: not under -q, not into a file or a pipe
     progress = not args.no_progress and VERBOSITY >= 0 and sys.stderr.isatty()
     runs, disasm, seconds = trace_program(program, caches, max_seconds=args.max_seconds,

@@ -120,3 +120,20 @@ def test_without_maps_random_it_is_refused_or_left_out_and_listed():
     p = convolve(sig, w, extrapolate=True)
     assert p.seconds("core") == pytest.approx(convolve(sig, workload("")).seconds("core"))
     assert any("MAPS random" in e for e in p.extrapolations)
+
+
+def test_the_cli_refuses_a_bad_wait_in_one_line_with_exit_2(capsys, tmp_path):
+    import json
+
+    from pinchpoint.cli import main
+    sig = tmp_path / "s.json"
+    sig.write_text(json.dumps(synthetic_doc()))
+    f = tmp_path / "w.toml"
+    for waits, words in (("{ L2 = nan }", "not a finite number"),
+                         ("{ L2 = 6e5, memory = 6e5 }", "more than the 1e+06 mispredicted")):
+        f.write_text(f"schema = 1\n[[phases]]\n[phases.instructions]\ntotal = 1e7\n"
+                     f"branches = 2e6\nmispredicted = 1e6\nmispredicted_waits = {waits}\n")
+        assert main(["predict", "--workload", str(f), "--signature", str(sig)]) == 2
+        err = capsys.readouterr().err
+        assert str(f) in err and "instructions.mispredicted_waits" in err and words in err
+        assert len(err.strip().splitlines()) == 1

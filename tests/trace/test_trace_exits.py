@@ -313,6 +313,21 @@ int main(int argc, char **argv)
 """
 
 
+def _traced_runs_search(build_c, m: int, n: int, nq: int) -> dict:
+    """Phase name -> [phases.instructions] of RUNS_AND_SEARCH traced on a 32 KiB L1 and a
+    1 MiB L2, its three busiest functions a phase each."""
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    caches = (CacheGeometry(1, 32768, 64, 8), CacheGeometry(2, 1 << 20, 64, 16))
+    exe = build_c("runs_search", RUNS_AND_SEARCH, "-O2")
+    cmd = [str(exe), str(m), str(n), str(nq)]
+    runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, caches, name="runs_search", command=cmd,
+                               target="test", top_functions=3)
+    return {p["name"]: p["instructions"] for p in tw.document["phases"]}
+
+
 @pytest.mark.slow
 @pytest.mark.needs_tool
 def test_traced_mispredictions_of_data_dependent_loops(build_c, valgrind):
@@ -328,22 +343,13 @@ def test_traced_mispredictions_of_data_dependent_loops(build_c, valgrind):
 
     Before the rule followed data and out-of-line arms both were left out as loop exits:
     runs' loop test and search's two branches are all exits by position."""
-    from pinchpoint.prediction.trace.runner import trace_program
-    from pinchpoint.prediction.trace.workload import build_traced_workload
-
-    caches = (CacheGeometry(1, 32768, 64, 8), CacheGeometry(2, 1 << 20, 64, 16))
-    exe = build_c("runs_search", RUNS_AND_SEARCH, "-O2")
     m, n, nq = 20_000, 1024, 4000
-    cmd = [str(exe), str(m), str(n), str(nq)]
-    runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
-    tw = build_traced_workload(runs, disasm, caches, name="runs_search", command=cmd,
-                               target="test", top_functions=3)
-    got = {p["name"]: p["instructions"]["mispredicted"] for p in tw.document["phases"]}
+    ins = _traced_runs_search(build_c, m, n, nq)
+    got = {name: table["mispredicted"] for name, table in ins.items()}
     assert 0.8 * m <= got["runs"] <= 2.0 * m
     assert 4.0 * nq <= got["search"] <= 12.0 * nq
     # 8 KiB of keys fit the 32 KiB L1: a misprediction waits for a load beyond it only at the
     # first touch of a line (128 lines, 0.3 % of the searches' mispredictions)
-    ins = {p["name"]: p["instructions"] for p in tw.document["phases"]}
     assert sum(ins["search"].get("mispredicted_waits", {}).values()) < 0.01 * got["search"]
     assert "mispredicted_waits" not in ins["runs"]
 
@@ -357,17 +363,8 @@ def test_traced_search_steps_wait_for_probes_beyond_l1(build_c, valgrind):
     deeper ones, each touching a new line until the last three (8 keys a line), come from L2:
     about 17 - 9 - 3 = 5 probes a query beyond L1, 2.5 of them mispredicted.  The runs phase
     branches on bytes it streams: its mispredictions wait for nothing."""
-    from pinchpoint.prediction.trace.runner import trace_program
-    from pinchpoint.prediction.trace.workload import build_traced_workload
-
-    caches = (CacheGeometry(1, 32768, 64, 8), CacheGeometry(2, 1 << 20, 64, 16))
-    exe = build_c("runs_search", RUNS_AND_SEARCH, "-O2")
     m, n, nq = 200_000, 100_000, 4000
-    cmd = [str(exe), str(m), str(n), str(nq)]
-    runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
-    tw = build_traced_workload(runs, disasm, caches, name="runs_search", command=cmd,
-                               target="test", top_functions=3)
-    ins = {p["name"]: p["instructions"] for p in tw.document["phases"]}
+    ins = _traced_runs_search(build_c, m, n, nq)
     assert set(ins["search"]["mispredicted_waits"]) == {"L2"}
     assert 1.0 * nq <= ins["search"]["mispredicted_waits"]["L2"] <= 5.0 * nq
     assert ins["runs"]["mispredicted"] > 0.8 * m and "mispredicted_waits" not in ins["runs"]

@@ -55,6 +55,12 @@ def test_outer_levels_are_simulated_as_physically_indexed(geometry, simulated):
     assert sets * ways * line == size and sets & (sets - 1) == 0
 
 
+def test_the_note_names_the_geometry_each_level_is_simulated_with():
+    assert "simulated 45-way (256 sets)" in CacheGeometry(1, 1474560, 128, 8).simulation_note()
+    assert "360-way (32 sets)" in L2.simulation_note()
+    assert CacheGeometry(2, 2 ** 20, 64, 16).simulation_note() is None
+
+
 def test_the_outer_run_gets_the_physical_geometry_and_l1_its_own():
     from pathlib import Path
 

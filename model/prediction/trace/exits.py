@@ -129,17 +129,26 @@ class _Flow:
             return False
         clean, stored, written = loop
         needed: set = set()
+        for _, e, mem, needed in self._sources(setter, lo, written, past_steps=True):
+            if e.load and (e.address & written or mem in stored):
+                return True
+        return not all(r in clean or r not in written for r in needed)
+
+    def _sources(self, setter: int, lo: int, written, *, past_steps: bool):
+        """(address, effects, memory operand, registers still needed) of the setter and of each
+        instruction before it in its straight block whose result its flags depend on, nearest
+        first.  ``past_steps``: an induction step (add rax, 8) ends the trail of its register,
+        whose value then depends on nothing but the loop's steps."""
+        needed: set = set()
         for a in self._block(setter, lo):
             e, step, _, mem = self.facts(a)
             if a == setter:
                 needed = set(e.reads)
-            elif not needed & e.writes or (step is not None and not step & written):
+            elif not needed & e.writes or (past_steps and step is not None and not step & written):
                 continue
             else:
                 needed = (needed - e.writes) | e.reads
-            if e.load and (e.address & written or mem in stored):
-                return True
-        return not all(r in clean or r not in written for r in needed)
+            yield a, e, mem, needed
 
     def waiting_loads(self, branch: int, lo: int, hi: int) -> list[int]:
         """The loads in ``branch``'s straight block whose values its flags depend on and whose
@@ -153,16 +162,8 @@ class _Flow:
         if loop is None:
             return []
         clean, _, written = loop
-        needed: set = set()
-        out = []
-        for a in self._block(setter, lo):
-            e, _, _, _ = self.facts(a)
-            if a != setter and not needed & e.writes:
-                continue
-            needed = set(e.reads) if a == setter else (needed - e.writes) | e.reads
-            if e.load and any(r in written and r not in clean for r in e.address):
-                out.append(a)
-        return out
+        return [a for a, e, _, _ in self._sources(setter, lo, written, past_steps=False)
+                if e.load and any(r in written and r not in clean for r in e.address)]
 
     def _setter(self, branch: int, lo: int) -> int | None:
         """The instruction whose flags ``branch`` tests: the nearest flag writer before it in

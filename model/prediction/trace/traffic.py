@@ -101,6 +101,18 @@ class CacheGeometry:
         return size, ways, line
 
 
+    def simulation_note(self) -> str | None:
+        """What the simulation of this level changed of its geometry beyond what every outer
+        level gets (:meth:`physically_indexed`), for the workload's notes; None: nothing."""
+        note = self.valgrind_geometry()[3]
+        if note is None or self.level == 1:
+            return note
+        size, ways, line = self.physically_indexed()
+        return (f"{self.name}: {self.associativity}-way with {size // line} lines has no "
+                f"power-of-two set count; simulated physically indexed, {ways}-way "
+                f"({size // (ways * line)} sets), same size and line")
+
+
 def target_caches(caches, *, source: str) -> tuple[CacheGeometry, ...]:
     """The data-side cache levels of a target, from a profile's (or a signature host's)
     cache list: dicts or objects with level, size_bytes, line_bytes, associativity/ways, type.
