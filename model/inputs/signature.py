@@ -166,7 +166,8 @@ _TAKEN_OPS = ("taken", "taken_jumps")
 #: kernels/core.c's loops that count integer divisions.
 _DIVISION_OPS = ("divide", "divide_chain")
 #: kernels/core.c's loops that time one dependency chain (operations of one kind, each waiting).
-CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
+CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "load_index_chain", "fmul_chain",
+             "fdiv_chain")
 #: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
 _DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 #: kernels/core.c's loops that count shuffle instructions.

@@ -113,6 +113,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     lane_shuffles = 100000               # optional: fixed-pattern in-lane shuffles (vpshufd,
                                          # vpunpck*, vshufps, vunpck*, movddup ...): with the
                                          # shuffles priced by the core shuffle_lane loop
+    fused_branches = 400000              # optional: conditional branches right after a cmp,
+                                         # test, add, sub, and, inc or dec (<= branches): one
+                                         # operation with it (macro-fusion), so the instruction
+                                         # bound counts total - fused_branches
     branch_period = 8192                 # optional: the branches after which the outcomes
                                          # repeat (a kernel called again on the same data: one
                                          # call's branches); a predictor learns a short period
@@ -126,7 +130,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     [phases.dependencies]                # optional: operations on the longest dependency chain
     alu = 2000000                        # its loops carry from one iteration to the next,
     fp_add = 500000                      # summed over iterations, by kind: alu, multiply,
-                                         # divide, load, fp_add, fp_multiply, fma, fp_divide;
+                                         # divide, load, indexed_load (address with an
+                                         # index register), fp_add, fp_multiply, fma, fp_divide;
                                          # each priced at its latency (core *_chain, PEAK
                                          # add_chain / fma_chain)
 

@@ -145,7 +145,7 @@ class Flops:
 
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
-                    "fp_square_roots", "shuffles", "lane_shuffles")
+                    "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
 WAIT_LEVELS = LEVEL_NAMES[1:]
 
@@ -178,6 +178,12 @@ class Instructions:
     condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
     run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
     path flushed, only once that load arrives.  Their sum <= mispredicted.
+    ``fused_branches`` are the conditional branches that directly follow a compare or an
+    integer add, subtract, and, increment or decrement (``cmp rax, rdx; jne``): current cores
+    decode and execute each such pair as one operation (macro-fusion: Intel, "64 and IA-32
+    Architectures Optimization Reference Manual", macro-fusion, since Sandy Bridge; AMD,
+    "Software Optimization Guide" for Zen 3 to 5, branch fusion), so the instruction bound
+    counts total - fused_branches operations (<= branches; 0: none fused).
     """
 
     total: float = 0.0
@@ -191,6 +197,7 @@ class Instructions:
     shuffles: float = 0.0
     lane_shuffles: float = 0.0
     mispredicted_waits: tuple[tuple[str, float], ...] = ()
+    fused_branches: float = 0.0
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -201,7 +208,7 @@ class Instructions:
         for small, big in (("branches", "total"), ("mispredicted", "branches"),
                            ("taken", "branches"), ("divisions", "total"),
                            ("fp_divisions", "total"), ("fp_square_roots", "total"),
-                           ("shuffles", "total")):
+                           ("shuffles", "total"), ("fused_branches", "branches")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
@@ -236,14 +243,16 @@ class Instructions:
                             self.taken * factor, self.divisions * factor, self.branch_period,
                             self.fp_divisions * factor, self.fp_square_roots * factor,
                             self.shuffles * factor, self.lane_shuffles * factor,
-                            tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
+                            tuple((lv, n * factor) for lv, n in self.mispredicted_waits),
+                            self.fused_branches * factor)
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
                 **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period",
                                                  "fp_divisions", "fp_square_roots",
-                                                 "shuffles", "lane_shuffles")
+                                                 "shuffles", "lane_shuffles",
+                                                 "fused_branches")
                    if getattr(self, k)},
                 **({"mispredicted_waits": dict(self.mispredicted_waits)}
                    if self.mispredicted_waits else {})}
@@ -251,8 +260,8 @@ class Instructions:
 
 #: Kinds of operation on a phase's dependency chains ([phases.dependencies]), each priced at
 #: its own measured latency.
-DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "fp_add", "fp_multiply", "fma",
-                    "fp_divide")
+DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "indexed_load", "fp_add",
+                    "fp_multiply", "fma", "fp_divide")
 
 
 @dataclass(frozen=True)
@@ -263,13 +272,16 @@ class Dependencies:
     Mandelbrot's ``z = z * z + c``) takes at least its chain's latencies per iteration, however
     wide the core.  Kinds: ``alu`` one-cycle integer operations (add, logic, shifts, lea, cmov),
     ``multiply`` and ``divide`` integer ones, ``load`` a load whose address or value is on the
-    chain, ``fp_add`` (adds, subtracts, compares), ``fp_multiply``, ``fma``, ``fp_divide``
-    (divisions and square roots).  Each >= 0 and finite."""
+    chain, ``indexed_load`` such a load whose address adds an index register (a table lookup
+    ``t[(crc ^ b) & 0xff]``: a cycle more of address generation on many cores), ``fp_add``
+    (adds, subtracts, compares), ``fp_multiply``, ``fma``, ``fp_divide`` (divisions and square
+    roots).  Each >= 0 and finite."""
 
     alu: float = 0.0
     multiply: float = 0.0
     divide: float = 0.0
     load: float = 0.0
+    indexed_load: float = 0.0
     fp_add: float = 0.0
     fp_multiply: float = 0.0
     fma: float = 0.0

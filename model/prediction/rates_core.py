@@ -254,7 +254,8 @@ def _waits_time(ins, rates, k: str, factor: float, said: list) -> float:
 
 def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     """Time [s] of a phase's instructions on its threads (one core each):
-    T_core = max(total / instruction rate, branches / branch rate, taken / taken-branch rate,
+    T_core = max((total - fused_branches) / instruction rate, branches / branch rate,
+    taken / taken-branch rate,
     divisions / division rate, fp_divisions / fdiv rate + fp_square_roots / fsqrt rate,
     shuffles / shuffle rate, (shuffles + lane_shuffles) / lane-shuffle rate)
     + mispredicted x penalty + sum over levels of waits(level) x chase latency beyond L1
@@ -267,9 +268,13 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
         return 0.0
     rep, threads, k = phase.repeat, phase.threads, f"{key}.instructions"
     counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
+    # a fused compare-and-branch issues and executes as one operation, as one add of core alu
+    counts["total"] -= ins.fused_branches * rep
+    said: list = [f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
+                  f"one operation each"] if ins.fused_branches > 0 else []
     if counts["lane_shuffles"] > 0:  # the in-lane kinds' pipes run the shuffle unit's too
         counts["lane_shuffles"] += counts["shuffles"]
-    said: list = []  # the details join the phase's only once the whole time is priced
+    # the details join the phase's only once the whole time is priced
     busy = _count_bounds(counts, rates, k, threads, said)
     if busy is None:
         return 0.0

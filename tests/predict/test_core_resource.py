@@ -80,6 +80,31 @@ def test_repeat_multiplies_the_counts():
     assert five == pytest.approx(5 * one) and one == pytest.approx(0.1)
 
 
+@pytest.mark.parametrize("total, branches, fused, threads", [
+    (6e9, 1e9, 1e9, 1), (6e9, 1e9, 5e8, 2), (2e9, 1e9, 1e9, 1), (6e9, 1e9, 0.0, 3),
+])
+def test_fused_branches_issue_as_one_operation_with_their_compare(total, branches, fused, threads):
+    """(total - fused_branches) at the instruction rate; the branch bound is unchanged: a
+    loop of 2e9 instructions, half of them fused compare-and-branch pairs, issues 1e9
+    operations (0.1 s at 10 G/s) and is then held by its 1e9 branches (0.5 s at 2 G/s)."""
+    w = workload(f"total = {total!r}\nbranches = {branches!r}\nfused_branches = {fused!r}\n",
+                 threads)
+    p = convolve(signature(), w)
+    assert p.seconds("core") == pytest.approx(expected(total - fused, branches, threads=threads),
+                                              rel=1e-12)
+    if fused:
+        assert f"{fused:.4g} compare-and-branch pairs fused" in \
+            p.resources[RESOURCES.index("core")].detail
+    assert w.phases[0].instructions.to_dict().get("fused_branches", 0.0) == fused
+
+
+def test_more_fused_branches_than_branches_is_refused_naming_the_key():
+    with pytest.raises(WorkloadError) as exc:
+        workload("total = 10\nbranches = 2\nfused_branches = 3\n")
+    assert exc.value.key == "phases[0].instructions.fused_branches"
+    assert "branches" in exc.value.message
+
+
 def test_the_faster_instruction_loop_prices():
     # mix faster than alu: mix prices (the fastest instruction stream measured)
     p = convolve(signature(mix=20e9), workload("total = 2e10\n"))

@@ -137,3 +137,34 @@ def test_the_cli_refuses_a_bad_wait_in_one_line_with_exit_2(capsys, tmp_path):
         err = capsys.readouterr().err
         assert str(f) in err and "instructions.mispredicted_waits" in err and words in err
         assert len(err.strip().splitlines()) == 1
+
+
+@given(st.dictionaries(st.integers(0, 5), st.dictionaries(
+    st.sampled_from(("L2", "L3", "memory")),
+    st.tuples(st.floats(0, 1e9), st.floats(0, 1e9)), min_size=1), min_size=1))
+def test_a_load_makes_mispredictions_wait_at_most_once_per_execution(waits):
+    """Two branches on one loaded value (a probe loop's ``slot == 0`` and ``slot == key``)
+    both resolve when it arrives: the waits a level serves are, per waiting load, the fewer of
+    its branches' waiting mispredictions and its executions that level serves."""
+    from pinchpoint.prediction.trace.phase import _capped_waits
+
+    per_load = {("prog", "kernel", a): levels for a, levels in waits.items()}
+    got = _capped_waits(per_load)
+    for level in ("L2", "L3", "memory"):
+        pairs = [lv[level] for lv in waits.values() if level in lv]
+        if not pairs:
+            assert level not in got
+            continue
+        assert got[level] == pytest.approx(sum(min(n, e) for n, e in pairs))
+        assert got[level] <= sum(n for n, _ in pairs) + 1e-6
+        assert got[level] <= sum(e for _, e in pairs) + 1e-6
+
+
+def test_two_branches_on_one_probe_wait_once_per_probe():
+    from pinchpoint.prediction.trace.phase import _capped_waits
+
+    # 157 k and 57 k mispredictions of two branches on 70 k and 31 k probes served by L3 and
+    # memory: at most the probes wait
+    got = _capped_waits({("p", "k", 0x10): {"L3": (157e3, 70e3), "memory": (57e3, 31e3)},
+                         ("p", "k", 0x40): {"L3": (5e3, 40e3)}})
+    assert got == {"L3": 75e3, "memory": 31e3}

@@ -79,10 +79,12 @@ def test_the_phase_states_its_instructions_and_branches():
     """All conditional branches; the mispredictions less those at the branches that close or
     leave a loop: the back branch at 0x2009 (480) and 0x2007, which jumps out of the loop
     0x2000..0x2009 (3): Callgrind's counters miss every exit, a history-based predictor does
-    not.  main's branch at 0x1004 (1) is kept."""
+    not.  main's branch at 0x1004 (1) is kept.  The jb at 0x2007 right after ``add rax, 1`` is
+    fused with it (its 1000 executions); the jne after it and main's je after a mov are not."""
     tw = _build()
     (ph,) = tw.document["phases"]
-    assert ph["instructions"] == {"total": 3 + 1 + 4001, "branches": 2001, "mispredicted": 1}
+    assert ph["instructions"] == {"total": 3 + 1 + 4001, "branches": 2001, "mispredicted": 1,
+                                  "fused_branches": 1000}
     assert tw.phases[0].branches == 2001 and tw.phases[0].mispredicted == 1
     assert tw.phases[0].taken is None  # no jump lines: jumps not collected
     wl = tw.workload
@@ -95,7 +97,8 @@ def test_the_phase_states_its_instructions_and_branches():
 def test_each_function_phase_has_its_own_counts():
     tw = _build(top_functions=1)
     by = {p["name"]: p["instructions"] for p in tw.document["phases"]}
-    assert by["kernel"] == {"total": 4001, "branches": 2000, "mispredicted": 0}
+    assert by["kernel"] == {"total": 4001, "branches": 2000, "mispredicted": 0,
+                            "fused_branches": 1000}
     assert by["other"] == {"total": 4, "branches": 1, "mispredicted": 1}
 
 
@@ -210,8 +213,11 @@ def test_cli_states_branches_and_leaves_them_out_when_asked(tmp_path, programs, 
     assert 2 * n <= kernel["branches"] <= 2 * n + 10 and kernel["mispredicted"] <= 0.001 * n
     # taken: the back branch, n - 1 times per call of the two, and a few jumps around the loop
     assert 2 * n - 2 <= kernel["taken"] <= 2 * n + 10
+    # the back branch follows its compare (cmp; jne): fused, once per iteration
+    assert 2 * n - 2 <= kernel["fused_branches"] <= kernel["branches"]
     assert table == {"total": round(kernel["instructions"]), "branches": round(kernel["branches"]),
-                     "mispredicted": round(kernel["mispredicted"]), "taken": round(kernel["taken"])}
+                     "mispredicted": round(kernel["mispredicted"]), "taken": round(kernel["taken"]),
+                     "fused_branches": round(kernel["fused_branches"])}
     kernel, table = got[True]
     assert kernel["branches"] is None and table == {"total": round(kernel["instructions"])}
     r = cli_env("trace", "--no-progress", "-o", str(tmp_path / "t.workload.toml"), "--profile",

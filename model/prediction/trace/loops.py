@@ -17,7 +17,10 @@ per element, the stride and the concurrent streams of each access, and the trip 
   registers whose values flow into each other form strongly connected groups (Tarjan,
   "Depth-first search and linear graph algorithms", SIAM J. Comput. 1972).  A floating-point
   add, subtract or FMA on a path from a group's incoming value to its outgoing value is
-  *chained* (it waits for the one before); the group holds ``registers x lanes`` partial sums.
+  *chained* (it waits for the one before).  The partial sums are the chained adds' lanes over
+  the adds per iteration on the loop's longest carried cycle (:mod:`.recurrence`): four
+  accumulators of one add each are four; a Kahan sum's four adds on one cycle through two
+  registers are one.  Where that cycle holds no add, a group holds ``registers x lanes``.
 - Dependency depth: the longest path of other floating-point operations within one
   iteration (a degree-8 Horner step with FMA has 8).
 
@@ -202,6 +205,7 @@ def _reductions(body, facts: LoopFacts) -> None:
         for r in e.reads:
             reach.setdefault(r, set()).update(out)
     lanes: dict[int, int] = {}
+    own_lanes = 0  # partial sums of the chained adds, each instruction's lanes
     for addr, ins, e, o, fed in seen_in:
         if not (_ACCUMULATE.match(ins.mnemonic) and ins.flops):
             continue
@@ -210,10 +214,18 @@ def _reductions(body, facts: LoopFacts) -> None:
         for g in gin & gout:
             kind, n = ins.flops[0]
             lanes[g] = max(lanes.get(g, 0), max(1, round(n / 2 if kind == "fma" else n)))
+            if addr not in facts.chained:
+                own_lanes += max(1, round(n / 2 if kind == "fma" else n))
             facts.chained[addr] = g
             facts.fed_by_dependent |= fed
     # the loop's chained adds advance as this many independent partial sums
-    total = sum(len(groups[g]) * lanes[g] for g in lanes)
+    on_cycle = facts.carried.get("fp_add", 0.0) + facts.carried.get("fma", 0.0)
+    if on_cycle > 0:
+        # the chained adds' lanes over the adds per iteration on the longest carried cycle: a
+        # compensated sum's four adds, on one cycle through two registers, are one chain
+        total = max(1, round(own_lanes / on_cycle))
+    else:  # the longest cycle holds no add: each group's registers times its lanes
+        total = sum(len(groups[g]) * lanes[g] for g in lanes)
     facts.chained = {a: total for a in facts.chained}
     facts.depth = _depth(seen_in, set(facts.chained))
 

@@ -19,6 +19,8 @@ Pure: profiles and disassembly in, numbers out.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
@@ -26,7 +28,7 @@ from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
                                                 shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
-from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_jump
+from pinchpoint.prediction.trace.loops import _JUMP, LoopFacts, Loops, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts, _served
@@ -54,6 +56,8 @@ class PhaseFacts:
     # stride1, strided (stride1 accesses apart), gather, random or index
     flops: dict = field(default_factory=dict)
     instructions: float = 0.0
+    #: conditional branches fused with the instruction before them (CodeFacts.fused)
+    fused: float = 0.0
     #: conditional branches and those Callgrind's predictor model mispredicted (Bc, Bcm of a
     #: run with --branch-sim=yes); None without branch simulation
     branches: float | None = None
@@ -85,6 +89,7 @@ class CodeFacts:
         self.disasm = disasm
         self._loops: dict[str, Loops] = {}
         self._exits: dict[str, LoopExits] = {}
+        self._sorted: dict = {}
         self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
 
     def count_trips(self, prof, ir: int) -> None:
@@ -104,6 +109,18 @@ class CodeFacts:
     def instruction(self, obj: str, addr: int) -> Instruction:
         return self.disasm.get(obj, {}).get(addr, _DEFAULT)
 
+    def fused(self, obj: str, addr: int) -> bool:
+        """Whether the instruction at ``addr`` is a conditional branch right after one it fuses
+        with (:data:`FUSIBLE`): the pair is one operation (Instructions.fused_branches)."""
+        code = self.disasm.get(obj, {})
+        ins = code.get(addr)
+        if ins is None or not _JUMP.match(ins.mnemonic):
+            return False
+        if obj not in self._sorted:
+            self._sorted[obj] = sorted(code)
+        i = bisect_left(self._sorted[obj], addr)
+        return i > 0 and bool(FUSIBLE.match(code[self._sorted[obj][i - 1]].mnemonic))
+
     def trips(self, obj: str, facts: LoopFacts) -> float | None:
         """Iterations per entry of a loop: its back branch's executions over those of the
         instruction after it (None when either is unknown)."""
@@ -121,6 +138,13 @@ class CodeFacts:
         if obj not in self._loops:
             self._loops[obj] = Loops(self.disasm.get(obj, {}))
         return self._loops[obj].innermost(addr)
+
+
+#: Instructions a following conditional branch fuses with into one operation: those both
+#: Intel (since Sandy Bridge) and AMD (Zen 3 to 5) fuse, register or memory operands alike
+#: (macro-fusion: Intel, "64 and IA-32 Architectures Optimization Reference Manual"; AMD,
+#: "Software Optimization Guide for the AMD Zen4 Microarchitecture", 2023, branch fusion).
+FUSIBLE = re.compile(r"^(cmp|test|add|sub|and|inc|dec)$")
 
 
 def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
@@ -180,6 +204,8 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         ins = code.instruction(obj, addr)
         ir = c[idx["Ir"]]
         pf.instructions += ir
+        if code.fused(obj, addr):
+            pf.fused += ir
         for kind, n in ins.flops:
             flops[kind] += n * ir
         _count_units(pf, ins, ir)
@@ -218,43 +244,68 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
     prof = runs[0][1]
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
+    waits: dict = {}  # waiting load -> level -> (its mispredictions waiting, its executions)
     for (obj, fn, addr), c in prof.costs.items():
         if select is not None and not select((obj, fn, addr)):
             continue
         pf.branches += c[bc]
         if c[bcm] > 0 and addr not in code.exits(obj):
             pf.mispredicted += c[bcm]
-            _add_waits(pf, code, runs, (obj, fn, addr), c[bcm])
+            _add_waits(waits, code, runs, (obj, fn, addr), c[bcm])
+    pf.waits = _capped_waits(waits)
     pf.branch_period = branch_period(prof, select, code.exits)
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
 
 
-def _add_waits(pf: PhaseFacts, code: CodeFacts, runs, key, missed: float) -> None:
+def _add_waits(waits: dict, code: CodeFacts, runs, key, missed: float) -> None:
     """Share ``missed`` mispredictions of the branch at ``key`` among the levels that serve the
     load they wait for (:meth:`.exits.LoopExits.waiting_loads`; of several, the one missing L1
     most), by that load's own hits and misses in the runs: a misprediction is resolved when
-    its load arrives, so one whose load an L1 serves waits no more than the penalty holds."""
+    its load arrives, so one whose load an L1 serves waits no more than the penalty holds.
+    Added to ``waits`` under that load, with its executions per level (:func:`_capped_waits`)."""
     obj, fn, addr = key
     facts = code.loop(obj, addr)
     loads = code.exits(obj).waiting_loads(addr, None if facts is None else (facts.start, facts.end))
-    served = [s for s in (_load_levels(runs, (obj, fn, a)) for a in loads) if s]
+    served = [(s, a) for s, a in ((_load_levels(runs, (obj, fn, a)), a) for a in loads) if s]
     if not served:
         return
-    for level, share in min(served, key=lambda s: s[0][1])[1:]:
+    levels, load = min(served, key=lambda sa: sa[0][0][1])
+    reads = _reads(runs, (obj, fn, load))
+    per_level = waits.setdefault((obj, fn, load), {})
+    for level, share in levels[1:]:
         if share > 0:
-            pf.waits[level] = pf.waits.get(level, 0.0) + missed * share
+            n, executed = per_level.get(level, (0.0, reads * share))
+            per_level[level] = (n + missed * share, executed)
+
+
+def _capped_waits(waits: dict) -> dict:
+    """Level -> mispredictions that wait there, summed over the waiting loads: at most one
+    wait per execution of a load the level serves.  Two branches on one loaded value (a probe
+    loop's ``slot == 0`` and ``slot == key``) resolve when that load arrives: a misprediction
+    of the second, refetched after the first's, finds the value there."""
+    out: dict = {}
+    for per_level in waits.values():
+        for level, (n, executed) in per_level.items():
+            out[level] = out.get(level, 0.0) + min(n, executed)
+    return out
+
+
+def _reads(runs, key) -> float:
+    """Executions of the load at ``key`` (its data reads in the first run)."""
+    first = runs[0][1]
+    c = first.costs.get(key)
+    return c[first.index("Dr")] if c is not None else 0.0
 
 
 def _load_levels(runs, key) -> list[tuple[str, float]] | None:
     """[(level, share of its executions)] that serve the load at ``key``, L1 first (None: it
     read nothing): its L1 read misses and those of each run's last level, per access."""
     first = runs[0][1]
-    c = first.costs.get(key)
-    reads = c[first.index("Dr")] if c is not None else 0.0
+    reads = _reads(runs, key)
     if reads <= 0:
         return None
-    missed = [c[first.index("D1mr")]]
+    missed = [first.costs[key][first.index("D1mr")]]
     names = []
     for ll, prof in runs:
         if ll.level > 1:

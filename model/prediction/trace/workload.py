@@ -38,8 +38,9 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   its integer divisions, the executions of its ``div``/``idiv`` instructions, and its
   floating-point divide and square-root instructions (``fp_divisions``, ``fp_square_roots``:
   one per executed instruction, any width), and its vector shuffles (``shuffles``,
-  ``lane_shuffles``: :func:`pinchpoint.prediction.trace.disasm.shuffle_kind`), all read off the
-  disassembly.
+  ``lane_shuffles``: :func:`pinchpoint.prediction.trace.disasm.shuffle_kind`), and the
+  conditional branches right after an instruction they fuse with (``fused_branches``:
+  :meth:`pinchpoint.prediction.trace.phase.CodeFacts.fused`), all read off the disassembly.
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
 each entry's exact footprint, the write-backs from L1 to L2 (Callgrind simulates dirty lines
@@ -111,11 +112,14 @@ class TracedPhase:
     divider: dict | None = None
     #: executed vector shuffles: {"shuffles": n, "lane_shuffles": n}
     shuffles: dict | None = None
+    #: conditional branches fused with the instruction before them (one operation each)
+    fused_branches: float = 0.0
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
                 "mispredicted": self.mispredicted, "taken": self.taken,
-                "divisions": self.divisions, **dict(self.divider or {}),
+                "divisions": self.divisions, "fused_branches": self.fused_branches,
+                **dict(self.divider or {}),
                 **dict(self.shuffles or {}), "flops": dict(self.flops),
                 "traffic": [t.to_dict() for t in self.traffic],
                 "random_load_share": self.split.random_load_share,
@@ -230,6 +234,8 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
         if pf.taken is not None:
             out["taken"] = min(round(pf.taken), out["branches"])
+        if round(pf.fused) > 0:  # each fused one is one of the conditional branches
+            out["fused_branches"] = min(round(pf.fused), out["branches"])
         if pf.branch_period is not None and out["mispredicted"] > 0:
             out["branch_period"] = max(1, round(pf.branch_period))
         waits = {lv: round(n) for lv, n in pf.waits.items() if round(n) > 0}
@@ -320,7 +326,8 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
                                   pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
-                                  pf.taken, pf.divisions, dict(pf.divider), dict(pf.shuffles)))
+                                  pf.taken, pf.divisions, dict(pf.divider), dict(pf.shuffles),
+                                  pf.fused))
         docs.append(_phase_doc(pname, pf, runs, caches))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
