@@ -200,3 +200,39 @@ def test_negative_immediates_are_signed():
                              ("add    rax,0x20", "rax", 32), ("sub    r12d,0x8", "r12", -8)):
         ins = decode(text)
         assert _immediate(ins, split_operands(ins.operands), reg_) == step, text
+
+
+#: GCC's merge of two sorted arrays (benchmarks/novel/merge.c): the run of elements taken from
+#: a, a loop whose back branch tests the next loaded a[i] against b[j]
+MERGE_RUN = """
+    13a1:	add    rbp,0x1
+    13a5:	mov    QWORD PTR [r9+rbx*8-0x8],rdx
+    13aa:	cmp    rbp,r14
+    13ad:	jae    140f <kernel+0xaf>
+    13af:	cmp    r12,r13
+    13b2:	jae    13e0 <kernel+0x80>
+    13b4:	mov    rdx,QWORD PTR [rsi+rbp*8]
+    13b8:	add    rbx,0x1
+    13bc:	cmp    rdx,rax
+    13bf:	jle    13a1 <kernel+0x41>
+    13c1:	mov    QWORD PTR [r9+rbx*8-0x8],rax
+"""
+
+
+def _stated_trips(text, start, end, trips):
+    """inner_trips a phase states for the loop [start, end] run 1000 times of ``trips``."""
+    from pinchpoint.prediction.trace.phase import CodeFacts, PhaseCounts, PhaseFacts, _trips
+
+    code = CodeFacts({"prog": parse_objdump(text)})
+    code.trip_counts[("prog", end)] = (1000.0 * trips, 1000.0)
+    pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
+    _trips(pf, code, (code.loop("prog", start), 1000.0 * trips * 4, 0.0, "prog"))
+    return pf.loop.get("inner_trips")
+
+
+def test_a_counted_short_loop_states_its_trips_and_a_run_on_data_does_not():
+    """A counted loop's entries and exits cost beyond its instructions (MAPS trips); a merge's
+    run of one or two elements taken from one side is a data-dependent branch, priced by its
+    mispredictions: no trips stated (its 1-trip 'loop' had priced a merge inside L1 +127 %)."""
+    assert _stated_trips(CHASE, 0x1450, 0x145b, 4) == 4
+    assert _stated_trips(MERGE_RUN, 0x13a1, 0x13bf, 1) is None

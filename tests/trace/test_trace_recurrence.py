@@ -104,6 +104,16 @@ def test_a_pointer_chase_carries_its_load():
 """) == {"load": 1.0}
 
 
+def test_a_zero_extension_costs_a_cycle_from_a_register_and_nothing_from_memory():
+    from pinchpoint.prediction.trace.disasm import decode
+    from pinchpoint.prediction.trace.recurrence import kind_of
+
+    assert kind_of(decode("movzx  ecx,cl")) == "alu"
+    assert kind_of(decode("movsxd rax,edx")) == "alu"
+    assert kind_of(decode("movzx  ecx,BYTE PTR [rsi+rax*1]")) is None  # the load's latency
+    assert kind_of(decode("mov    rax,rdx")) is None  # eliminated by renaming
+
+
 def test_a_table_driven_crc_carries_its_zero_extension_and_indexed_load():
     """crc = t[(crc ^ *p++) & 0xff] ^ (crc >> 8): xor, movzx (not a move the renamer removes:
     a cycle on AMD Zen), the table's indexed load and the xor it folds into.  On the Zen 5

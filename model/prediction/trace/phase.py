@@ -454,12 +454,17 @@ def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> N
 
 
 def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
+    """The busiest loop's trips per entry, where it is short and counted; the length of its
+    chains.  A loop whose back branch tests loaded or carried data (a merge's run of elements
+    taken from one side, ``while (a[i] <= b[j])``) has no loop overhead to price beyond that
+    branch's outcomes, which its mispredictions price: its trips are not stated (MAPS trips
+    measures counted loops, whose entries and exits cost beyond their instructions)."""
     facts, _, _, obj = busiest
     branch, exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))
     if branch <= 0 or exits <= 0:
         return
     trips = branch / exits * facts.elements
-    if trips <= LONG_LOOP:
+    if trips <= LONG_LOOP and facts.end in code.exits(obj):
         pf.loop["inner_trips"] = max(1, round(trips))
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops

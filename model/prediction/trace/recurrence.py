@@ -45,6 +45,7 @@ FLAGS = "flags"
 #: movsxd): on the Zen 5 VM of benchmarks/results a chain of ``movzx r32, r8`` took a cycle per
 #: instruction (0.235 ns, as an add chain), as Agner Fog's tables give for AMD Zen.
 _MOVE = re.compile(r"^v?mov(aps|apd|ups|upd|dqa|dqu|dqa64|dqu64|q|d|sd|ss)?$")
+_EXTEND = re.compile(r"^mov(zx|sx|sxd)$")
 _COMPARE = re.compile(r"^(cmp|test|v?u?comis[sd])$")
 _FLAG_READER = re.compile(r"^(cmov|set|adc|sbb)")
 _INT_MUL = re.compile(r"^(i?mul|mulx)$")
@@ -71,6 +72,8 @@ def kind_of(ins: Instruction) -> str | None:
         return "divide"
     if _MOVE.match(m) and len(split_operands(ins.operands)) == 2:
         return None  # a three-operand vmovsd/vmovss merges two registers: a shuffle, not a move
+    if _EXTEND.match(m) and "[" in ins.operands:
+        return None  # a load that zero- or sign-extends: the load unit does it, in its latency
     return "alu"
 
 

@@ -18,7 +18,7 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   ahead of the adds out of order); the dependency depth per element
   (:mod:`pinchpoint.prediction.trace.loops`);
 - the threads each phase ran on (Callgrind's per-thread profiles) and the trip count of its
-  busiest short inner loop;
+  busiest short inner loop, where that loop is counted (its back branch does not test data);
 - the OpenMP parallel regions it entered (``parallel_regions``: calls of the runtime's region
   entries, :mod:`pinchpoint.prediction.trace.openmp`), each priced as a fork and a join;
 - its instructions (``[phases.instructions]``): Callgrind's Ir of the phase's instructions, all
