@@ -178,12 +178,13 @@ class Instructions:
     condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
     run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
     path flushed, only once that load arrives.  Their sum <= mispredicted.
-    ``fused_branches`` are the conditional branches that directly follow a compare or an
-    integer add, subtract, and, increment or decrement (``cmp rax, rdx; jne``): current cores
-    decode and execute each such pair as one operation (macro-fusion: Intel, "64 and IA-32
-    Architectures Optimization Reference Manual", macro-fusion, since Sandy Bridge; AMD,
-    "Software Optimization Guide" for Zen 3 to 5, branch fusion), so the instruction bound
-    counts total - fused_branches operations (<= branches; 0: none fused).
+    ``fused_branches`` are the conditional branches that directly follow an instruction the
+    core fuses them with (``cmp rax, rdx; jne``: a compare or test on current Intel and AMD
+    cores, also an integer add, subtract, and, increment or decrement on Intel since Sandy
+    Bridge; Intel, "64 and IA-32 Architectures Optimization Reference Manual", macro-fusion;
+    AMD, "Software Optimization Guide for the AMD Zen4 Microarchitecture", branch fusion): it
+    decodes and executes each such pair as one operation, so the instruction bound counts
+    total - fused_branches operations (<= branches; 0: none fused).
     """
 
     total: float = 0.0

@@ -140,10 +140,12 @@ class CodeFacts:
         return self._loops[obj].innermost(addr)
 
 
-#: Instructions a following conditional branch fuses with into one operation: those both
-#: Intel (since Sandy Bridge) and AMD (Zen 3 to 5) fuse, register or memory operands alike
-#: (macro-fusion: Intel, "64 and IA-32 Architectures Optimization Reference Manual"; AMD,
-#: "Software Optimization Guide for the AMD Zen4 Microarchitecture", 2023, branch fusion).
+#: Instructions a following conditional branch fuses with into one operation (macro-fusion):
+#: cmp and test on current Intel and AMD cores; add, sub, and, inc and dec too on Intel since
+#: Sandy Bridge (Intel, "64 and IA-32 Architectures Optimization Reference Manual",
+#: macro-fusion; AMD, "Software Optimization Guide for the AMD Zen4 Microarchitecture", 2023,
+#: branch fusion).  Counted alike: on a core that fuses cmp and test alone, the arithmetic
+#: forms' branches are counted fused where they are not.
 FUSIBLE = re.compile(r"^(cmp|test|add|sub|and|inc|dec)$")
 
 
