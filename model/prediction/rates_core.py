@@ -270,11 +270,11 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
     # a fused compare-and-branch issues and executes as one operation, as one add of core alu
     counts["total"] -= ins.fused_branches * rep
-    said: list = [f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
-                  f"one operation each"] if ins.fused_branches > 0 else []
     if counts["lane_shuffles"] > 0:  # the in-lane kinds' pipes run the shuffle unit's too
         counts["lane_shuffles"] += counts["shuffles"]
     # the details join the phase's only once the whole time is priced
+    said: list = [f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
+                  f"one operation each"] if ins.fused_branches > 0 else []
     busy = _count_bounds(counts, rates, k, threads, said)
     if busy is None:
         return 0.0

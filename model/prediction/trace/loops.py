@@ -213,9 +213,10 @@ def _reductions(body, facts: LoopFacts) -> None:
         gout = {group_of[r] for r in after[addr] if r in group_of}
         for g in gin & gout:
             kind, n = ins.flops[0]
-            lanes[g] = max(lanes.get(g, 0), max(1, round(n / 2 if kind == "fma" else n)))
+            lane = max(1, round(n / 2 if kind == "fma" else n))
+            lanes[g] = max(lanes.get(g, 0), lane)
             if addr not in facts.chained:
-                own_lanes += max(1, round(n / 2 if kind == "fma" else n))
+                own_lanes += lane
             facts.chained[addr] = g
             facts.fed_by_dependent |= fed
     # the loop's chained adds advance as this many independent partial sums

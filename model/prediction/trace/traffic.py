@@ -79,7 +79,6 @@ class CacheGeometry:
                 f"{self.name}: {self.associativity}-way with {lines} lines has no power-of-two "
                 f"set count; simulated {ways}-way ({pow2} sets), same size and line")
 
-
     def physically_indexed(self) -> tuple[int, int, int]:
         """(size, ways, line) that simulate this level as a physically indexed cache.
 
@@ -99,7 +98,6 @@ class CacheGeometry:
             sets //= 2
             ways *= 2
         return size, ways, line
-
 
     def simulation_note(self) -> str | None:
         """What the simulation of this level changed of its geometry beyond what every outer
