@@ -79,6 +79,17 @@
  *                  operation's latency, which prices the operations of each kind on a phase's
  *                  loop-carried dependency chains ([phases.dependencies]; floating-point adds
  *                  and FMAs there are priced by PEAK add_chain and fma_chain).
+ *   vector_chain   one chain through an xmm register of the simple operations compilers put
+ *                  between floating-point arithmetic: `paddq`, `andpd`, `unpcklpd` and a `movsd`
+ *                  merge of registers, twice per iteration.  Their latency is one cycle on many
+ *                  cores, two on others (on the Zen 5 VM of benchmarks/results 0.47 ns each at
+ *                  about 4.3 GHz, as slow as a floating-point add); it prices a chain's
+ *                  ``vector`` operations (Mandelbrot's `vmovsd xmm0, xmm1, xmm1`).
+ *   fadd_fmul_chain  `addsd` and `mulsd` alternating on one chain, 8 pairs per iteration,
+ *                  counted in pairs.  Some cores forward an add's result to another add faster
+ *                  than to anything else (on the Zen 5 VM a pair took 6 cycles: 2 for the add,
+ *                  3 for the multiply, 1 more for the handoff); a pair less fmul_chain's
+ *                  multiply prices a chained add whose result goes to another kind of operation.
  *   load_index_chain  the ring of load_chain as indices, `mov (base, i, 8), i`: a load whose
  *                  address adds a scaled index, as a table lookup's `t[(crc ^ b) & 0xff]`.
  *                  Many cores take a cycle longer to form such an address than a plain
@@ -134,13 +145,13 @@
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
  * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
  * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
- * x86-64 only), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
+ * x86-64 only; fadd_fmul_chain in pair/s, an add and a multiply), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
  * only, the ymm ones with AVX), shuffle instruction/s (shuffle, shuffle_lane; x86-64 with AVX2).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
  *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
  *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm,
- *                    shuffle,shuffle_lane]
+ *                    shuffle,shuffle_lane,load_index_chain,vector_chain,fadd_fmul_chain]
  *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -152,14 +163,15 @@ enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS,
        C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
        /* the shuffle unit */
        C_SHUFFLE, C_SHUFFLE_LANE,
-       /* a load chain through a scaled index */
-       C_LOAD_INDEX_CHAIN };
+       /* a load chain through a scaled index; vector operations and an add's handoff */
+       C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN, C_FADD_FMUL_CHAIN };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
                                        "divide_chain", "alu_chain", "multiply_chain",
                                        "load_chain", "fmul_chain", "fdiv_chain",
                                        "fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm",
-                                       "shuffle", "shuffle_lane", "load_index_chain", NULL};
+                                       "shuffle", "shuffle_lane", "load_index_chain",
+                                       "vector_chain", "fadd_fmul_chain", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
                                        "taken-branch/s", "division/s", "division/s",
@@ -167,14 +179,15 @@ static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instru
                                        "operation/s", "operation/s",
                                        "instruction/s", "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s",
-                                       "instruction/s", "instruction/s", "operation/s"};
+                                       "instruction/s", "instruction/s", "operation/s",
+                                       "operation/s", "pair/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
    (taken, taken_jumps), divisions (divide, divide_chain), chained operations (the chain
    loops), divider instructions (fdiv ... fsqrt_ymm) or shuffles per loop iteration or per bit */
 static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
                                   16.0, 8.0, 8.0, 8.0, 8.0,
-                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0};
-#define N_OPS 23
+                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0, 8.0, 8.0};
+#define N_OPS 25
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -407,6 +420,30 @@ static long fp_chain_loop(long iters, int divide)
     return (long)x;
 }
 
+/* four kinds of simple vector operation on one chain, twice; the data never matter to them */
+static long vector_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    double x = one_v, k = one_v;
+    __asm__ __volatile__("pcmpeqd %%xmm15, %%xmm15\n\t" ".p2align 6\n\t" "7:\n\t"
+                         "paddq %2, %1\n\tandpd %%xmm15, %1\n\tunpcklpd %2, %1\n\tmovsd %2, %1\n\t"
+                         "paddq %2, %1\n\tandpd %%xmm15, %1\n\tunpcklpd %2, %1\n\tmovsd %2, %1\n\t"
+                         "dec %0\n\tjnz 7b\n\t"
+                         : "+r"(n), "+x"(x) : "x"(k) : "xmm15", "cc");
+    return (long)x;
+}
+
+/* x = (x + 1) * 0.5 eight times per iteration: an add handing its result to a multiply */
+static long fadd_fmul_chain_loop(long iters)
+{
+    long n = iters * LOOP_ITERS;
+    double x = one_v + 0.5, k = one_v, h = 0.5 * one_v;
+    __asm__ __volatile__(".p2align 6\n\t" "8:\n\t"
+                         OP8("addsd %2, %1\n\tmulsd %3, %1\n\t") "dec %0\n\tjnz 8b\n\t"
+                         : "+r"(n), "+x"(x) : "x"(k), "x"(h) : "cc");
+    return (long)x;
+}
+
 /* The floating-point divider: 8 independent divider instructions per iteration, operands
    fixed doubles with full significands (xmm8 = dividend, xmm9 = divisor or radicand). */
 static const double FDIV_OPERANDS[2] = {1.2345678901234567, 0.98765432109876543};
@@ -513,6 +550,8 @@ static double body(void *p, long iters)
     case C_MUL_CHAIN: return (double)multiply_chain_loop(iters);
     case C_LOAD_CHAIN: return (double)load_chain_loop(iters);
     case C_LOAD_INDEX_CHAIN: return (double)load_index_chain_loop(iters);
+    case C_VECTOR_CHAIN: return (double)vector_chain_loop(iters);
+    case C_FADD_FMUL_CHAIN: return (double)fadd_fmul_chain_loop(iters);
     case C_FMUL_CHAIN: return (double)fp_chain_loop(iters, 0);
     case C_FDIV_CHAIN: return (double)fp_chain_loop(iters, 1);
     case C_FDIV: return (double)fdiv_loop(iters);
@@ -541,7 +580,7 @@ static double per_call(const ctx_t *c)
     case C_RETIRE: return OP_COUNT[op] * RETIRE_ITERS;
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
     case C_ALU_CHAIN: case C_MUL_CHAIN: case C_LOAD_CHAIN: case C_FMUL_CHAIN: case C_FDIV_CHAIN:
-    case C_LOAD_INDEX_CHAIN: case C_FDIV: case C_FSQRT: case C_FDIV_SQRT: case C_FDIV_YMM: case C_FSQRT_YMM:
+    case C_LOAD_INDEX_CHAIN: case C_VECTOR_CHAIN: case C_FADD_FMUL_CHAIN: case C_FDIV: case C_FSQRT: case C_FDIV_SQRT: case C_FDIV_YMM: case C_FSQRT_YMM:
     case C_SHUFFLE: case C_SHUFFLE_LANE:
         return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * (double)c->nbits;
@@ -555,7 +594,8 @@ int main(int argc, char **argv)
                             C_RANDOM, C_DIVIDE, C_DIVIDE_CHAIN, C_ALU_CHAIN, C_MUL_CHAIN,
                             C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
                             C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
-                            C_SHUFFLE, C_SHUFFLE_LANE, C_LOAD_INDEX_CHAIN};
+                            C_SHUFFLE, C_SHUFFLE_LANE, C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN,
+                            C_FADD_FMUL_CHAIN};
     long long passes[PP_MAX_LIST] = {BITS};
     int nops = N_OPS, npasses = 1, i, k, r, q;
     double reps[PP_MAX_REPS];

@@ -38,7 +38,7 @@ from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s",
-         "operation/s")
+         "operation/s", "pair/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count, a gather's extra instructions per
@@ -167,7 +167,9 @@ _TAKEN_OPS = ("taken", "taken_jumps")
 _DIVISION_OPS = ("divide", "divide_chain")
 #: kernels/core.c's loops that time one dependency chain (operations of one kind, each waiting).
 CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "load_index_chain", "fmul_chain",
-             "fdiv_chain")
+             "fdiv_chain", "vector_chain")
+#: kernels/core.c's chain loop that counts add-multiply pairs.
+_PAIR_OPS = ("fadd_fmul_chain",)
 #: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
 _DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 #: kernels/core.c's loops that count shuffle instructions.
@@ -188,6 +190,8 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "division/s"
     if kernel == "core" and point.params.get("op") in CHAIN_OPS:
         return "operation/s"
+    if kernel == "core" and point.params.get("op") in _PAIR_OPS:
+        return "pair/s"
     return _KERNEL_UNITS.get(kernel)
 
 

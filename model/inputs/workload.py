@@ -131,9 +131,11 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     alu = 2000000                        # its loops carry from one iteration to the next,
     fp_add = 500000                      # summed over iterations, by kind: alu, multiply,
                                          # divide, load, indexed_load (address with an
-                                         # index register), fp_add, fp_multiply, fma, fp_divide;
-                                         # each priced at its latency (core *_chain, PEAK
-                                         # add_chain / fma_chain)
+                                         # index register), fp_add (into an add),
+                                         # fp_add_to_other (into another operation),
+                                         # fp_multiply, fma, fp_divide, vector (logic, shuffles
+                                         # on vector registers); each priced at its latency
+                                         # (core *_chain, PEAK add_chain / fma_chain)
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)

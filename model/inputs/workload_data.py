@@ -262,7 +262,7 @@ class Instructions:
 #: Kinds of operation on a phase's dependency chains ([phases.dependencies]), each priced at
 #: its own measured latency.
 DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "indexed_load", "fp_add",
-                    "fp_multiply", "fma", "fp_divide")
+                    "fp_add_to_other", "fp_multiply", "fma", "fp_divide", "vector")
 
 
 @dataclass(frozen=True)
@@ -275,8 +275,12 @@ class Dependencies:
     ``multiply`` and ``divide`` integer ones, ``load`` a load whose address or value is on the
     chain, ``indexed_load`` such a load whose address adds an index register (a table lookup
     ``t[(crc ^ b) & 0xff]``: a cycle more of address generation on many cores), ``fp_add``
-    (adds, subtracts, compares), ``fp_multiply``, ``fma``, ``fp_divide`` (divisions and square
-    roots).  Each >= 0 and finite."""
+    (adds, subtracts, compares) whose result goes to another add, ``fp_add_to_other`` an add
+    whose result goes to another kind of operation (some cores forward an add's result to an add
+    sooner than to a multiply: AMD Zen 5 a cycle sooner), ``fp_multiply``, ``fma``, ``fp_divide``
+    (divisions and square roots), ``vector`` the simple operations on vector registers that are
+    not arithmetic (logic, integer SIMD adds, shuffles, blends, a three-operand ``vmovsd``
+    merge: one cycle on many cores, two on Zen 5).  Each >= 0 and finite."""
 
     alu: float = 0.0
     multiply: float = 0.0
@@ -284,9 +288,11 @@ class Dependencies:
     load: float = 0.0
     indexed_load: float = 0.0
     fp_add: float = 0.0
+    fp_add_to_other: float = 0.0
     fp_multiply: float = 0.0
     fma: float = 0.0
     fp_divide: float = 0.0
+    vector: float = 0.0
 
     def __post_init__(self):
         for name in DEPENDENCY_KINDS:

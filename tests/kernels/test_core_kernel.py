@@ -21,7 +21,8 @@ from callgrind_counts import callgrind_self_counts
 from pinchpoint.measure.runner import compile_kernel, find_compiler
 
 X86 = platform.machine() in ("x86_64", "AMD64")
-CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "fmul_chain", "fdiv_chain")
+CHAIN_OPS = ("alu_chain", "multiply_chain", "load_chain", "load_index_chain", "fmul_chain",
+             "fdiv_chain", "vector_chain")
 LAT_CYCLES = (2.0, 6.0)
 
 
@@ -58,10 +59,16 @@ def test_core_points_are_present_and_sane(quick_signature):
     for op in CHAIN_OPS:
         if op in ops:
             # one chain: no dependent operation completes in under a cycle, and none of these
-            # (add/xor, imul, an L1 load, mulsd, divsd) takes 64 cycles
+            # (add/xor, imul, an L1 load, mulsd, divsd, vector logic) takes 64 cycles
             rate = ops[op].result.max
             assert rate * short <= 1.0 and rate * long >= 1 / 64, (op, rate)
             assert ops[op].result.unit == "operation/s"
+    if "fadd_fmul_chain" in ops and "fmul_chain" in ops:
+        # an add and a multiply on one chain: two operations, so slower than the multiply alone
+        # by at least a cycle, and not 64 cycles a pair
+        pair = 1 / ops["fadd_fmul_chain"].result.max
+        assert pair >= 1 / ops["fmul_chain"].result.max + short and pair <= 64 * long, pair
+        assert ops["fadd_fmul_chain"].result.unit == "pair/s"
     if "alu" in ops and "alu_chain" in ops:
         # eight independent chains of adds against one: the core overlaps them
         assert ops["alu"].result.max > 1.5 * ops["alu_chain"].result.max
@@ -96,6 +103,9 @@ def callgrind_counts(tmp_path_factory):
     ("multiply_chain_loop", 10.0),  # 8 chained operations, decrement, branch
     ("load_chain_loop", 10.0),
     ("fp_chain_loop", 10.0),     # fmul_chain and fdiv_chain
+    ("load_index_chain_loop", 10.0),
+    ("vector_chain_loop", 10.0),       # 8 vector operations (and one pcmpeqd per call)
+    ("fadd_fmul_chain_loop", 18.0),    # 8 add-multiply pairs
 ])
 def test_the_stated_counts_are_what_the_loops_execute(callgrind_counts, function, per_branch):
     ir, bc, _ = callgrind_counts[function]

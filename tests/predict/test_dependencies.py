@@ -20,22 +20,25 @@ from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.inputs.workload_data import DEPENDENCY_KINDS, Dependencies
 from pinchpoint.prediction.convolve import RESOURCES, convolve
 
-#: one chain's rate [operation/s] per core.c loop: latencies of 0.25, 1, 5, 1.25, 1.6, 1 and
-#: 4 ns
+#: one chain's rate [operation/s] per core.c loop: latencies of 0.25, 1, 5, 1.25, 1.6, 1, 4
+#: and 0.5 ns; an add-multiply pair [pair/s] of 2.5 ns
 CHAINS = {"alu_chain": 4e9, "multiply_chain": 1e9, "divide_chain": 0.2e9, "load_chain": 0.8e9,
-          "load_index_chain": 0.625e9, "fmul_chain": 1e9, "fdiv_chain": 0.25e9}
+          "load_index_chain": 0.625e9, "fmul_chain": 1e9, "fdiv_chain": 0.25e9,
+          "vector_chain": 2e9, "fadd_fmul_chain": 0.4e9}
 #: latency [s] per kind: the core loops above; PEAK add_chain and fma_chain of the synthetic
-#: signature run 1 G flop/s, so an add takes 1 ns and an FMA (2 flops) 2 ns
+#: signature run 1 G flop/s, so an add takes 1 ns and an FMA (2 flops) 2 ns; an add handing
+#: its result to a multiply the pair's 2.5 ns less the multiply's 1
 LATENCY = {"alu": 0.25e-9, "multiply": 1e-9, "divide": 5e-9, "load": 1.25e-9,
-           "indexed_load": 1.6e-9, "fp_add": 1e-9, "fp_multiply": 1e-9, "fma": 2e-9,
-           "fp_divide": 4e-9}
+           "indexed_load": 1.6e-9, "fp_add": 1e-9, "fp_add_to_other": 1.5e-9,
+           "fp_multiply": 1e-9, "fma": 2e-9, "fp_divide": 4e-9, "vector": 0.5e-9}
+UNITS = {"divide_chain": "division/s", "fadd_fmul_chain": "pair/s"}
 
 
-def signature(without=()) -> Signature:
+def signature(without=(), rates=None) -> Signature:
     doc = synthetic_doc()
-    pts = core_points() + [{"op": op, "result": result("division/s" if op == "divide_chain"
-                                                        else "operation/s", rate)}
-                           for op, rate in CHAINS.items() if op not in without]
+    pts = core_points() + [{"op": op, "result": result(UNITS.get(op, "operation/s"), rate)}
+                           for op, rate in {**CHAINS, **(rates or {})}.items()
+                           if op not in without]
     for p in pts:
         if p["op"] == "divide_chain":
             p.update(dividend_bits=64, divisor_bits=32)
@@ -135,6 +138,29 @@ def test_indexed_loads_without_their_loop_are_priced_as_plain_loads_and_said():
     with pytest.raises(WorkloadError) as exc:
         convolve(gone, workload("indexed_load = 1e6\n"))
     assert "load_chain" in exc.value.message
+
+
+@pytest.mark.parametrize("kind, loop, plain", [("fp_add_to_other", "fadd_fmul_chain", "fp_add"),
+                                               ("vector", "vector_chain", "alu")])
+def test_kinds_without_their_loop_are_priced_as_the_plainer_kind_and_said(kind, loop, plain):
+    """Signatures measured before core.c had these loops: an add into another kind priced as
+    an add into an add, vector operations as integer ones, noted."""
+    p = convolve(signature(without=(loop,)), workload(f"{kind} = 1e6\n"))
+    assert p.seconds("dependencies") == pytest.approx(1e6 * LATENCY[plain], rel=1e-12)
+    assert not p.extrapolations
+    assert any(loop in n and f"priced as {plain}" in n for n in p.notes)
+
+
+@given(pair_ns=st.floats(0.5, 20.0))
+@settings(max_examples=40, deadline=None)
+def test_an_add_into_another_kind_costs_the_pair_less_the_multiply_never_less_than_an_add(
+        pair_ns):
+    """fadd_fmul_chain less fmul_chain (1 ns), floored at PEAK add_chain's add (1 ns): a
+    handoff only adds to an add's latency, whatever noise puts in the pair."""
+    sig = signature(rates={"fadd_fmul_chain": 1 / (pair_ns * 1e-9)})
+    p = convolve(sig, workload("fp_add_to_other = 1e6\n"))
+    assert p.seconds("dependencies") == pytest.approx(1e6 * max(pair_ns - 1.0, 1.0) * 1e-9,
+                                                       rel=1e-9)
 
 
 def test_cli_refuses_a_bad_table_in_one_line_with_exit_2(capsys, tmp_path):

@@ -34,7 +34,8 @@ XORSHIFT = """
     1360:	jne    1330 <kernel+0x20>
 """
 # Mandelbrot's escape loop (rotated: entered at 138f): zr' = zr*zr - zi*zi + cr and
-# zi' = 2 zr zi + ci; the longest cycle is zr -> mul -> sub -> add -> vmovsd (a merge) -> zr
+# zi' = 2 zr zi + ci; the longest cycle is zr -> mul -> sub -> add -> vmovsd (a merge) -> zr,
+# the second add handing its result to the merge
 MANDEL = """
     1370:	vsubsd xmm1,xmm1,xmm3
     1374:	vaddsd xmm0,xmm0,xmm0
@@ -85,7 +86,42 @@ def test_xorshift_carries_six_one_cycle_operations():
 
 
 def test_mandelbrot_carries_a_multiply_two_adds_and_a_merge():
-    assert chain(MANDEL) == {"alu": 1.0, "fp_add": 2.0, "fp_multiply": 1.0}
+    assert chain(MANDEL) == {"fp_add": 1.0, "fp_add_to_other": 1.0, "fp_multiply": 1.0,
+                             "vector": 1.0}
+
+
+# x = x * a + b without FMA, the add at the end of one iteration and the multiply that takes
+# its result at the top of the next; and the same loop rotated, the handoff inside the body
+MUL_ADD = """
+    1000:	vmulsd xmm0,xmm0,xmm1
+    1004:	vaddsd xmm0,xmm0,xmm2
+    1008:	sub    rax,0x1
+    100c:	jne    1000 <kernel>
+"""
+ADD_MUL = """
+    1000:	vaddsd xmm0,xmm0,xmm2
+    1004:	vmulsd xmm0,xmm0,xmm1
+    1008:	sub    rax,0x1
+    100c:	jne    1000 <kernel>
+"""
+# a sign flip and a mask between two adds: vector logic on the chain, each add into it
+XOR_AND = """
+    1000:	vaddsd xmm0,xmm0,xmm2
+    1004:	vxorpd xmm0,xmm0,xmm3
+    1008:	vaddsd xmm0,xmm0,xmm2
+    100c:	vandpd xmm0,xmm0,xmm4
+    1010:	sub    rax,0x1
+    1014:	jne    1000 <kernel>
+"""
+
+
+@pytest.mark.parametrize("body", [MUL_ADD, ADD_MUL])
+def test_an_add_into_a_multiply_is_counted_as_handed_over_wherever_the_iteration_starts(body):
+    assert chain(body) == {"fp_add_to_other": 1.0, "fp_multiply": 1.0}
+
+
+def test_vector_logic_on_a_chain_is_its_own_kind_and_takes_the_adds_results():
+    assert chain(XOR_AND) == {"fp_add_to_other": 2.0, "vector": 2.0}
 
 
 def test_an_in_order_sum_carries_its_four_adds():

@@ -220,7 +220,7 @@ def _reductions(body, facts: LoopFacts) -> None:
             facts.chained[addr] = g
             facts.fed_by_dependent |= fed
     # the loop's chained adds advance as this many independent partial sums
-    on_cycle = facts.carried.get("fp_add", 0.0) + facts.carried.get("fma", 0.0)
+    on_cycle = sum(facts.carried.get(k, 0.0) for k in ("fp_add", "fp_add_to_other", "fma"))
     if on_cycle > 0:
         # the chained adds' lanes over the adds per iteration on the longest carried cycle: a
         # compensated sum's four adds, on one cycle through two registers, are one chain

@@ -448,7 +448,7 @@ def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> N
             continue
         exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
         if exits > 0 and (ir / exits <= CHAIN_WINDOW
-                          or (facts.chained and set(facts.carried) <= {"fp_add", "fma"})):
+                          or (facts.chained and set(facts.carried) <= {"fp_add", "fp_add_to_other", "fma"})):
             continue
         for kind, n in facts.carried.items():
             total[kind] = total.get(kind, 0.0) + n * iterations

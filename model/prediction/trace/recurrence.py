@@ -15,11 +15,13 @@ longest k-step path is that mean).
 The path is chosen with nominal latencies in cycles (``NOMINAL``: one-cycle integer operations,
 three-cycle multiplies and floating-point adds, four-cycle loads and FMAs, as on current x86
 cores: Agner Fog, "Instruction tables", 2022); the prediction then prices each kind of
-operation on it at the latency the signature measured.  Heuristics, named as such: a
-register-to-register move costs nothing (move elimination; a three-operand ``vmovsd``
-merges and costs an operation), a store and a later load of the
-same address are not linked (chains through memory are not followed), and a branch is
-predicted (only data carries the chain).
+operation on it at the latency the signature measured.  Operations on a vector register that
+are not arithmetic (logic, integer SIMD, shuffles, a three-operand ``vmovsd`` merge) are their
+own kind, ``vector``; an add whose result the chain's next operation is not an add is counted
+as ``fp_add_to_other`` (some cores forward an add to an add sooner than to anything else).
+Heuristics, named as such: a register-to-register move costs nothing (move elimination), a
+store and a later load of the same address are not linked (chains through memory are not
+followed), and a branch is predicted (only data carries the chain).
 
 Pure: instructions in, counts out.
 """
@@ -33,8 +35,11 @@ from pinchpoint.prediction.trace.operands import effects, split_operands, with_i
 
 #: Nominal latency [cycles] of each kind: only used to pick the longest path.
 NOMINAL = {"alu": 1.0, "multiply": 3.0, "divide": 14.0, "load": 4.0, "indexed_load": 5.0,
-           "fp_add": 3.0, "fp_multiply": 3.0, "fma": 4.0, "fp_divide": 13.0}
+           "fp_add": 3.0, "fp_add_to_other": 4.0, "fp_multiply": 3.0, "fma": 4.0,
+           "fp_divide": 13.0, "vector": 1.0}
 KINDS = tuple(NOMINAL)
+#: An add whose result goes to another kind of operation: counted as fp_add_to_other.
+_ADD, _HANDED = KINDS.index("fp_add"), KINDS.index("fp_add_to_other")
 #: Iterations followed, and the one after which the chain's growth is read.
 UNROLL, WARM = 64, 16
 #: Longest body followed [instructions] (longer ones: not a compiled kernel's loop).
@@ -50,7 +55,9 @@ _COMPARE = re.compile(r"^(cmp|test|v?u?comis[sd])$")
 _FLAG_READER = re.compile(r"^(cmov|set|adc|sbb)")
 _INT_MUL = re.compile(r"^(i?mul|mulx)$")
 _NO_OP = re.compile(r"^(j|nop|endbr|prefetch|call|ret|push|pop|lfence|sfence|mfence|pause)")
-_ZERO = (0.0, (0,) * len(KINDS))
+_VECTOR_DEST = re.compile(r"^[xyz]mm\d+\b")
+#: A path: (nominal length, operations by kind, its first and last kind; None: no operation).
+_ZERO = (0.0, (0,) * len(KINDS), None, None)
 
 
 def kind_of(ins: Instruction) -> str | None:
@@ -74,15 +81,32 @@ def kind_of(ins: Instruction) -> str | None:
         return None  # a three-operand vmovsd/vmovss merges two registers: a shuffle, not a move
     if _EXTEND.match(m) and "[" in ins.operands:
         return None  # a load that zero- or sign-extends: the load unit does it, in its latency
+    if _VECTOR_DEST.match(ins.operands):
+        return "vector"  # logic, integer SIMD, shuffles, blends, merges on a vector register
     return "alu"
 
 
 def _add(path, kind: str | None):
     if kind is None:
         return path
-    d, counts = path
+    d, counts, first, last = path
+    if _hands_over(last, kind):
+        counts, d = _handed(counts), d + NOMINAL["fp_add_to_other"] - NOMINAL["fp_add"]
     i = KINDS.index(kind)
-    return d + NOMINAL[kind], counts[:i] + (counts[i] + 1,) + counts[i + 1:]
+    return d + NOMINAL[kind], counts[:i] + (counts[i] + 1,) + counts[i + 1:], first or kind, kind
+
+
+def _hands_over(last: str | None, kind: str | None) -> bool:
+    """Whether an operation of ``kind`` takes an add's result (``last``) as another kind."""
+    return last == "fp_add" and kind not in (None, "fp_add")
+
+
+def _handed(counts: tuple) -> tuple:
+    """``counts`` with one add counted as an add whose result goes to another kind."""
+    out = list(counts)
+    out[_ADD] -= 1
+    out[_HANDED] += 1
+    return tuple(out)
 
 
 def _merge(into: dict, more: dict) -> None:
@@ -141,13 +165,18 @@ def carried_chain(body: list[tuple[int, Instruction]]) -> dict[str, float]:
     # iteration, the last one's left out (it may end in a value no later iteration reads)
     at = last
     counts = [0] * len(KINDS)
-    for i, step in enumerate(reversed(came[WARM:])):
+    handed = 0  # adds at the end of an iteration whose result the next one's first op takes
+    steps = list(reversed(came[WARM:]))
+    for i, step in enumerate(steps):
         how = step.get(at) if at is not None else None
         if how is None:
             break
-        at, path = how
+        at, path, over = how
         if i:
             counts = [a + b for a, b in zip(counts, path[1])]
+        handed += over and i < len(steps) - 1  # its add lies in the iteration before
+    counts[_ADD] -= handed
+    counts[_HANDED] += handed
     span = UNROLL - WARM - 1
     return {k: round(n / span, 3) for k, n in zip(KINDS, counts) if n > 0}
 
@@ -156,17 +185,19 @@ def _unroll(edges: dict) -> tuple[list[dict], str | None]:
     """Longest paths through ``UNROLL`` iterations of the carried-register graph: per iteration,
     each register's predecessor and edge on its longest path; and the register that ends the
     longest path of all."""
-    dist = {dst: 0.0 for dst in edges}
+    dist = {dst: (0.0, None) for dst in edges}  # longest path to each register, its last kind
     came: list[dict] = []
+    extra = NOMINAL["fp_add_to_other"] - NOMINAL["fp_add"]
     for _ in range(UNROLL):
         step, nxt = {}, {}
         for dst, srcs in edges.items():
-            best, how = 0.0, None
+            best, how = (0.0, None), None
             for src, path in srcs:
-                d = dist[src] + path[0]
-                if how is None or d > best:
-                    best, how = d, (src, path)
+                over = _hands_over(dist[src][1], path[2])
+                d = dist[src][0] + path[0] + (extra if over else 0.0)
+                if how is None or d > best[0]:
+                    best, how = (d, path[3] or dist[src][1]), (src, path, over)
             nxt[dst], step[dst] = best, how
         dist = nxt
         came.append(step)
-    return came, max(dist, key=dist.get, default=None)
+    return came, max(dist, key=lambda r: dist[r][0], default=None)
