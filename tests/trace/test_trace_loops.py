@@ -107,6 +107,34 @@ def test_pointer_chase_is_dependent():
     assert f.indirect == {0x1454} and f.dependent == {0x1454} and f.chained == {}
 
 
+# a binary search tree lookup, p = k < p->key ? p->left : p->right: GCC loads the key and both
+# links of one node, the right one by a cmov; the loop is rotated (entered at 1034)
+BST = """
+    1020:	mov    r8,QWORD PTR [rax+0x8]
+    1024:	cmp    rcx,rdx
+    1027:	cmovae r8,QWORD PTR [rax+0x10]
+    102c:	mov    rax,r8
+    102f:	test   r8,r8
+    1032:	je     1040 <kernel+0x40>
+    1034:	mov    rdx,QWORD PTR [rax]
+    1037:	cmp    rdx,rcx
+    103a:	jne    1020 <kernel+0x20>
+"""
+
+
+def test_the_loads_of_one_tree_node_are_one_chase_step():
+    """The key at [rax] and the links at [rax+8] and [rax+16] read the node rax held since the
+    previous iteration's move: two are siblings of the first, and the step's chain is that
+    load, the compare and the cmov."""
+    f = one(BST)
+    assert f.dependent == {0x1020, 0x1027, 0x1034} and f.siblings == {0x1020, 0x1027}
+    assert f.carried == {"load": 1.0, "alu": 2.0}
+
+
+def test_a_list_node_read_for_its_value_and_its_link_is_one_step_and_a_bare_chase_has_no_siblings():
+    assert one(LIST_SUM).siblings == {0x15} and one(CHASE).siblings == set()
+
+
 def test_histogram_update_loads_and_stores_at_a_loaded_index():
     e = effects(decode("add    QWORD PTR [rdi+rax*8],0x1"))
     assert e.load and e.store and e.address == {"rdi", "rax"} and not e.writes

@@ -260,3 +260,56 @@ def test_a_traced_recurrence_states_its_chain(build_c, valgrind):
     assert kernel.dependencies is not None
     assert kernel.dependencies.alu == pytest.approx(6 * n * reps, rel=0.01)
     assert kernel.dependencies.total == pytest.approx(kernel.dependencies.alu)
+
+
+
+WALKS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+struct node { struct node *next; long pad[7]; };
+__attribute__((noipa)) static long walks(struct node **heads, size_t q)
+{
+    long steps = 0;
+    for (size_t i = 0; i < q; i++)
+        for (struct node *p = heads[i]; p; p = p->next)
+            steps++;
+    return steps;
+}
+int main(int argc, char **argv)
+{
+    size_t q = strtoull(argv[1], 0, 10), len = 8;
+    struct node *nodes = calloc(q * len, sizeof *nodes);
+    struct node **heads = malloc(q * sizeof *heads);
+    long steps = 0;
+    for (size_t i = 0; i < q; i++) {
+        size_t n = len - (i * 2654435761u >> 7) % 4;  /* 5 to 8 nodes: the exit moves */
+        for (size_t j = 0; j + 1 < n; j++) nodes[i * len + j].next = &nodes[i * len + j + 1];
+        heads[i] = &nodes[i * len];
+    }
+    for (int r = 0; r < 4; r++) steps += walks(heads, q);
+    printf("%ld\n", steps);
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_a_short_walk_ending_on_data_pays_its_chain(build_c, valgrind):
+    """Entries of 5-8 iterations fit a reorder buffer, but a list walk ends on a loaded
+    pointer: its exit mispredicts and flushes the next entry, so each entry's chain, a load per
+    node, is paid in full rather than overlapped with the next."""
+    from test_trace_branches import L1, L2
+
+    from pinchpoint.prediction.trace.runner import trace_program
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    exe = build_c("walks", WALKS, "-O2")
+    q = 4000
+    runs, disasm, _ = trace_program([str(exe), str(q)], (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="walks", command=[str(exe)],
+                               target="test", top_functions=1)
+    walk = next(p for p in tw.workload.phases if p.name == "walks")
+    # the list lengths as main draws them; 4 calls
+    nodes = 4 * sum(8 - (i * 2654435761 % 2**32 >> 7) % 4 for i in range(q))
+    assert walk.dependencies.load == pytest.approx(nodes, rel=0.02)

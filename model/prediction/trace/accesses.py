@@ -15,8 +15,10 @@ level's is taken as their geometric mean (the middle of the range in a log-size 
 as MAPS's), and one served by memory as four times the last cache; streams keep their hit
 rates beside it.  Random accesses (gathers, pointer chases, random updates and stores) are
 stated by their footprint alone, which their misses give (:func:`random_footprint`): MAPS's
-random curves are measured over a footprint, hits at every level included.  Heuristics,
-named as such in the workload.
+random curves are measured over a footprint, hits at every level included.  The loads of one
+node a chase step reads (a tree node's key and links: siblings in :mod:`.loops`) are one
+access of the chase, with the misses of all of them.  Heuristics, named as such in the
+workload.
 
 Pure: counts in, entries out.
 """

@@ -12,7 +12,10 @@ per element, the stride and the concurrent streams of each access, and the trip 
   registers through arithmetic.  A load whose address registers carry a tag is *indirect*;
   it is *dependent* when one of those tags is itself an indirect load or the load itself
   (each address waits for the previous load: Hennessy and Patterson, *Computer
-  Architecture*, 6th ed., section 2.3, pointer chasing); otherwise it is a gather.
+  Architecture*, 6th ed., section 2.3, pointer chasing); otherwise it is a gather.  A chase
+  load whose address registers hold the values an earlier one of the same step read (a tree
+  node's key and its two links, ``[rax]``, ``[rax+8]``, ``[rax+16]``) is a *sibling*: the
+  loads of one node issue together once its address is known, so a step waits one latency.
 - Reductions: a register live into the body and written in it is *carried*; the carried
   registers whose values flow into each other form strongly connected groups (Tarjan,
   "Depth-first search and linear graph algorithms", SIAM J. Comput. 1972).  A floating-point
@@ -55,6 +58,7 @@ class LoopFacts:
     end: int
     indirect: set = field(default_factory=set)      # loads/updates whose address is loaded
     dependent: set = field(default_factory=set)     # ... of which pointer chases
+    siblings: set = field(default_factory=set)      # ... of which read a node another did
     index: set = field(default_factory=set)         # direct loads whose values index gathers
     in_place: set = field(default_factory=set)      # stores to an address the loop also loads
     chained: dict = field(default_factory=dict)     # address -> partial sums of its loop
@@ -165,8 +169,30 @@ def _indirection(body, facts: LoopFacts) -> None:
                 tags[w] = t
     facts.indirect = set(parents)
     facts.dependent = {a for a, ps in parents.items() if any(p in parents for p in ps)}
+    facts.siblings = _siblings(body, facts.dependent)
     facts.index = {p for a, ps in parents.items() if a not in facts.dependent for p in ps
                    if p not in parents}
+
+
+def _siblings(body, dependent: set) -> set:
+    """The chase loads whose address registers hold the values an earlier chase load read:
+    registers are versioned by their writes over two rounds of the body (the second sees a
+    value written late in one iteration and read early in the next), and a load of the second
+    round whose versions an earlier load (of either round) read is a sibling."""
+    version: dict[str, int] = {}
+    first: dict[frozenset, tuple[int, int]] = {}
+    out = set()
+    for round_ in range(2):
+        for addr, ins in body:
+            e = effects(ins)
+            if e.load and addr in dependent:
+                key = frozenset((r, version.get(r, 0)) for r in e.address)
+                seen = first.setdefault(key, (round_, addr))
+                if round_ == 1 and seen != (round_, addr):
+                    out.add(addr)
+            for w in e.writes:
+                version[w] = version.get(w, 0) + 1
+    return out
 
 
 # long: one walk over a loop body's data flow; each branch is one instruction effect on a carried chain

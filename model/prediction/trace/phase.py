@@ -369,6 +369,9 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
     if dr and facts is not None and addr in facts.index and random_loads != "dependent":
         # the index a gather walks: MAPS gather's figure holds it (module doc)
         _class(pf, "index", "load").add(dr, w, per_run, None, streams)
+    elif dr and pattern == "random" and addr in facts.siblings:
+        # another load of the node a chase step reads: its misses join the chase, not its access
+        _class(pf, "random", "load").add(0.0, w, per_run, None, None)
     elif dr:
         stride = _stride(facts, addr, ins, dr, d1m, line, trips)
         _class(pf, _apart(pattern, stride, w), "load").add(dr, w, per_run, stride, streams)
@@ -438,17 +441,19 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
 def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> None:
     """Operations on the loops' carried chains (:mod:`.recurrence`), each loop's per iteration
     times its iterations (its back branch's executions).  Left out, where the chain restarts
-    on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW instructions),
-    since the next entry's chain overlaps out of order; and reductions whose chain is adds
-    alone, which the flops' chained adds price with the overlap PEAK add_chains measures."""
+    on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW instructions)
+    and whose back branch is a learnt exit, as the next entry's chain overlaps out of order
+    (an exit on data, a tree walk's, mispredicts and flushes the next entry); and reductions
+    of adds alone, which the flops' chained adds price (PEAK add_chains' overlap)."""
     total: dict[str, float] = {}
     for facts, ir, _, obj in by_loop.values():
         iterations = runs_at.get((obj, facts.end), 0.0)
         if not facts.carried or iterations <= 0:
             continue
         exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
-        if exits > 0 and (ir / exits <= CHAIN_WINDOW
-                          or (facts.chained and set(facts.carried) <= {"fp_add", "fp_add_to_other", "fma"})):
+        overlaps = ir / exits <= CHAIN_WINDOW and facts.end in code.exits(obj) if exits else False
+        adds_only = facts.chained and set(facts.carried) <= {"fp_add", "fp_add_to_other", "fma"}
+        if exits > 0 and (overlaps or adds_only):
             continue
         for kind, n in facts.carried.items():
             total[kind] = total.get(kind, 0.0) + n * iterations
