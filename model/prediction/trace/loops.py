@@ -87,9 +87,14 @@ def back_edges(code: dict[int, Instruction]) -> list[tuple[int, int]]:
 STRING_OPS = frozenset({"stos", "movs", "cmps", "scas", "lods"})
 
 
+def is_conditional_jump(mnemonic: str) -> bool:
+    """A conditional jump (``jcc``, ``loop``)."""
+    return bool(_JUMP.match(mnemonic))
+
+
 def is_jump(mnemonic: str) -> bool:
     """A conditional or unconditional jump (not a call or return; not a string instruction)."""
-    return bool(_JUMP.match(mnemonic)) or mnemonic == "jmp"
+    return is_conditional_jump(mnemonic) or mnemonic == "jmp"
 
 
 def analyse_loop(code: dict[int, Instruction], addrs: list[int], lo: int, hi: int) -> LoopFacts:

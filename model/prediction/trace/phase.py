@@ -28,7 +28,7 @@ from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
                                                 shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
-from pinchpoint.prediction.trace.loops import _JUMP, LoopFacts, Loops, is_jump
+from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_conditional_jump, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts, _served
@@ -89,7 +89,6 @@ class CodeFacts:
         self.disasm = disasm
         self._loops: dict[str, Loops] = {}
         self._exits: dict[str, LoopExits] = {}
-        self._sorted: dict = {}
         self.trip_counts: dict[tuple[str, int], tuple[float, float]] = {}
 
     def count_trips(self, prof, ir: int) -> None:
@@ -114,12 +113,11 @@ class CodeFacts:
         with (:data:`FUSIBLE`): the pair is one operation (Instructions.fused_branches)."""
         code = self.disasm.get(obj, {})
         ins = code.get(addr)
-        if ins is None or not _JUMP.match(ins.mnemonic):
+        if ins is None or not is_conditional_jump(ins.mnemonic):
             return False
-        if obj not in self._sorted:
-            self._sorted[obj] = sorted(code)
-        i = bisect_left(self._sorted[obj], addr)
-        return i > 0 and bool(FUSIBLE.match(code[self._sorted[obj][i - 1]].mnemonic))
+        addrs = self._loops_of(obj).addrs
+        i = bisect_left(addrs, addr)
+        return i > 0 and bool(FUSIBLE.match(code[addrs[i - 1]].mnemonic))
 
     def trips(self, obj: str, facts: LoopFacts) -> float | None:
         """Iterations per entry of a loop: its back branch's executions over those of the
@@ -135,17 +133,20 @@ class CodeFacts:
         return self._exits[obj]
 
     def loop(self, obj: str, addr: int) -> LoopFacts | None:
+        return self._loops_of(obj).innermost(addr)
+
+    def counted(self, obj: str, facts: LoopFacts) -> bool:
+        """Whether the loop's back branch is a learnt exit, not a test of data (:mod:`.exits`)."""
+        return facts.end in self.exits(obj)
+
+    def _loops_of(self, obj: str) -> Loops:
         if obj not in self._loops:
             self._loops[obj] = Loops(self.disasm.get(obj, {}))
-        return self._loops[obj].innermost(addr)
+        return self._loops[obj]
 
 
-#: Instructions a following conditional branch fuses with into one operation (macro-fusion):
-#: cmp and test on current Intel and AMD cores; add, sub, and, inc and dec too on Intel since
-#: Sandy Bridge (Intel, "64 and IA-32 Architectures Optimization Reference Manual",
-#: macro-fusion; AMD, "Software Optimization Guide for the AMD Zen4 Microarchitecture", 2023,
-#: branch fusion).  Counted alike: on a core that fuses cmp and test alone, the arithmetic
-#: forms' branches are counted fused where they are not.
+#: Instructions a following conditional branch fuses with into one operation (macro-fusion; which
+#: vendor fuses which: Instructions.fused_branches), counted alike on every core.
 FUSIBLE = re.compile(r"^(cmp|test|add|sub|and|inc|dec)$")
 
 
@@ -282,10 +283,9 @@ def _add_waits(waits: dict, code: CodeFacts, runs, key, missed: float) -> None:
 
 
 def _capped_waits(waits: dict) -> dict:
-    """Level -> mispredictions that wait there, summed over the waiting loads: at most one
-    wait per execution of a load the level serves.  Two branches on one loaded value (a probe
-    loop's ``slot == 0`` and ``slot == key``) resolve when that load arrives: a misprediction
-    of the second, refetched after the first's, finds the value there."""
+    """Level -> mispredictions that wait there, summed over the waiting loads: at most one wait
+    per execution of a load the level serves (a probe loop's ``slot == 0`` and ``slot == key``
+    both resolve when their one load arrives)."""
     out: dict = {}
     for per_level in waits.values():
         for level, (n, executed) in per_level.items():
@@ -451,9 +451,9 @@ def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> N
         if not facts.carried or iterations <= 0:
             continue
         exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
-        overlaps = ir / exits <= CHAIN_WINDOW and facts.end in code.exits(obj) if exits else False
+        overlaps = exits > 0 and ir / exits <= CHAIN_WINDOW and code.counted(obj, facts)
         adds_only = facts.chained and set(facts.carried) <= {"fp_add", "fp_add_to_other", "fma"}
-        if exits > 0 and (overlaps or adds_only):
+        if overlaps or (exits > 0 and adds_only):
             continue
         for kind, n in facts.carried.items():
             total[kind] = total.get(kind, 0.0) + n * iterations
@@ -471,7 +471,7 @@ def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:
     if branch <= 0 or exits <= 0:
         return
     trips = branch / exits * facts.elements
-    if trips <= LONG_LOOP and facts.end in code.exits(obj):
+    if trips <= LONG_LOOP and code.counted(obj, facts):
         pf.loop["inner_trips"] = max(1, round(trips))
         pf.loop["inner_loops"] = round(exits)
     fl = pf.flops
