@@ -129,13 +129,16 @@ def test_the_whole_vocabulary_reads_without_dropping_anything():
     assert readable_document(doc) == (doc, set())
 
 
-def _triad_like(store_text):
+def _triad_like(store_text, y_misses=0.0):
     """y = a x + y (or a x + b into y): GCC's loop, Valgrind counting the FMA's ymm operand as
-    four 8 B reads (as Callgrind 3.19 does), L1-resident data (no misses at all)."""
+    four 8 B reads (as Callgrind 3.19 does); L1-resident data (no misses at all), or y's
+    load missing L1 and L2 ``y_misses`` times, each miss also evicting a dirty line (charged
+    to the load, as Callgrind charges a dirty eviction to the access that evicts)."""
     it = N // 4
     p = CallgrindProfile(EVENTS)
     p.costs[("prog", "kernel", 0x10)] = cost(Ir=it, Dr=it)
-    p.costs[("prog", "kernel", 0x15)] = cost(Ir=it, Dr=4 * it)
+    p.costs[("prog", "kernel", 0x15)] = cost(Ir=it, Dr=4 * it, D1mr=y_misses, DLmr=y_misses,
+                                             DLdmr=y_misses)
     p.costs[("prog", "kernel", 0x1b)] = cost(Ir=it, Dw=it)
     p.costs[("prog", "kernel", 0x20)] = cost(Ir=it)
     p.costs[("prog", "kernel", 0x24)] = cost(Ir=it)
@@ -160,6 +163,16 @@ def test_a_split_vector_operand_is_one_access_and_stores_in_place_come_from_the_
     triad = _triad_like("vmovupd YMMWORD PTR [rdx+rax*1],ymm1")  # a third array
     (store,) = [m for m in triad.document["phases"][0]["memory"] if m["op"] == "store"]
     assert "in_place" not in store and store["hit_rates"] == {"L1": 1.0}
+
+
+def test_a_store_in_place_is_written_back_where_its_loads_came_from():
+    # the store itself never misses: the lines its loads fetched from memory go back there
+    (store,) = [m for m in _triad_like("vmovupd YMMWORD PTR [rdi+rax*1],ymm1", y_misses=N / 8)
+                .document["phases"][0]["memory"] if m["op"] == "store"]
+    assert store["in_place"] is True and store["hit_rates"] == {"memory": 1.0}
+    (store,) = [m for m in _triad_like("vmovupd YMMWORD PTR [rdi+rax*1],ymm1")
+                .document["phases"][0]["memory"] if m["op"] == "store"]
+    assert store["in_place"] is True and store["hit_rates"] == {"L1": 1.0}
 
 
 def test_short_fma_chains_are_adds_on_the_chain():

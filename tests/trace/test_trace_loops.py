@@ -59,6 +59,28 @@ HIST = """
     138b:	cmp    rsi,rdx
     138e:	jne    1380 <kernel+0x10>
 """
+# one radix-sort pass's counting loop and its scatter, ``count[(src[i] >> shift) & 0xff]++``
+# and ``dst[count[d]++] = v`` (GCC 12 -O3 -march=native on AMD Zen 5: BMI2's shrx)
+RADIX_COUNT = """
+    1360:	shrx   eax,DWORD PTR [rcx],esi
+    1365:	add    rcx,0x4
+    1369:	movzx  eax,al
+    136c:	add    QWORD PTR [rsp+rax*8-0x78],0x1
+    1372:	cmp    rdi,rcx
+    1375:	jne    1360 <kernel+0x30>
+"""
+RADIX_SCATTER = """
+    13b0:	mov    edi,DWORD PTR [rdx]
+    13b2:	add    rdx,0x4
+    13b6:	shrx   eax,edi,esi
+    13bb:	movzx  eax,al
+    13be:	mov    rcx,QWORD PTR [rsp+rax*8-0x78]
+    13c3:	lea    r9,[rcx+0x1]
+    13c7:	mov    DWORD PTR [r8+rcx*4],edi
+    13cb:	mov    QWORD PTR [rsp+rax*8-0x78],r9
+    13d0:	cmp    r10,rdx
+    13d3:	jne    13b0 <kernel+0x80>
+"""
 TRIAD = """
     14e8:	vmulpd ymm0,ymm1,YMMWORD PTR [rdx+rax*1]
     14ed:	vaddpd ymm0,ymm0,YMMWORD PTR [rsi+rax*1]
@@ -140,6 +162,16 @@ def test_histogram_update_loads_and_stores_at_a_loaded_index():
     assert e.load and e.store and e.address == {"rdi", "rax"} and not e.writes
     f = one(HIST)
     assert f.indirect == {0x1386} and f.dependent == set() and f.stride[0x1380] == 4
+
+
+def test_a_radix_pass_counts_at_a_loaded_digit_and_scatters_to_a_loaded_position():
+    count, scatter = one(RADIX_COUNT), one(RADIX_SCATTER)
+    # shrx writes eax without reading it: only the pointer's add is carried
+    assert count.indirect == {0x136c} and count.carried == {"alu": 1.0}
+    assert scatter.indirect == {0x13be} and scatter.dependent == set()
+    # the key's store into its bucket, and the bucket's position written back
+    assert scatter.scattered == {0x13c7, 0x13cb} and scatter.carried == {"alu": 1.0}
+    assert count.scattered == set() and one(TRIAD).scattered == set()
 
 
 def test_triad_has_no_chain_and_no_indirection():

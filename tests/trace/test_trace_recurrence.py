@@ -313,3 +313,29 @@ def test_a_short_walk_ending_on_data_pays_its_chain(build_c, valgrind):
     # the list lengths as main draws them; 4 calls
     nodes = 4 * sum(8 - (i * 2654435761 % 2**32 >> 7) % 4 for i in range(q))
     assert walk.dependencies.load == pytest.approx(nodes, rel=0.02)
+
+
+def test_a_rotated_loop_counts_its_chain_once_per_full_iteration():
+    """GCC enters a rotated loop at its test (``jmp`` to 0x20): per entry the back branch runs
+    once more than the loop's top, where the carried add is.  E entries of T tests each: the
+    add runs (T - 1) E times, and so many steps has the chain, not T E."""
+    from pinchpoint.prediction.trace.callgrind import CallgrindProfile
+    from pinchpoint.prediction.trace.disasm import decode
+    from pinchpoint.prediction.trace.traffic import CacheGeometry
+    from pinchpoint.prediction.trace.workload import build_traced_workload
+
+    events = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "ILdmr",
+              "DLdmr", "DLdmw")
+    entries, tests = 1000, 2000
+    code = {0x10: decode("xor    ecx,ecx"), 0x14: decode("jmp    20 <kernel+0x20>"),
+            0x18: decode("add    rcx,0x1"), 0x20: decode("cmp    rcx,rdx"),
+            0x24: decode("jne    18 <kernel+0x18>"), 0x28: decode("ret")}
+    runs = {0x10: entries, 0x14: entries, 0x18: (tests - 1) * entries, 0x20: tests * entries,
+            0x24: tests * entries, 0x28: 1}
+    p = CallgrindProfile(events)
+    for addr, n in runs.items():
+        p.costs[("prog", "kernel", addr)] = [float(n)] + [0.0] * (len(events) - 1)
+    l1, l2 = CacheGeometry(1, 49152, 64, 12), CacheGeometry(2, 1 << 20, 64, 16)
+    tw = build_traced_workload([(l2, p)], {"prog": code}, (l1, l2), name="r", command=["./r"],
+                               target="test")
+    assert tw.document["phases"][0]["dependencies"] == {"alu": (tests - 1) * entries}

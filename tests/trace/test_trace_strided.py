@@ -87,3 +87,30 @@ def test_a_chain_of_adds_longer_than_the_reorder_buffer_keeps_its_length():
     fl = tw.document["phases"][0]["flops"]
     assert fl["chained_adds"] == 2 * N and fl["chains"] == 1
     assert fl["chain_length"] == 2 * TRIPS
+
+
+def test_a_store_at_a_loaded_position_is_not_taken_as_a_column():
+    # a radix pass's scatter into 256 buckets: each store's address is a count just loaded,
+    # no register step; each bucket fills its lines in turn (a write miss per 16 keys of 4 B)
+    from test_trace_loops import RADIX_SCATTER
+
+    code = parse_objdump(RADIX_SCATTER)
+    code[0x13d5] = parse_objdump("    13d5:\tret\n")[0x13d5]
+    p = CallgrindProfile(EVENTS)
+    for addr in code:
+        ev = dict.fromkeys(EVENTS, 0.0)
+        ev["Ir"] = 1 if addr == 0x13d5 else N
+        if addr in (0x13b0, 0x13be):
+            ev["Dr"] = N
+        if addr in (0x13c7, 0x13cb):
+            ev["Dw"] = N
+        if addr in (0x13b0, 0x13c7):  # the keys stream in, the buckets are written out
+            ev["D1mr" if addr == 0x13b0 else "D1mw"] = N / 16
+        p.costs[("prog", "kernel", addr)] = [ev[e] for e in EVENTS]
+    tw = build_traced_workload([(L2, p)], {"prog": code}, (L1, L2), name="radix",
+                               command=["./radix"], target="test")
+    stores = [m for m in tw.document["phases"][0]["memory"] if m["op"] == "store"]
+    scatter = next(m for m in stores if "in_place" not in m)
+    # a contiguous store stream: no stride of trips x 4 B (the heuristic for a column walk)
+    assert scatter["bytes"] == f"{4 * N} B" and "stride" not in scatter
+    assert scatter["hit_rates"] == {"L2": 1.0}

@@ -71,6 +71,32 @@ class AccessClass:
         return PhaseCounts(loads, stores, self.bytes * (loads > 0), self.bytes * (stores > 0), rc)
 
 
+def access_events(runs, key, stores: float, facts=None) -> list[dict]:
+    """Each run's cache events of instruction ``key`` ((obj, fn, addr)), of ``stores``
+    executions as a store, in a loop of :class:`~pinchpoint.prediction.trace.loops.LoopFacts`
+    ``facts`` (None: outside loops).  A store in place (to an address the loop's loads read)
+    dirties the lines those loads fetched, and they are written back where they came from.
+    Callgrind charges a dirty eviction to the access that evicts the line (a later load), so
+    the store's own counts show none: its write misses are taken as the read misses of its
+    most missing load, per run, scaled by stores per load."""
+    obj, fn, addr = key
+    in_place = facts.in_place.get(addr, ()) if facts is not None and stores > 0 else ()
+    loads = [(obj, fn, a) for a in in_place]
+    out = []
+    for _, prof in runs:
+        c = prof.costs.get(key)
+        ev = {e: (c[prof.index(e)] if c is not None else 0.0) for e in _EVENTS}
+        for load in loads:
+            lc = prof.costs.get(load)
+            reads = 0.0 if lc is None else min(lc[prof.index("Dr")], lc[prof.index("Ir")])
+            if reads > 0:
+                scale = min(1.0, stores / reads)
+                ev["D1mw"] = max(ev["D1mw"], lc[prof.index("D1mr")] * scale)
+                ev["DLmw"] = max(ev["DLmw"], lc[prof.index("DLmr")] * scale)
+        out.append(ev)
+    return out
+
+
 def merge_small(classes: dict, share: float = 0.01) -> dict:
     """The classes with each gather or chase class under ``share`` of all the bytes folded
     into the stride-1 class of its operation: a few indirect accesses of start-up code need

@@ -12,7 +12,8 @@ per element, the stride and the concurrent streams of each access, and the trip 
   registers through arithmetic.  A load whose address registers carry a tag is *indirect*;
   it is *dependent* when one of those tags is itself an indirect load or the load itself
   (each address waits for the previous load: Hennessy and Patterson, *Computer
-  Architecture*, 6th ed., section 2.3, pointer chasing); otherwise it is a gather.  A chase
+  Architecture*, 6th ed., section 2.3, pointer chasing); otherwise it is a gather.  A store
+  whose address registers carry a tag is *scattered* (a bucket of a radix sort).  A chase
   load whose address registers hold the values an earlier one of the same step read (a tree
   node's key and its two links, ``[rax]``, ``[rax+8]``, ``[rax+16]``) is a *sibling*: the
   loads of one node issue together once its address is known, so a step waits one latency.
@@ -60,7 +61,9 @@ class LoopFacts:
     dependent: set = field(default_factory=set)     # ... of which pointer chases
     siblings: set = field(default_factory=set)      # ... of which read a node another did
     index: set = field(default_factory=set)         # direct loads whose values index gathers
-    in_place: set = field(default_factory=set)      # stores to an address the loop also loads
+    scattered: set = field(default_factory=set)     # stores whose address is loaded
+    # stores to an address the loop also loads -> the loads of that address
+    in_place: dict = field(default_factory=dict)
     chained: dict = field(default_factory=dict)     # address -> partial sums of its loop
     stride: dict = field(default_factory=dict)      # address -> bytes per iteration (or None)
     streams: dict = field(default_factory=dict)     # address -> concurrent streams of its kind
@@ -159,10 +162,11 @@ def _indirection(body, facts: LoopFacts) -> None:
     for _ in range(2):  # the second round sees values carried round the loop
         for addr, ins in body:
             e = effects(ins)
-            if e.load:
-                at = frozenset().union(*(tags.get(r, frozenset()) for r in e.address))
-                if at:
-                    parents.setdefault(addr, set()).update(at)
+            at = frozenset().union(*(tags.get(r, frozenset()) for r in e.address))
+            if e.load and at:
+                parents.setdefault(addr, set()).update(at)
+            elif e.store and at:
+                facts.scattered.add(addr)
             if not e.writes:
                 continue
             t = frozenset().union(*(tags.get(r, frozenset()) for r in e.reads))
@@ -375,8 +379,12 @@ def _strides(body, facts: LoopFacts) -> None:
         facts.streams[addr] = kind
     for addr, kind in list(facts.streams.items()):
         facts.streams[addr] = len(kinds[kind])
-    loaded = {inside for _, _, e, inside, _ in shapes if e.load}
-    facts.in_place = {a for a, _, e, inside, _ in shapes if e.store and not e.load and inside in loaded}
+    loaded: dict[str, list] = {}
+    for a, _, e, inside, _ in shapes:
+        if e.load:
+            loaded.setdefault(inside, []).append(a)
+    facts.in_place = {a: tuple(loaded[inside]) for a, _, e, inside, _ in shapes
+                      if e.store and not e.load and inside in loaded}
     sizes = [i.mem_bytes for _, i, _, _, _ in shapes]
     elem = 8 if any(i.flops for _, i in body) else min(sizes, default=8)
     facts.elements = max(1, min(widths.values(), default=elem) // elem)

@@ -40,7 +40,11 @@ _TOP_COMMA = re.compile(r",(?![^\[]*\])")
 _OVERWRITE = ("mov", "vmov", "lea", "cvt", "vcvt", "vbroadcast", "vpbroadcast", "pop", "set",
               "pshufd", "vpshufd", "vextract", "vperm", "vgather", "vpgather", "movzx", "movsx",
               "vinsert", "vpinsr", "pinsr", "vpextr", "pextr", "sqrt", "vsqrt", "rcp", "vrcp",
-              "rsqrt", "vrsqrt", "round", "vround")
+              "rsqrt", "vrsqrt", "round", "vround",
+              # BMI1 and BMI2's three-operand forms (Intel SDM vol. 2: VEX-encoded, the
+              # destination a separate operand): ``shrx eax, [rcx], esi`` reads no eax
+              "shrx", "shlx", "sarx", "rorx", "andn", "bzhi", "bextr", "pdep", "pext",
+              "blsi", "blsr", "blsmsk")
 #: Stores to a memory destination that do not read it first.
 _PURE_STORE = ("mov", "vmov", "set", "vextract", "vpextr", "pextr", "stos", "vmaskmov",
                "vpmaskmov", "vcvt", "cvt", "vpscatter", "vscatter", "fst", "fist")

@@ -19,11 +19,12 @@ Pure: profiles and disassembly in, numbers out.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass
+from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass, access_events
 from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
                                                 shuffle_kind)
@@ -170,8 +171,10 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
         w = ins.mem_bytes
         rate = min(1.0, d1m / n) if n > 0 else 0.0
         # the row heuristic for innermost loops only: code between inner loops (a vector
-        # loop's scalar remainder) steps by a register too, but walks a row
-        row = (trips or 0) * w if facts.innermost else 0
+        # loop's scalar remainder) steps by a register too, but walks a row; and not for a
+        # store at a loaded position (a radix sort's scatter into its buckets), which steps
+        # by no register: its misses say how far apart its accesses fall
+        row = (trips or 0) * w if facts.innermost and addr not in facts.scattered else 0
         s = max(w, rate * line if rate > 1.5 * w / line else w, row)
     return s
 
@@ -222,7 +225,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
             dr, dw = min(dr, ir), min(dw, ir)
         if not ins.width_known:
             pf.assumed += dr + dw
-        per_run = [_events(prof, key, idx) for _, prof in runs]
+        per_run = access_events(runs, key, dw, code.loop(obj, addr))
         _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
@@ -336,11 +339,6 @@ def taken_jumps(prof, code: CodeFacts, select=None) -> float:
     return taken
 
 
-def _events(prof, key, idx) -> dict:
-    c = prof.costs.get(key)
-    return {e: (c[idx[e]] if c is not None else 0.0) for e in _EVENTS}
-
-
 # long: one branch per kind of memory access (stream, stride, indirect, reduction) a loop's facts show
 def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None:
     obj, _, addr = key
@@ -440,14 +438,16 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
 
 def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> None:
     """Operations on the loops' carried chains (:mod:`.recurrence`), each loop's per iteration
-    times its iterations (its back branch's executions).  Left out, where the chain restarts
-    on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW instructions)
-    and whose back branch is a learnt exit, as the next entry's chain overlaps out of order
-    (an exit on data, a tree walk's, mispredicts and flushes the next entry); and reductions
-    of adds alone, which the flops' chained adds price (PEAK add_chains' overlap)."""
+    times its iterations, the fewer of its back branch's and its top's executions (a rotated
+    loop, entered at its test, runs its back branch once more per entry).  Left out where the
+    chain restarts on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW
+    instructions) and whose back branch is a learnt exit, as the next entry's chain overlaps
+    out of order (an exit on data, a tree walk's, mispredicts and flushes the next entry); and
+    reductions of adds alone, which the flops' chained adds price (PEAK add_chains' overlap)."""
     total: dict[str, float] = {}
     for facts, ir, _, obj in by_loop.values():
-        iterations = runs_at.get((obj, facts.end), 0.0)
+        iterations = min(runs_at.get((obj, facts.end), 0.0),
+                         runs_at.get((obj, facts.start), math.inf))
         if not facts.carried or iterations <= 0:
             continue
         exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]

@@ -196,9 +196,12 @@ def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
             continue
         if op in ("store", "store in place") and pattern == "stride1":
             # the code says which stores go to lines the loop loads (in place); the rest are
-            # written where they miss (write-allocate), as a stream
+            # written where they miss (write-allocate), as a stream.  Either way the class's
+            # write misses say where its lines go: an in-place store's are its loads' read
+            # misses (accesses.access_events), not its dirty evictions, which Callgrind
+            # charges to the later loads that evict
             in_place = op == "store in place"
-            fr = normalized(store_fractions(ac.counts(runs), caches, in_place))
+            fr = normalized(store_fractions(ac.counts(runs), caches, in_place=False))
             e = entry(AccessClass(**{**vars(ac), "op": "store"}), runs, caches, in_place=in_place)
             e["hit_rates"] = dict(fr)
             e["working_set"] = f"{footprint(fr, caches):.0f} B"
