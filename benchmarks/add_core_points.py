@@ -3,8 +3,9 @@
 A recorded machine's kernel times are re-predicted with the signature measured beside them
 (benchmarks/recorded.py).  When kernels/core.c gains a loop, those signatures lack it; this
 adds the new loops' points, measured on the same machine by ``pinchpoint measure --quick
---only core`` (one or more runs: every repetition of a loop is kept in one point, so its
-"best" is the fastest of all), and leaves the recorded points as they were.  Refuses to
+--only core`` (one or more runs: every repetition of a loop, or of one point of its sweep
+such as a pass length, is kept in one point, so its "best" is the fastest of all), and leaves
+the recorded points as they were.  Refuses to
 replace a loop the signature already has.
 
 Usage::
@@ -22,19 +23,26 @@ from pinchpoint.inputs.signature import Result, Signature
 from pinchpoint.paths import atomic_write
 
 
+def _shape(point: dict) -> tuple:
+    """A point's parameters but the run's own (its calibrated iterations)."""
+    return tuple(sorted((k, v) for k, v in point.items() if k not in ("result", "inner_iterations")))
+
+
 def merged_points(ops, runs: list[dict]) -> list[dict]:
-    """One point per op with the repetitions of every run (in run order)."""
+    """One point per op and parameters (a sweep's pass and spacing) with the repetitions of
+    every run (in run order)."""
     out = []
     for op in ops:
         pts = [p for d in runs for p in d["kernels"].get("core", {}).get("points", []) if p["op"] == op]
         if not pts:
             raise SystemExit(f"no run holds the core loop {op!r}")
-        units = {p["result"]["unit"] for p in pts}
-        if len(units) != 1:
-            raise SystemExit(f"core {op}: the runs disagree on the unit ({', '.join(sorted(units))})")
-        reps = [r for p in pts for r in p["result"]["repetitions"]]
-        params = {k: v for k, v in pts[0].items() if k != "result"}
-        out.append({**params, "result": Result.from_repetitions(units.pop(), reps).to_dict()})
+        for shape in dict.fromkeys(_shape(p) for p in pts):
+            same = [p for p in pts if _shape(p) == shape]
+            units = {p["result"]["unit"] for p in same}
+            if len(units) != 1:
+                raise SystemExit(f"core {op}: the runs disagree on the unit ({', '.join(sorted(units))})")
+            reps = [r for p in same for r in p["result"]["repetitions"]]
+            out.append({**dict(shape), "result": Result.from_repetitions(units.pop(), reps).to_dict()})
     return out
 
 

@@ -58,3 +58,19 @@ def test_a_loop_already_recorded_or_missing_from_the_runs_is_refused(add, tmp_pa
     with pytest.raises(SystemExit, match="no run holds the core loop 'taken'"):
         add.main(["--ops", "taken", "--into", str(into), str(run)])
     assert into.read_text() == before
+
+
+def test_a_sweeps_points_stay_one_per_pass(add, tmp_path):
+    into = _write(tmp_path / "sig.json", [{"op": "alu", "result": result("instruction/s", 2e10)}])
+
+    def passes(bits, v, iters):
+        return {"op": "branch_random", "inner_iterations": iters, "mispredict_share": 0.5,
+                "pass_bits": bits,
+                "result": {"unit": "branch/s", "min": v, "median": v, "max": v, "repetitions": [v]}}
+
+    runs = [_write(tmp_path / f"r{i}.json", [passes(4096, 3e9 + i, 10 + i),
+                                            passes(65536, 1e9 + i, 20 + i)]) for i in (0, 1)]
+    assert add.main(["--ops", "branch_random", "--into", str(into), *map(str, runs)]) == 0
+    pts = {p["pass_bits"]: p.result.repetitions
+           for p in load_signature(into).points("core", op="branch_random")}
+    assert pts == {4096: (3e9, 3e9 + 1), 65536: (1e9, 1e9 + 1)}
