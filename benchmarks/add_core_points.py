@@ -29,7 +29,7 @@ def _shape(point: dict) -> tuple:
 
 
 def merged_points(ops, runs: list[dict]) -> list[dict]:
-    """One point per op and parameters (a sweep's pass and spacing) with the repetitions of
+    """One point per op and parameters (a sweep's pass length) with the repetitions of
     every run (in run order)."""
     out = []
     for op in ops:
