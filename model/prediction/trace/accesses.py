@@ -71,28 +71,33 @@ class AccessClass:
         return PhaseCounts(loads, stores, self.bytes * (loads > 0), self.bytes * (stores > 0), rc)
 
 
-def access_events(runs, key, stores: float, facts=None) -> list[dict]:
+#: Events an access's cache counts are read from: its own, and its loads' for a store in place.
+ACCESS_EVENTS = ("Ir", "Dr", "Dw") + _EVENTS
+
+
+def access_events(runs, indices, key, stores: float, facts=None) -> list[dict]:
     """Each run's cache events of instruction ``key`` ((obj, fn, addr)), of ``stores``
     executions as a store, in a loop of :class:`~pinchpoint.prediction.trace.loops.LoopFacts`
-    ``facts`` (None: outside loops).  A store in place (to an address the loop's loads read)
-    dirties the lines those loads fetched, and they are written back where they came from.
-    Callgrind charges a dirty eviction to the access that evicts the line (a later load), so
-    the store's own counts show none: its write misses are taken as the read misses of its
-    most missing load, per run, scaled by stores per load."""
+    ``facts`` (None: outside loops); ``indices``: per run, each of ACCESS_EVENTS' column in
+    its profile.  A store in place (to an address the loop's loads read) dirties the lines
+    those loads fetched, and they are written back where they came from.  Callgrind charges a
+    dirty eviction to the access that evicts the line (a later load), so the store's own counts
+    show none: its write misses are taken as the read misses of its most missing load, per
+    run, scaled by stores per load."""
     obj, fn, addr = key
     in_place = facts.in_place.get(addr, ()) if facts is not None and stores > 0 else ()
     loads = [(obj, fn, a) for a in in_place]
     out = []
-    for _, prof in runs:
+    for (_, prof), ix in zip(runs, indices):
         c = prof.costs.get(key)
-        ev = {e: (c[prof.index(e)] if c is not None else 0.0) for e in _EVENTS}
+        ev = {e: (c[ix[e]] if c is not None else 0.0) for e in _EVENTS}
         for load in loads:
             lc = prof.costs.get(load)
-            reads = 0.0 if lc is None else min(lc[prof.index("Dr")], lc[prof.index("Ir")])
+            reads = 0.0 if lc is None else min(lc[ix["Dr"]], lc[ix["Ir"]])
             if reads > 0:
                 scale = min(1.0, stores / reads)
-                ev["D1mw"] = max(ev["D1mw"], lc[prof.index("D1mr")] * scale)
-                ev["DLmw"] = max(ev["DLmw"], lc[prof.index("DLmr")] * scale)
+                ev["D1mw"] = max(ev["D1mw"], lc[ix["D1mr"]] * scale)
+                ev["DLmw"] = max(ev["DLmw"], lc[ix["DLmr"]] * scale)
         out.append(ev)
     return out
 

@@ -24,7 +24,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from pinchpoint.prediction.trace.accesses import _EVENTS, AccessClass, access_events
+from pinchpoint.prediction.trace.accesses import ACCESS_EVENTS, AccessClass, access_events
 from pinchpoint.prediction.trace.branch_period import branch_period
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
                                                 shuffle_kind)
@@ -195,8 +195,8 @@ def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
                 l1_line: int = 64) -> PhaseFacts:
     """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
-    first = runs[0][1]
-    idx = {e: first.index(e) for e in ("Ir", "Dr", "Dw") + _EVENTS}
+    indices = [{e: prof.index(e) for e in ACCESS_EVENTS} for _, prof in runs]
+    first, idx = runs[0][1], indices[0]
     if not code.trip_counts:
         code.count_trips(first, idx["Ir"])
     pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
@@ -225,7 +225,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
             dr, dw = min(dr, ir), min(dw, ir)
         if not ins.width_known:
             pf.assumed += dr + dw
-        per_run = access_events(runs, key, dw, code.loop(obj, addr))
+        per_run = access_events(runs, indices, key, dw, code.loop(obj, addr))
         _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
