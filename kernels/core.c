@@ -50,6 +50,20 @@
  *                  pass, shows how long a random pattern the predictor learns by heart (each
  *                  point states "pass_bits"; the mispredicted share of the data is 1/2 at every
  *                  P before any learning).
+ *   indirect_sorted  for each of 256 Ki bytes: a switch over the byte's 8 values (each case an
+ *                  add and an empty volatile asm of its own, so the compiler keeps a jump
+ *                  table: one indirect jump per byte, through a table of 8 targets); the
+ *                  bytes in 8 runs of equal values: 8 mispredicted jumps per pass.
+ *   indirect_random  the same loop over independent uniform bytes: a predictor that keeps one
+ *                  target per jump misses 7 in 8 (a predictor only exploits correlation,
+ *                  which independent targets lack).  A bytecode interpreter's dispatch and a
+ *                  call through a table of functions jump this way.  Their time difference
+ *                  per jump over their difference in mispredicted share is the cost of a
+ *                  mispredicted indirect jump; with --pass-bits P,...: the same loop over the
+ *                  first P random bytes, pass after pass ("pass_jumps"): how long a pattern of
+ *                  targets the indirect predictor learns by heart.  On the Zen 5 VM a pattern
+ *                  of 1 Ki targets ran as fast as the sorted bytes, 2 Ki half way, 8 Ki not
+ *                  (conditional outcomes: up to 16 Ki), about 7.9 ns per mispredicted jump.
  *   divide         8 independent unsigned 64-bit divisions per iteration (x86-64 `div r64`: each
  *                  a mov of the dividend into rax, an xor of rdx and the div), plus the loop's
  *                  decrement and branch.  The dividends never change, so no division waits for
@@ -138,17 +152,19 @@
  *                  on an AVX2 host); elsewhere they are not measured.
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
- * as "mispredict_share"), is the cost of one misprediction.
+ * as "mispredict_share"), is the cost of one misprediction; the two indirect loops' likewise.
  * alu, mix, retire, branches, taken, taken_jumps and the divide loops are x86-64 assembly, so
  * that their instruction counts are known exactly; on other targets they are not measured (the
- * two branch loops are plain C).
+ * two branch loops and the two indirect loops are plain C).
  * Results: instruction/s (alu, mix, retire), branch/s (branches, and the two branch loops,
- * counting the loop's data-dependent branch once per bit), taken-branch/s (taken, taken_jumps),
+ * counting the loop's data-dependent branch once per bit), jump/s (the indirect loops, one
+ * jump per byte), taken-branch/s (taken, taken_jumps),
  * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
  * x86-64 only; fadd_fmul_chain in pair/s, an add and a multiply), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
  * only, the ymm ones with AVX), shuffle instruction/s (shuffle, shuffle_lane; x86-64 with AVX2).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
+ *                    indirect_sorted,indirect_random,
  *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
  *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm,
  *                    shuffle,shuffle_lane,load_index_chain,vector_chain,fadd_fmul_chain]
@@ -164,14 +180,17 @@ enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS,
        /* the shuffle unit */
        C_SHUFFLE, C_SHUFFLE_LANE,
        /* a load chain through a scaled index; vector operations and an add's handoff */
-       C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN, C_FADD_FMUL_CHAIN };
+       C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN, C_FADD_FMUL_CHAIN,
+       /* indirect jumps through a table */
+       C_IND_SORTED, C_IND_RANDOM };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
                                        "divide_chain", "alu_chain", "multiply_chain",
                                        "load_chain", "fmul_chain", "fdiv_chain",
                                        "fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm",
                                        "shuffle", "shuffle_lane", "load_index_chain",
-                                       "vector_chain", "fadd_fmul_chain", NULL};
+                                       "vector_chain", "fadd_fmul_chain", "indirect_sorted",
+                                       "indirect_random", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
                                        "taken-branch/s", "division/s", "division/s",
@@ -180,14 +199,14 @@ static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instru
                                        "instruction/s", "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s", "operation/s",
-                                       "operation/s", "pair/s"};
+                                       "operation/s", "pair/s", "jump/s", "jump/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
    (taken, taken_jumps), divisions (divide, divide_chain), chained operations (the chain
    loops), divider instructions (fdiv ... fsqrt_ymm) or shuffles per loop iteration or per bit */
 static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
                                   16.0, 8.0, 8.0, 8.0, 8.0,
-                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0, 8.0, 8.0};
-#define N_OPS 25
+                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0, 8.0, 8.0, 1.0, 1.0};
+#define N_OPS 27
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -200,7 +219,8 @@ static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0,
 typedef struct {
     int op;
     uint64_t *bits;
-    size_t nbits; /* the bit loops: bits per pass */
+    uint8_t *targets; /* the indirect loops: a case per byte */
+    size_t nbits; /* the bit loops: bits per pass; the indirect loops: bytes per pass */
     double *a, *b;
 } ctx_t;
 
@@ -533,6 +553,21 @@ static long bit_loop(const uint64_t *bits, size_t nbits, long iters)
     return x;
 }
 
+/* one case of the indirect loops' switch: its own add and asm, so none merges with another */
+#define IND_CASE(k) case k: x += k; __asm__ __volatile__("# indirect case " #k : "+r"(x)); break;
+static long indirect_loop(const uint8_t *t, size_t n, long iters)
+{
+    long it, x = 0;
+    size_t i;
+    for (it = 0; it < iters; it++)
+        for (i = 0; i < n; i++)
+            switch (t[i] & 7) {
+            IND_CASE(0) IND_CASE(1) IND_CASE(2) IND_CASE(3)
+            IND_CASE(4) IND_CASE(5) IND_CASE(6) IND_CASE(7)
+            }
+    return x;
+}
+
 static double body(void *p, long iters)
 {
     ctx_t *c = (ctx_t *)p;
@@ -566,6 +601,7 @@ static double body(void *p, long iters)
     case C_SHUFFLE_LANE: return (double)shuffle_lane_loop(iters);
 #endif
 #endif
+    case C_IND_SORTED: case C_IND_RANDOM: return (double)indirect_loop(c->targets, c->nbits, iters);
     default: return (double)bit_loop(c->bits, c->nbits, iters);
     }
 }
@@ -595,12 +631,13 @@ int main(int argc, char **argv)
                             C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
                             C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
                             C_SHUFFLE, C_SHUFFLE_LANE, C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN,
-                            C_FADD_FMUL_CHAIN};
+                            C_FADD_FMUL_CHAIN, C_IND_SORTED, C_IND_RANDOM};
     long long passes[PP_MAX_LIST] = {BITS};
-    int nops = N_OPS, npasses = 1, i, k, r, q;
+    int nops = N_OPS, npasses = 1, i, k, r, q, swept;
     double reps[PP_MAX_REPS];
     unsigned long long s = 0x9E3779B97F4A7C15ull;
     uint64_t *sorted, *shuffled;
+    uint8_t *jumps_sorted, *jumps_random;
     ctx_t c;
 
     pp_init("core");
@@ -615,6 +652,8 @@ int main(int argc, char **argv)
     }
     sorted = (uint64_t *)pp_alloc(BITS / 8);
     shuffled = (uint64_t *)pp_alloc(BITS / 8);
+    jumps_sorted = (uint8_t *)pp_alloc(BITS);
+    jumps_random = (uint8_t *)pp_alloc(BITS);
     c.a = (double *)pp_alloc(MIX_DOUBLES * 8);
     c.b = (double *)pp_alloc(MIX_DOUBLES * 8);
     for (i = 0; i < MIX_DOUBLES; i++) c.a[i] = 1.0 + (double)(i % 7) * 0.125;
@@ -631,13 +670,19 @@ int main(int argc, char **argv)
             shuffled[j >> 6] ^= 1ull << (j & 63);
         }
     }
+    for (i = 0; i < BITS; i++) { /* 8 runs of equal targets; independent uniform ones */
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        jumps_sorted[i] = (uint8_t)(i / (BITS / 8));
+        jumps_random[i] = (uint8_t)(s >> 61);
+    }
     for (k = 0; k < nops; k++)
-    for (q = 0; q < (ops[k] == C_RANDOM ? npasses : 1); q++) {
+    for (q = 0; q < ((swept = ops[k] == C_RANDOM || ops[k] == C_IND_RANDOM) ? npasses : 1); q++) {
         long iters;
         double count;
         c.op = ops[k];
 #if !defined(__x86_64__)
-        if (c.op != C_SORTED && c.op != C_RANDOM) continue;
+        if (c.op != C_SORTED && c.op != C_RANDOM && c.op != C_IND_SORTED && c.op != C_IND_RANDOM)
+            continue;
 #endif
 #if !defined(__AVX__)
         if (c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM) continue;
@@ -647,7 +692,8 @@ int main(int argc, char **argv)
 #endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
-        c.nbits = c.op == C_RANDOM ? (size_t)passes[q] : BITS;
+        c.targets = c.op == C_IND_RANDOM ? jumps_random : jumps_sorted;
+        c.nbits = swept ? (size_t)passes[q] : BITS;
         iters = pp_calibrate(body, &c, o.min_time);
         pp_time_reps(body, &c, iters, o.reps, reps);
         count = per_call(&c);
@@ -657,6 +703,9 @@ int main(int argc, char **argv)
         if (c.op == C_SORTED || c.op == C_RANDOM)
             printf(",\"mispredict_share\":%.9g,\"pass_bits\":%zu",
                    c.op == C_RANDOM ? 0.5 : 2.0 / BITS, c.nbits);
+        if (c.op == C_IND_SORTED || c.op == C_IND_RANDOM)
+            printf(",\"mispredict_share\":%.9g,\"pass_jumps\":%zu",
+                   c.op == C_IND_RANDOM ? 7.0 / 8.0 : 8.0 / BITS, c.nbits);
         if (c.op == C_DIVIDE || c.op == C_DIVIDE_CHAIN)
             printf(",\"dividend_bits\":64,\"divisor_bits\":32");
         if (c.op >= C_FDIV && c.op <= C_FSQRT_YMM) /* double precision; lanes per instruction */
@@ -667,7 +716,7 @@ int main(int argc, char **argv)
                    c.op == C_SHUFFLE ? "shuffle unit" : "fixed in-lane");
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);
     }
-    free(sorted); free(shuffled); free(c.a); free(c.b);
+    free(sorted); free(shuffled); free(jumps_sorted); free(jumps_random); free(c.a); free(c.b);
     pp_emit_status(0);
     return 0;
 }

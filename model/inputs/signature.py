@@ -38,7 +38,7 @@ from pinchpoint.paths import atomic_write, data_root, exists
 
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s",
-         "operation/s", "pair/s")
+         "operation/s", "pair/s", "jump/s")
 PATTERNS = ("stride1", "random", "gather")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count, a gather's extra instructions per
@@ -174,6 +174,8 @@ _PAIR_OPS = ("fadd_fmul_chain",)
 _DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 #: kernels/core.c's loops that count shuffle instructions.
 _SHUFFLE_OPS = ("shuffle", "shuffle_lane")
+#: kernels/core.c's loops that count indirect jumps.
+_INDIRECT_OPS = ("indirect_sorted", "indirect_random")
 
 
 def _expected_unit(kernel: str, point: "Point") -> str | None:
@@ -192,6 +194,8 @@ def _expected_unit(kernel: str, point: "Point") -> str | None:
         return "operation/s"
     if kernel == "core" and point.params.get("op") in _PAIR_OPS:
         return "pair/s"
+    if kernel == "core" and point.params.get("op") in _INDIRECT_OPS:
+        return "jump/s"
     return _KERNEL_UNITS.get(kernel)
 
 

@@ -90,6 +90,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # (their latency adds to the memory time)
     # dependency_depth = 8               # dependent multiply-add steps per element (Horner of
                                          # degree 8: 8); priced by PEAK horner at that depth
+    # packed_single = 0                  # optional: of the flops, those of packed single-
+                                         # precision instructions (vfmadd231ps ...): twice the
+                                         # lanes of PEAK's doubles, so twice its rates
 
     [phases.instructions]                # optional: what the phase's compiled code executes,
     total = 6000000                      # summed over its threads: dynamic instructions (all
@@ -121,6 +124,13 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # repeat (a kernel called again on the same data: one
                                          # call's branches); a predictor learns a short period
                                          # by heart (core branch_random's pass sweep)
+    taken_period = 6144                  # optional: that period in taken jumps, calls and
+                                         # returns (a path history's count; preferred)
+    indirect = 0                         # optional: jumps and calls through a register or
+                                         # memory (a switch's jump table: Bi; <= total)
+    indirect_mispredicted = 0            # optional: of those, mispredicted (Bim): priced by
+                                         # core indirect_random vs indirect_sorted, learnt by
+                                         # heart as its pass sweep says (period: the branches')
     mispredicted_waits = { L3 = 5000 }   # optional: of the mispredicted branches, those whose
                                          # condition is a load served below L1 (L2, L3, L4,
                                          # memory) at an address not known ahead (a binary
@@ -136,6 +146,10 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # fp_multiply, fma, fp_divide, vector (logic, shuffles
                                          # on vector registers); each priced at its latency
                                          # (core *_chain, PEAK add_chain / fma_chain)
+    # exits = 100000                     # optional: the chains restart on each of this many
+                                         # entries of short loops that exit on their data
+    # exits_mispredicted = 90000         # with it: those exits mispredicted; only that share
+                                         # of the chains waits, each plus a penalty
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -255,7 +269,7 @@ def _memory(ctx: Reader, d, key) -> MemoryOps:
 #: Most grid dimensions and offsets per array a loop nest may state.
 def _flops(ctx: Reader, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length", "chain_overlap",
-                                    "dependency_depth") + tuple(CHAINED))
+                                    "dependency_depth", "packed_single") + tuple(CHAINED))
     vals = {k: read_count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
     ll = None
     if "loop_length" in d:
@@ -291,9 +305,15 @@ def _flops(ctx: Reader, d, key) -> Flops:
                                                      "element)")
         if not (vals["add_multiply"] or vals["fma"]):
             raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
+    single = read_count(ctx, d.get("packed_single", 0), f"{key}.packed_single")
+    total = sum(vals[k] for k in FLOP_KINDS)
+    if single > total * (1 + 1e-9):
+        raise ctx.error(f"{key}.packed_single", f"{single:g} is more than the {total:g} flops it "
+                                                f"is a part of")
     try:  # Flops checks its own rule (chained flops need chains) where it is built
         return Flops(loop_length=ll, chains=chains, chain_length=chain_length,
-                     chain_overlap=overlap, dependency_depth=depth, **vals)
+                     chain_overlap=overlap, dependency_depth=depth,
+                     packed_single=min(single, total), **vals)
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
 

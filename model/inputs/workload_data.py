@@ -106,7 +106,10 @@ class Flops:
     whose gathers and adds do not overlap): their latency is added to the memory time.
     ``dependency_depth`` N says each element's multiply-adds form a chain of N dependent steps
     (Horner's rule of degree N), elements independent of each other: priced by PEAK's Horner
-    loop of that depth.
+    loop of that depth.  ``packed_single`` of the flops (any kind) are done by packed
+    single-precision instructions: twice the lanes of PEAK's doubles at the same instruction
+    rate and latency (Agner Fog, "Instruction tables": ps and pd forms alike on AMD Zen 4 and
+    Intel Skylake), so twice PEAK's rates.  Scalar ``addss`` does one flop as ``addsd`` does.
     """
 
     division: float = 0.0
@@ -119,10 +122,17 @@ class Flops:
     chain_length: float | None = None
     chain_overlap: bool = True
     dependency_depth: float | None = None
+    packed_single: float = 0.0
 
     @property
     def total(self) -> float:
         return self.division + self.add_multiply + self.fma
+
+    @property
+    def lane_factor(self) -> float:
+        """Time of these flops at PEAK's double-precision rates over what they take: packed
+        single-precision flops run at twice those rates."""
+        return 1.0 - 0.5 * self.packed_single / self.total if self.total > 0 else 1.0
 
     def __post_init__(self):
         if (self.chained_adds or self.chained_fma) and not self.chains:
@@ -133,19 +143,21 @@ class Flops:
         return replace(self, division=self.division * factor,
                        add_multiply=self.add_multiply * factor, fma=self.fma * factor,
                        chained_adds=self.chained_adds * factor,
-                       chained_fma=self.chained_fma * factor)
+                       chained_fma=self.chained_fma * factor,
+                       packed_single=self.packed_single * factor)
 
     def to_dict(self) -> dict:
         return {"division": self.division, "add_multiply": self.add_multiply, "fma": self.fma,
                 "loop_length": self.loop_length, "chained_adds": self.chained_adds,
                 "chained_fma": self.chained_fma, "chains": self.chains,
                 "chain_length": self.chain_length, "chain_overlap": self.chain_overlap,
-                "dependency_depth": self.dependency_depth}
+                "dependency_depth": self.dependency_depth, "packed_single": self.packed_single}
 
 
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
-                    "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches")
+                    "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches", "indirect",
+                    "indirect_mispredicted")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
 WAIT_LEVELS = LEVEL_NAMES[1:]
 
@@ -173,7 +185,9 @@ class Instructions:
     here, where the object is built, so no invalid one exists).
     ``branch_period`` is not a count: the conditional branches after which the phase's branch
     outcomes repeat (a kernel called again on the same data repeats one call's branches), which
-    lets a predictor learn them by heart; None: they never repeat.
+    lets a predictor learn them by heart; None: they never repeat.  ``taken_period`` (optional)
+    counts the same period in taken control transfers (taken jumps, calls and returns), which
+    is how a path history sees it: preferred where given.
     ``mispredicted_waits`` are (level, count) pairs: of the mispredicted branches, those whose
     condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
     run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
@@ -185,6 +199,9 @@ class Instructions:
     AMD, "Software Optimization Guide for the AMD Zen4 Microarchitecture", branch fusion): it
     decodes and executes each such pair as one operation, so the instruction bound counts
     total - fused_branches operations (<= branches; 0: none fused).
+    ``indirect`` are the jumps and calls through a register or memory (a ``switch``'s jump
+    table; callgrind's Bi) and ``indirect_mispredicted`` those whose target was missed (Bim;
+    <= indirect <= total), priced by kernels/core.c's indirect loops.
     """
 
     total: float = 0.0
@@ -199,6 +216,9 @@ class Instructions:
     lane_shuffles: float = 0.0
     mispredicted_waits: tuple[tuple[str, float], ...] = ()
     fused_branches: float = 0.0
+    indirect: float = 0.0
+    indirect_mispredicted: float = 0.0
+    taken_period: float | None = None
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -209,7 +229,8 @@ class Instructions:
         for small, big in (("branches", "total"), ("mispredicted", "branches"),
                            ("taken", "branches"), ("divisions", "total"),
                            ("fp_divisions", "total"), ("fp_square_roots", "total"),
-                           ("shuffles", "total"), ("fused_branches", "branches")):
+                           ("shuffles", "total"), ("fused_branches", "branches"),
+                           ("indirect", "total"), ("indirect_mispredicted", "indirect")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
@@ -217,11 +238,12 @@ class Instructions:
             raise WorkloadError(f"{self.lane_shuffles:g} with the {self.shuffles:g} shuffles is "
                                 f"more than the {self.total:g} total they are a part of",
                                 key="instructions.lane_shuffles")
-        period = self.branch_period
-        if period is not None and not (isinstance(period, (int, float)) and math.isfinite(period)
-                                       and period >= 1):
-            raise WorkloadError(f"{period!r} is not a number of branches (finite, >= 1)",
-                                key="instructions.branch_period")
+        for name in ("branch_period", "taken_period"):
+            period = getattr(self, name)
+            if period is not None and not (isinstance(period, (int, float))
+                                           and math.isfinite(period) and period >= 1):
+                raise WorkloadError(f"{period!r} is not a number of branches (finite, >= 1)",
+                                    key=f"instructions.{name}")
         self._check_waits()
 
     def _check_waits(self) -> None:
@@ -239,21 +261,14 @@ class Instructions:
                                 key=key)
 
     def scaled(self, factor: float) -> "Instructions":
-        # the period is a pattern's length, not a total: it does not scale
-        return Instructions(self.total * factor, self.branches * factor, self.mispredicted * factor,
-                            self.taken * factor, self.divisions * factor, self.branch_period,
-                            self.fp_divisions * factor, self.fp_square_roots * factor,
-                            self.shuffles * factor, self.lane_shuffles * factor,
-                            tuple((lv, n * factor) for lv, n in self.mispredicted_waits),
-                            self.fused_branches * factor)
+        # the periods are a pattern's length, not a total: they do not scale
+        return replace(self, **{k: getattr(self, k) * factor for k in INSTRUCTION_KEYS},
+                       mispredicted_waits=tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
-                **{k: getattr(self, k) for k in ("taken", "divisions", "branch_period",
-                                                 "fp_divisions", "fp_square_roots",
-                                                 "shuffles", "lane_shuffles",
-                                                 "fused_branches")
+                **{k: getattr(self, k) for k in INSTRUCTION_KEYS[3:] + ("branch_period", "taken_period")
                    if getattr(self, k)},
                 **({"mispredicted_waits": dict(self.mispredicted_waits)}
                    if self.mispredicted_waits else {})}
@@ -263,6 +278,8 @@ class Instructions:
 #: its own measured latency.
 DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "indexed_load", "fp_add",
                     "fp_add_to_other", "fp_multiply", "fma", "fp_divide", "vector")
+#: [phases.dependencies] counts beside the kinds: entries of loops exiting on data, misses.
+EXIT_KEYS = ("exits", "exits_mispredicted")
 
 
 @dataclass(frozen=True)
@@ -280,7 +297,13 @@ class Dependencies:
     sooner than to a multiply: AMD Zen 5 a cycle sooner), ``fp_multiply``, ``fma``, ``fp_divide``
     (divisions and square roots), ``vector`` the simple operations on vector registers that are
     not arithmetic (logic, integer SIMD adds, shuffles, blends, a three-operand ``vmovsd``
-    merge: one cycle on many cores, two on Zen 5).  Each >= 0 and finite."""
+    merge: one cycle on many cores, two on Zen 5).  Each >= 0 and finite.
+    ``exits`` (optional) says the chains restart on each of that many entries of short loops
+    that exit on their own data (``while (y)`` of a GCD), ``exits_mispredicted`` how many of
+    those exits a predictor misses (<= exits).  A core runs the next entry's chain beside this
+    one's while it predicts the exit; a mispredicted exit flushes it, so only that share of
+    the chains runs one after the other, each plus the penalty (Hennessy and Patterson,
+    "Computer Architecture: A Quantitative Approach", 6th ed., 3.6: speculation)."""
 
     alu: float = 0.0
     multiply: float = 0.0
@@ -293,20 +316,25 @@ class Dependencies:
     fma: float = 0.0
     fp_divide: float = 0.0
     vector: float = 0.0
+    exits: float = 0.0
+    exits_mispredicted: float = 0.0
 
     def __post_init__(self):
-        for name in DEPENDENCY_KINDS:
+        for name in DEPENDENCY_KINDS + EXIT_KEYS:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
                                     key=f"dependencies.{name}")
+        if self.exits_mispredicted > self.exits * (1 + 1e-9):
+            raise WorkloadError(f"{self.exits_mispredicted:g} is more than the {self.exits:g} "
+                                f"exits it is a part of", key="dependencies.exits_mispredicted")
 
     @property
     def total(self) -> float:
         return sum(getattr(self, k) for k in DEPENDENCY_KINDS)
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in DEPENDENCY_KINDS if getattr(self, k)}
+        return {k: getattr(self, k) for k in DEPENDENCY_KINDS + EXIT_KEYS if getattr(self, k)}
 
 
 @dataclass(frozen=True)

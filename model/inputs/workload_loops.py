@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, INSTRUCTION_KEYS, WAIT_LEVELS,
+from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, EXIT_KEYS, INSTRUCTION_KEYS, WAIT_LEVELS,
                                              Dependencies, Instructions, LoopNest)
 
 
@@ -73,7 +73,8 @@ def read_loop(ctx: Reader, d, key) -> LoopNest:
 
 
 def read_instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period", "mispredicted_waits"), ("total",))
+    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period", "taken_period", "mispredicted_waits"),
+              ("total",))
     counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
     if "mispredicted_waits" in d:
         waits = d["mispredicted_waits"]
@@ -81,9 +82,10 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
         counts["mispredicted_waits"] = tuple(
             (lv, read_count(ctx, waits[lv], f"{key}.mispredicted_waits.{lv}"))
             for lv in WAIT_LEVELS if lv in waits)
-    if "branch_period" in d:
-        counts["branch_period"] = ctx.number(d["branch_period"], f"{key}.branch_period", minimum=1,
-                                             hint="give a number of branches such as 8192")
+    for name in ("branch_period", "taken_period"):
+        if name in d:
+            counts[name] = ctx.number(d[name], f"{key}.{name}", minimum=1,
+                                      hint="give a number of branches such as 8192")
     try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
         return Instructions(**counts)
     except WorkloadError as exc:
@@ -91,6 +93,11 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
 
 
 def read_dependencies(ctx: Reader, d, key) -> Dependencies:
-    ctx.table(d, key, DEPENDENCY_KINDS, ())
-    return Dependencies(**{k: read_count(ctx, d[k], f"{key}.{k}") for k in DEPENDENCY_KINDS
-                           if k in d})
+    ctx.table(d, key, DEPENDENCY_KINDS + EXIT_KEYS, ())
+    if "exits_mispredicted" in d and "exits" not in d:
+        raise ctx.error(f"{key}.exits_mispredicted", "needs exits (the entries it is a part of)")
+    counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in DEPENDENCY_KINDS + EXIT_KEYS if k in d}
+    try:  # Dependencies checks exits_mispredicted <= exits where it is built
+        return Dependencies(**counts)
+    except WorkloadError as exc:
+        raise ctx.error(f"{key}.{exc.key.split('.', 1)[1]}", exc.message) from None

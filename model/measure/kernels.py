@@ -320,6 +320,11 @@ def _plan_core(ctx: PlanContext) -> None:
     ctx.add("core", ["--ops", "branch_random", "--pass-bits",
                      "4096,16384,20480,24576,28672,32768,49152,65536,131072"],
             "core passes", address_space_limit(GiB))
+    # random jump targets in shorter passes: how many targets the indirect predictor learns by
+    # heart (on the Zen 5 VM 1 Ki, half of 2 Ki, none of 8 Ki: its edge is far below the
+    # conditional branches', so it is swept on its own)
+    ctx.add("core", ["--ops", "indirect_random", "--pass-bits", "256,1024,1536,2048,3072,4096,8192,65536"],
+            "core indirect passes", address_space_limit(GiB))
 
 
 _PING_SIZES = {"quick": "1,64,4096,65536,1048576", "full": "1,8,64,512,4096,32768,262144,1048576,4194304"}

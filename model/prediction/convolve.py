@@ -8,8 +8,9 @@ Applications?", SC05), the time of each resource:
   measured share of store time hidden behind the loads, chains that do not overlap their
   loads (``chain_overlap = false``) added, and payload passes of network traffic;
 - floating point: flops / PEAK rate, at least the latency of the reduction chains
-  (:mod:`pinchpoint.prediction.rates_compute`); multiply-adds with a ``dependency_depth`` at
-  PEAK horner's rate at that depth (FMAs at PEAK horner_fma's);
+  (:mod:`pinchpoint.prediction.flops_time`, :mod:`pinchpoint.prediction.rates_compute`);
+  multiply-adds with a ``dependency_depth`` at PEAK horner's rate at that depth (FMAs at
+  PEAK horner_fma's);
 - core: the instructions the phase's code executes, its conditional branches and their
   mispredictions (``[phases.instructions]``), at the rates kernels/core.c measures
   (:mod:`pinchpoint.prediction.rates_core`): in-cache loops are timed by these, not by bytes;
@@ -47,14 +48,14 @@ from dataclasses import dataclass
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.signature import Signature
-from pinchpoint.inputs.workload_data import Flops, MemoryOps, Phase, Workload
+from pinchpoint.inputs.workload_data import MemoryOps, Phase, Workload
 from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, in_place_overlap, log_interp,
                                             message_time, overlap_range, transfer_time)
 from pinchpoint.prediction.rates import SignatureRates
 from pinchpoint.prediction.rates_base import STATS, fmt_size
-from pinchpoint.prediction.rates_compute import PEAK_FOR_CHAIN
 from pinchpoint.prediction.rates_core import core_time
 from pinchpoint.prediction.rates_dependencies import dependencies_time
+from pinchpoint.prediction.flops_time import latency_time, throughput_time
 from pinchpoint.prediction.rates_parallel import regions_time
 
 #: The convolution and what callers read beside it (the pure formulas and the rates live in
@@ -279,66 +280,6 @@ def _hidden_stores(mem: dict, hidden: dict, detail: list) -> float:
     return hide
 
 
-def _throughput_time(phase: Phase, rates: SignatureRates, key: str, covered: float,
-                     detail: list) -> float:
-    """Time [s] of the phase's flops at PEAK's throughput (less those inside PEAK loop times);
-    with a dependency depth, multiply-adds at PEAK horner's rate at that depth (FMAs at
-    horner_fma's where measured)."""
-    f: Flops = phase.flops
-    rep, threads = phase.repeat, phase.threads
-    depth_rates = {}
-    if f.dependency_depth:
-        for kind, fused in (("add_multiply", False), ("fma", True)):
-            if getattr(f, kind) * rep > 0:
-                depth_rates[kind] = rates.depth_rate(f.dependency_depth,
-                                                     f"{key}.flops.dependency_depth", fused)
-    total = 0.0
-    for kind in ("division", "add_multiply", "fma"):
-        n = getattr(f, kind) * rep
-        if kind != "division" and covered > 0:
-            taken = min(n, covered)
-            n, covered = n - taken, covered - taken
-            if taken:
-                detail.append(f"{taken:g} {kind} flops inside the PEAK loop times")
-        if n <= 0:
-            continue
-        if depth_rates.get(kind) is not None:
-            per_core, peak = depth_rates[kind]
-            rate = per_core * threads
-            detail.append(f"{kind} in chains of depth {f.dependency_depth:g} at "
-                          f"{rate / 1e6:.4g} Mflop/s (PEAK {peak})")
-        else:
-            # PEAK runs on one core; a phase on N threads (one core each) has N times its rate
-            rate = rates.flop_rate(kind, f.loop_length, f"{key}.flops.{kind}") * threads
-            detail.append(f"{kind} at {rate / 1e6:.4g} Mflop/s"
-                          + (f" ({threads} threads)" if threads > 1 else ""))
-        total += n / rate
-    return total
-
-
-def _latency_time(phase: Phase, rates: SignatureRates, key: str, detail: list) -> float:
-    """Time [s] the reduction chains take at one add (FMA) latency per step, short chains
-    overlapping out of order at PEAK add_chains' rate."""
-    f: Flops = phase.flops
-    bound = 0.0
-    for chained in PEAK_FOR_CHAIN:
-        n = getattr(f, chained) * phase.repeat
-        if n <= 0:
-            continue
-        rate = rates.chain_rate(chained, f"{key}.flops.{chained}")
-        if rate is None:
-            continue
-        if chained == "chained_adds" and f.chain_length:
-            short = rates.short_chain_rate(f.chain_length, f"{key}.flops.chain_length")
-            if short is not None and short > rate:
-                rate = short
-                detail.append(f"chains of {f.chain_length:g} adds overlap out of order "
-                              f"(PEAK add_chains)")
-        bound += n / (f.chains * phase.threads) / rate
-        detail.append(f"{chained} in {f.chains} chains at {rate / 1e6:.4g} Mflop/s per chain")
-    return bound
-
-
 def _comm_times(phase: Phase, rates: SignatureRates, key: str, t: dict, detail: dict) -> None:
     """Add the phase's messages, I/O and network traffic (and its memory passes) to ``t``."""
     rep = phase.repeat
@@ -372,8 +313,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     t = {r: 0.0 for r in RESOURCES}
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
     t["memory"], t_l1, covered = _memory_time(phase, rates, key, detail["memory"])
-    t["fp"] = throughput = _throughput_time(phase, rates, key, covered, detail["fp"])
-    latency = _latency_time(phase, rates, key, detail["fp"])
+    t["fp"] = throughput = throughput_time(phase, rates, key, covered, detail["fp"])
+    latency = latency_time(phase, rates, key, detail["fp"])
     if not phase.flops.chain_overlap and latency > 0:
         t["memory"] += latency
         detail["memory"].append("the reduction chains wait for their loads (chain_overlap = "

@@ -28,6 +28,7 @@ from __future__ import annotations
 from pinchpoint.errors import SignatureError
 from pinchpoint.inputs.workload_data import DEPENDENCY_KINDS, Phase
 from pinchpoint.prediction.rates_base import RatesBase
+from pinchpoint.prediction.rates_core import learnt_share
 
 #: kind -> (kernel, loop, operations per counted unit of its rate): core.c's chain loops count
 #: operations; PEAK's chains count flops (an FMA is 2).
@@ -106,4 +107,28 @@ def dependencies_time(phase: Phase, rates: DependencyRates, key: str, detail: li
     if said:
         detail.append("loop-carried chains: " + ", ".join(said)
                       + (f", on {phase.threads} threads" if phase.threads > 1 else ""))
+    if total > 0 and deps.exits > 0:
+        total = _on_exits(phase, rates, key, total, detail)
     return total
+
+
+def _on_exits(phase: Phase, rates, key: str, chains: float, detail: list) -> float:
+    """Time [s] of chains that restart on each entry of short loops exiting on their data
+    (Dependencies.exits): the share of entries whose exit is mispredicted, less what a
+    predictor learns of repeating outcomes (the phase's branch_period, core branch_random's
+    pass sweep), runs one after the other, each plus the misprediction penalty; the other
+    entries overlap their neighbours out of order.  ``rates`` is a SignatureRates (the core
+    rates price the penalty)."""
+    deps, ins = phase.dependencies, phase.instructions
+    missed = deps.exits_mispredicted * phase.repeat
+    learnt = learnt_share(ins, rates) if missed > 0 else None
+    if learnt is not None:
+        missed *= learnt[0]
+    share = min(1.0, missed / (deps.exits * phase.repeat))
+    penalty = rates.mispredict_penalty(f"{key}.dependencies.exits_mispredicted") if missed else 0.0
+    detail.append(f"the chains restart on {deps.exits * phase.repeat:.4g} entries of loops that "
+                  f"exit on their data; {share:.0%} of the exits mispredicted"
+                  + (" (the rest learnt)" if learnt and learnt[0] < 1 else "")
+                  + (f", each {penalty * 1e9:.3g} ns" if penalty else "")
+                  + ": the other entries overlap")
+    return chains * share + missed * (penalty or 0.0) / phase.threads

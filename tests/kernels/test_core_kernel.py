@@ -80,6 +80,15 @@ def test_core_points_are_present_and_sane(quick_signature):
     # most 500: generous, since on a busy machine every repetition of the shuffled loop, 8x
     # longer per branch, can be cut by another process (a suite run measured 126 there)
     assert penalty > 0 and 5 * short <= penalty <= 500 * long, penalty
+    # the indirect loops likewise (random targets 7 in 8 mispredicted), and their pass sweep
+    ind = [p for p in quick_signature.points("core") if p["op"] == "indirect_random"]
+    longest, sorted_ind = max(ind, key=lambda p: p["pass_jumps"]), ops["indirect_sorted"]
+    assert longest["mispredict_share"] == 0.875 and sorted_ind["mispredict_share"] < 1e-3
+    assert {256, 65536, 262144} <= {p["pass_jumps"] for p in ind}
+    assert longest.result.unit == "jump/s"
+    per_jump = (1 / longest.result.max - 1 / sorted_ind.result.max) / (
+        longest["mispredict_share"] - sorted_ind["mispredict_share"])
+    assert 5 * short <= per_jump <= 500 * long, per_jump
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +128,16 @@ def test_random_bits_mispredict_half_and_sorted_bits_almost_never(callgrind_coun
     ir, bc, bcm = callgrind_counts["bit_loop"]
     data_branches = bc / 2
     assert bcm / data_branches == pytest.approx(0.25, abs=0.03)
+
+
+def test_one_indirect_jump_per_byte_random_targets_mispredicting_seven_in_eight(tmp_path):
+    # callgrind's indirect predictor keeps each jump's last target: runs of 32 Ki equal bytes
+    # miss 8 times a pass, independent uniform ones 7 in 8
+    binary = compile_kernel("core", find_compiler(flags=("-O2", "-fno-inline")))
+    for op, share in (("indirect_sorted", 0.0), ("indirect_random", 7 / 8)):
+        e = callgrind_self_counts(binary, op, tmp_path / f"{op}.out")["indirect_loop"]
+        assert e["Bi"] == pytest.approx(e["Bc"], rel=0.01)  # one jump, one loop branch per byte
+        assert e["Bim"] / e["Bi"] == pytest.approx(share, abs=0.01)
 
 
 @pytest.fixture(scope="module")

@@ -69,18 +69,20 @@ def test_without_a_period_or_a_sweep_every_misprediction_is_priced():
     assert core_s(signature({}), BASE + "branch_period = 100\n") == pytest.approx(full, rel=1e-9)
 
 
+@pytest.mark.parametrize("name", ["branch_period", "taken_period"])
 @pytest.mark.parametrize("value, words", [(0, "at least 1"), (-5, "at least 1"), ("'x'", "not a number")])
-def test_a_bad_period_is_refused_naming_the_key(value, words):
-    with pytest.raises(WorkloadError, match="branch_period") as exc:
-        workload(BASE + f"branch_period = {value}\n")
+def test_a_bad_period_is_refused_naming_the_key(name, value, words):
+    with pytest.raises(WorkloadError, match=name) as exc:
+        workload(BASE + f"{name} = {value}\n")
     assert words in str(exc.value)
 
 
 def test_the_period_survives_scaling_and_writing():
-    w = workload(BASE + "branch_period = 4096\n")
+    w = workload(BASE + "branch_period = 4096\ntaken_period = 5000\n")
     ins = w.phases[0].instructions
     assert ins.scaled(3).branch_period == 4096 and ins.scaled(3).mispredicted == 3e5
-    assert ins.to_dict()["branch_period"] == 4096
+    assert ins.scaled(3).taken_period == 5000
+    assert ins.to_dict()["branch_period"] == 4096 and ins.to_dict()["taken_period"] == 5000
 
 
 @settings(max_examples=50, deadline=None)
@@ -104,3 +106,16 @@ def test_the_cli_refuses_a_bad_period_in_one_line(tmp_path, capsys, value, words
     assert main(["predict", "--signature", str(sig), "--workload", str(wl)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "instructions.branch_period" in err and words in err
+
+
+@pytest.mark.parametrize("taken_period, share", [
+    (1.5 * 4096, 0.0),                   # the bit loop's 1.5 taken transfers per bit: learnt
+    (1.5 * 16384, 0.5),                  # half way
+    (1.5 * 65536, 1.0),
+])
+def test_a_taken_period_is_read_against_the_bit_loops_taken_transfers(taken_period, share):
+    # the branch period alone would say learnt (2 x 4096 branches); a path history counts the
+    # taken transfers, which say otherwise, and are preferred
+    busy = max(1e6 / 10e9, 2e5 / 2e9)
+    table = BASE + f"branch_period = 8192\ntaken_period = {taken_period!r}\n"
+    assert core_s(signature(), table) == pytest.approx(busy + share * 1e5 * PENALTY, rel=1e-9)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pinchpoint.prediction.trace.branch_period import branch_period
+from pinchpoint.prediction.trace.branch_period import branch_period, periods
 from pinchpoint.prediction.trace.callgrind import parse_callgrind
 
 EVENTS = "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw ILdmr DLdmr DLdmw Bc Bcm"
@@ -90,3 +90,18 @@ def test_the_traced_filter_example_repeats_every_call(build_c, valgrind, tmp_pat
     # two conditional branches per element (the test and the loop's own) and the call's entry
     # test: 2 x 1024 + 1 per call
     assert "branch_period = 2049" in text
+
+
+def test_the_taken_period_counts_taken_jumps_calls_and_returns():
+    # kernel's loop branch jumps back 900 times in all, and it calls cmp 40 times, whose one
+    # jump is taken 100 times: per call of kernel (4 calls) (900 + 100 + 2 x 40) / 4 transfers
+    text = profile(calls=4).replace("+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+                                    "jcnd=900/1000 0x2000\n"
+                                    "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+                                    "cfn=(3) cmp\ncalls=40 0x3000 7\n+2 +1 5 0\n"
+                                    "fn=(3)\njump=100 0x3000\n"
+                                    "0x3000 7 100 0 0 0 0 0 0 0 0 0 0 0 300 0\n")
+    prof = parse_callgrind(text)
+    assert periods(prof) == (pytest.approx(2300 / 4), pytest.approx((900 + 100 + 80) / 4))
+    # no jumps collected: no taken period, the branch period alone
+    assert periods(parse_callgrind(profile(calls=4))) == (pytest.approx(2000 / 4), None)

@@ -94,6 +94,17 @@ def test_the_phase_states_its_instructions_and_branches():
     assert "not of this machine's" in tw.to_toml()
 
 
+def test_indirect_jumps_and_their_mispredictions_join_the_table():
+    # main's load at 0x1000 made a jump through a table instead: 40 times, 35 missed
+    tw = _build(TEXT.replace("0x1000 5 3 1\n", "0x1000 5 3 1 0 0 0 0 0 0 0 0 0 0 0 0 40 35\n"))
+    ins = tw.document["phases"][0]["instructions"]
+    assert ins["indirect"] == 40 and ins["indirect_mispredicted"] == 35
+    assert tw.workload.phases[0].instructions.indirect_mispredicted == 35
+    # none missed: no indirect counts stated (nothing to price)
+    tw = _build(TEXT.replace("0x1000 5 3 1\n", "0x1000 5 3 1 0 0 0 0 0 0 0 0 0 0 0 0 40 0\n"))
+    assert "indirect" not in tw.document["phases"][0]["instructions"]
+
+
 def test_each_function_phase_has_its_own_counts():
     tw = _build(top_functions=1)
     by = {p["name"]: p["instructions"] for p in tw.document["phases"]}

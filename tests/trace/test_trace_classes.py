@@ -129,7 +129,7 @@ def test_the_whole_vocabulary_reads_without_dropping_anything():
     assert readable_document(doc) == (doc, set())
 
 
-def _triad_like(store_text, y_misses=0.0):
+def _triad_like(store_text, y_misses=0.0, fma="vfmadd213pd"):
     """y = a x + y (or a x + b into y): GCC's loop, Valgrind counting the FMA's ymm operand as
     four 8 B reads (as Callgrind 3.19 does); L1-resident data (no misses at all), or y's
     load missing L1 and L2 ``y_misses`` times, each miss also evicting a dirty line (charged
@@ -145,7 +145,7 @@ def _triad_like(store_text, y_misses=0.0):
     p.costs[("prog", "kernel", 0x27)] = cost(Ir=it)
     p.costs[("prog", "kernel", 0x29)] = cost(Ir=1)
     code = {0x10: decode("vmovupd ymm1,YMMWORD PTR [rsi+rax*1]"),
-            0x15: decode("vfmadd213pd ymm1,ymm2,YMMWORD PTR [rdi+rax*1]"),
+            0x15: decode(f"{fma} ymm1,ymm2,YMMWORD PTR [rdi+rax*1]"),
             0x1b: decode(store_text), 0x20: decode("add    rax,0x20"),
             0x24: decode("cmp    rax,rcx"), 0x27: decode("jne    10 <kernel>"), 0x29: decode("ret")}
     return build_traced_workload([(L2, p)], {"prog": code}, (L1, L2), name="k", command=["./k"],
@@ -173,6 +173,15 @@ def test_a_store_in_place_is_written_back_where_its_loads_came_from():
     (store,) = [m for m in _triad_like("vmovupd YMMWORD PTR [rdi+rax*1],ymm1")
                 .document["phases"][0]["memory"] if m["op"] == "store"]
     assert store["in_place"] is True and store["hit_rates"] == {"L1": 1.0}
+
+
+def test_packed_single_flops_are_counted_apart():
+    # 8 lanes of 2 flops per vfmadd213ps ymm; the pd form's 4 lanes are PEAK's own kind
+    single = _triad_like("vmovups YMMWORD PTR [rdi+rax*1],ymm1", fma="vfmadd213ps")
+    assert single.document["phases"][0]["flops"] == {"fma": 16 * (N // 4),
+                                                       "packed_single": 16 * (N // 4)}
+    double = _triad_like("vmovupd YMMWORD PTR [rdi+rax*1],ymm1")
+    assert double.document["phases"][0]["flops"] == {"fma": 8 * (N // 4)}
 
 
 def test_short_fma_chains_are_adds_on_the_chain():

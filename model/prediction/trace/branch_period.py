@@ -9,7 +9,15 @@ function that holds most of the phase's mispredictions and, when that function w
 than once (by other functions: a recursive call is part of one pass), states its conditional
 branches per call, with those of the functions it calls, as the phase's ``branch_period``: a
 global history holds every branch taken between two calls (the model prices how much of a
-pattern that long the machine learns: core branch_random's pass sweep).
+pattern that long the machine learns: core branch_random's pass sweep).  It also states the
+taken control transfers per call (taken jumps, calls and returns): current predictors index
+their tables with a path history that only taken branches update (Yavarzadeh et al.,
+"Half&Half: Demystifying Intel's Directional Branch Predictors for Fast, Secure Partitioned
+Execution", IEEE S&P 2023), so a pattern's length, as a predictor sees it, is counted in
+those: a sort calling its comparison function through a pointer fills the history with two
+transfers per comparison beyond its branches.  Indirect jumps
+(a switch's jump table: Callgrind's ``Bi``, ``Bim``) repeat their targets with the call too:
+their mispredictions count with the conditional ones in choosing that function.
 
 Pure: takes the profile, returns a number.  No I/O.
 """
@@ -18,27 +26,26 @@ from __future__ import annotations
 
 
 def branch_period(prof, select=None, exits=None) -> float | None:
-    """Conditional branches per call of the function with the most mispredictions among the
-    instructions ``select((obj, fn, addr))`` accepts (all without it), less those at addresses
-    ``exits(obj)`` holds (loop exits, which the workload leaves out too), the branches of the
-    functions it calls counted with its own; None without branch simulation, without
-    mispredictions, or when that function ran from fewer than two calls."""
+    """One call's conditional branches (:func:`periods`)."""
+    return periods(prof, select, exits)[0]
+
+
+def periods(prof, select=None, exits=None) -> tuple[float | None, float | None]:
+    """(conditional branches, taken control transfers) per call of the function with the most
+    mispredictions among the instructions ``select((obj, fn, addr))`` accepts (all without
+    it), less those at addresses ``exits(obj)`` holds (loop exits, which the workload leaves
+    out too), the branches of the functions it calls counted with its own.  The transfers
+    are the taken jumps (conditional and not) and the calls and their returns of those
+    functions (None without ``--collect-jumps``).  (None, None) without branch simulation,
+    without mispredictions, or when that function ran from fewer than two calls."""
     if "Bc" not in prof.events or "Bcm" not in prof.events:
-        return None
-    bc, bcm = prof.index("Bc"), prof.index("Bcm")
-    per_fn: dict[tuple[str, str], list[float]] = {}
-    for (obj, fn, addr), c in prof.costs.items():
-        if select is not None and not select((obj, fn, addr)):
-            continue
-        acc = per_fn.setdefault((obj, fn), [0.0, 0.0])
-        acc[0] += c[bc]
-        if exits is None or addr not in exits(obj):
-            acc[1] += c[bcm]
+        return None, None
+    per_fn = _per_function(prof, select, exits)
     if not per_fn:
-        return None
+        return None, None
     fn, (_, missed) = max(per_fn.items(), key=lambda kv: kv[1][1])
     if missed <= 0:
-        return None
+        return None, None
     # the predictor's history holds every branch taken between two calls, those of the
     # functions it calls (a sort's comparison function) too, not that function's alone
     below = _callees(prof, fn)
@@ -47,7 +54,46 @@ def branch_period(prof, select=None, exits=None) -> float | None:
     # times within one pass over its data, and those calls repeat nothing
     calls = sum(n for (obj, caller, _, callee), n in prof.calls.items()
                 if callee == fn and (obj, caller) != fn)
-    return branches / calls if calls >= 2 and branches > 0 else None
+    if calls < 2 or branches <= 0:
+        return None, None
+    return branches / calls, _transfers(prof, below) / calls if prof.jumps else None
+
+
+def _transfers(prof, below: set) -> float:
+    """Taken jumps, calls and returns of the functions in ``below``: what a path history
+    records (a call and its return are two taken transfers)."""
+    jumps = sum(c + u for (obj, fn, _), (c, u) in prof.jumps.items() if (obj, fn) in below)
+    calls = sum(n for (obj, caller, _, _), n in prof.calls.items() if (obj, caller) in below)
+    return jumps + 2 * calls
+
+
+def _per_function(prof, select, exits) -> dict[tuple[str, str], list[float]]:
+    """(object, function) -> [conditional branches, mispredictions kept]: the conditional ones
+    less those at learnt exits, and the indirect jumps' (Bim) where simulated."""
+    bc, bcm = prof.index("Bc"), prof.index("Bcm")
+    bim = prof.index("Bim") if "Bim" in prof.events else None
+    per_fn: dict[tuple[str, str], list[float]] = {}
+    for (obj, fn, addr), c in prof.costs.items():
+        if select is not None and not select((obj, fn, addr)):
+            continue
+        acc = per_fn.setdefault((obj, fn), [0.0, 0.0])
+        acc[0] += c[bc]
+        if exits is None or addr not in exits(obj):
+            acc[1] += c[bcm]
+        if bim is not None:
+            acc[1] += c[bim]
+    return per_fn
+
+
+def indirect_jumps(prof, select=None) -> tuple[float, float]:
+    """(indirect jumps and calls, those mispredicted) among the instructions ``select``
+    accepts: Callgrind's Bi and Bim, whose model predicts each jump's last target (zeros
+    without them)."""
+    if "Bi" not in prof.events or "Bim" not in prof.events:
+        return 0.0, 0.0
+    bi, bim = prof.index("Bi"), prof.index("Bim")
+    costs = [c for key, c in prof.costs.items() if select is None or select(key)]
+    return sum(c[bi] for c in costs), sum(c[bim] for c in costs)
 
 
 def _callees(prof, fn: tuple[str, str]) -> set:

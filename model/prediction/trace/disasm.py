@@ -14,7 +14,8 @@ al., SC2002): bytes = accesses x operand width, flops = executions x flops per i
   (lanes = register width / element size: xmm 16 B, ymm 32 B, zmm 64 B; pd 8 B, ps 4 B), FMA
   ``vfmadd...`` 2 per lane, ``div``/``sqrt`` 1 per lane as division (PEAK prices both with its
   division loop), x87 ``fadd/fsub/fmul`` 1 and ``fdiv/fsqrt`` 1 division.  Single and double
-  precision both count; the signature's PEAK rates are double precision.
+  precision both count; the signature's PEAK rates are double precision, so the flops of packed
+  single-precision instructions are also counted apart (:func:`is_packed_single`).
 - Integer divisions: ``div`` and ``idiv`` of any width (8 to 64 bit, the width in the operand;
   SDM vol. 2), and AArch64's ``udiv``/``sdiv``: one division per execution, priced by the core
   kernel's divide loop, not as flops.
@@ -132,6 +133,16 @@ def flops_of(mnemonic: str, operands: str) -> tuple[tuple[str, float], ...]:
     if _X87_DIV.match(m):
         return (("division", 1.0),)
     return ()
+
+
+def is_packed_single(mnemonic: str) -> bool:
+    """True for a packed single-precision flop instruction (``vmulps``, ``vfmadd231ps`` ...):
+    its flops run at twice the rate of the double-precision ones PEAK measures."""
+    p = _PACKED.match(mnemonic) or _PACKED_DIV.match(mnemonic)
+    if p:
+        return p.group(2) == "s"
+    p = _FMA.match(mnemonic)
+    return p is not None and p.group(3) == "p" and p.group(4) == "s"
 
 
 def is_integer_division(mnemonic: str) -> bool:

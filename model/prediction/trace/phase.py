@@ -19,15 +19,15 @@ Pure: profiles and disassembly in, numbers out.
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from pinchpoint.prediction.trace.accesses import ACCESS_EVENTS, AccessClass, access_events
-from pinchpoint.prediction.trace.branch_period import branch_period
+from pinchpoint.prediction.trace.branch_period import indirect_jumps, periods
+from pinchpoint.prediction.trace.carried import CHAIN_WINDOW, carried_chains
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
-                                                shuffle_kind)
+                                                is_packed_single, shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_conditional_jump, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
@@ -36,12 +36,6 @@ from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts, _served
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
-#: A chain of FMAs restarted on every entry of its loop is priced as PEAK add_chains' adds (its
-#: multiplies off the chain) only when an entry's instructions fit in the reorder buffer
-#: (AMD's software optimization guides: 320 entries on Zen 4, 448 on Zen 5; Intel Golden
-#: Cove: 512).  Longer entries are one chain each, priced at the FMA's latency.  Chains of
-#: adds keep their length at any size: add_chains itself measures the overlap fading.
-CHAIN_WINDOW = 512
 #: Inner loops longer than this many elements are long loops: their entry and exit cost
 #: under 0.1 % of the iterations (and MAPS's trips sweep ends there).
 LONG_LOOP = 1024
@@ -65,8 +59,10 @@ class PhaseFacts:
     mispredicted: float | None = None
     #: taken jumps, conditional and unconditional (a run with --collect-jumps=yes; None without)
     taken: float | None = None
+    indirect: tuple = (0.0, 0.0)  # indirect jumps and calls, those mispredicted (Bi, Bim)
     #: conditional branches after which the outcomes repeat (:mod:`.branch_period`); None: never
     branch_period: float | None = None
+    taken_period: float | None = None  # the taken jumps, calls and returns in that period
     assumed: float = 0.0
     threads: int = 1
     #: OpenMP parallel regions entered (:mod:`pinchpoint.prediction.trace.openmp`)
@@ -146,8 +142,7 @@ class CodeFacts:
         return self._loops[obj]
 
 
-#: Instructions a following conditional branch fuses with into one operation (macro-fusion; which
-#: vendor fuses which: Instructions.fused_branches), counted alike on every core.
+#: What a conditional branch after it fuses with (which core fuses which: Instructions.fused_branches)
 FUSIBLE = re.compile(r"^(cmp|test|add|sub|and|inc|dec)$")
 
 
@@ -180,8 +175,10 @@ def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
 
 
 def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
-    """Add ``ir`` executions of ``ins`` to the integer or floating-point divides or the
-    shuffles."""
+    """Add ``ir`` executions of ``ins`` to the flops, divides (integer, FP) or shuffles."""
+    for kind, n in ins.flops:
+        pf.flops[kind] += n * ir
+        pf.flops["packed_single"] += n * ir if is_packed_single(ins.mnemonic) else 0.0
     if is_integer_division(ins.mnemonic):
         pf.divisions += ir
     kind = divider_kind(ins.mnemonic)
@@ -200,8 +197,8 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     if not code.trip_counts:
         code.count_trips(first, idx["Ir"])
     pf = PhaseFacts(PhaseCounts(0, 0, 0, 0, ()))
+    pf.flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0, "packed_single": 0.0}
     tot = dict(loads=0.0, stores=0.0, lb=0.0, sb=0.0)
-    flops = {"division": 0.0, "add_multiply": 0.0, "fma": 0.0}
     executed = []
     for key, c in first.costs.items():
         if select is not None and not select(key):
@@ -212,8 +209,6 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         pf.instructions += ir
         if code.fused(obj, addr):
             pf.fused += ir
-        for kind, n in ins.flops:
-            flops[kind] += n * ir
         _count_units(pf, ins, ir)
         executed.append((key, ir, ins))
         dr, dw = c[idx["Dr"]], c[idx["Dw"]]
@@ -231,11 +226,18 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
         _branches(pf, runs, code, select)
-    pf.flops = flops
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     pf.regions = parallel_regions(first, select)
-    _loop_facts(pf, code, executed)
+    _loop_facts(pf, code, executed, _missed_at(first))
     return pf
+
+
+def _missed_at(prof) -> dict:
+    """(object, address) -> Callgrind's mispredictions of the branch there (none unsimulated)."""
+    if "Bcm" not in prof.events:
+        return {}
+    bcm = prof.index("Bcm")
+    return {(k[0], k[2]): c[bcm] for k, c in prof.costs.items() if c[bcm] > 0}
 
 
 def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
@@ -259,7 +261,8 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
             pf.mispredicted += c[bcm]
             _add_waits(waits, code, runs, (obj, fn, addr), c[bcm])
     pf.waits = _capped_waits(waits)
-    pf.branch_period = branch_period(prof, select, code.exits)
+    (pf.branch_period, pf.taken_period), pf.indirect = (periods(prof, select, code.exits),
+                                                        indirect_jumps(prof, select))
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
 
@@ -400,7 +403,7 @@ def _class(pf: PhaseFacts, pattern: str, op: str) -> AccessClass:
     return pf.classes[k]
 
 
-def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
+def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed, missed_at: dict) -> None:
     """Chained flops and partial sums, dependency depth, trip count, overlap of chains."""
     adds = fmas = weighted = 0.0
     by_loop: dict[tuple, list] = {}
@@ -425,7 +428,8 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
                         chains=max(1, int(round((adds + fmas) / weighted))))
     if not by_loop:
         return
-    _carried(pf, code, by_loop, {(k[0], k[2]): ir for k, ir, _ in executed})
+    pf.dependencies = carried_chains(code, by_loop, {(k[0], k[2]): ir for k, ir, _ in executed},
+                                     missed_at)
     busiest = max(by_loop.values(), key=lambda v: v[1])
     _trips(pf, code, busiest)
     fp = max(by_loop.values(), key=lambda v: v[2])
@@ -434,30 +438,6 @@ def _loop_facts(pf: PhaseFacts, code: CodeFacts, executed) -> None:
             pf.loop["dependency_depth"] = round(fp[0].depth)
         if weighted > 0 and fp[0].fed_by_dependent:
             pf.loop["chain_overlap"] = False
-
-
-def _carried(pf: PhaseFacts, code: CodeFacts, by_loop: dict, runs_at: dict) -> None:
-    """Operations on the loops' carried chains (:mod:`.recurrence`), each loop's per iteration
-    times its iterations, the fewer of its back branch's and its top's executions (a rotated
-    loop, entered at its test, runs its back branch once more per entry).  Left out where the
-    chain restarts on every entry: loops whose entries each fit a reorder buffer (CHAIN_WINDOW
-    instructions) and whose back branch is a learnt exit, as the next entry's chain overlaps
-    out of order (an exit on data, a tree walk's, mispredicts and flushes the next entry); and
-    reductions of adds alone, which the flops' chained adds price (PEAK add_chains' overlap)."""
-    total: dict[str, float] = {}
-    for facts, ir, _, obj in by_loop.values():
-        iterations = min(runs_at.get((obj, facts.end), 0.0),
-                         runs_at.get((obj, facts.start), math.inf))
-        if not facts.carried or iterations <= 0:
-            continue
-        exits = code.trip_counts.get((obj, facts.end), (0.0, 0.0))[1]
-        overlaps = exits > 0 and ir / exits <= CHAIN_WINDOW and code.counted(obj, facts)
-        adds_only = facts.chained and set(facts.carried) <= {"fp_add", "fp_add_to_other", "fma"}
-        if overlaps or (exits > 0 and adds_only):
-            continue
-        for kind, n in facts.carried.items():
-            total[kind] = total.get(kind, 0.0) + n * iterations
-    pf.dependencies = total
 
 
 def _trips(pf: PhaseFacts, code: CodeFacts, busiest) -> None:

@@ -223,6 +223,29 @@ def _flops_doc(flops: dict) -> dict:
     return fl
 
 
+def _branch_counts(pf: PhaseFacts, out: dict) -> None:
+    """The branch counts of ``out`` (an instruction table holding its total), each within what
+    it is a part of: a conditional branch or an indirect jump is one of the instructions, a
+    misprediction one of the branches (jumps), a fused branch or a taken one one of them."""
+    out["branches"] = min(round(pf.branches), out["total"])
+    out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
+    if pf.taken is not None:
+        out["taken"] = min(round(pf.taken), out["branches"])
+    if round(pf.fused) > 0:
+        out["fused_branches"] = min(round(pf.fused), out["branches"])
+    jumps, missed = (round(n) for n in pf.indirect)
+    if missed > 0:
+        out["indirect"] = min(jumps, out["total"])
+        out["indirect_mispredicted"] = min(missed, out["indirect"])
+    if pf.branch_period is not None and (out["mispredicted"] > 0 or missed > 0):
+        out["branch_period"] = max(1, round(pf.branch_period))
+        if pf.taken_period is not None:
+            out["taken_period"] = max(1, round(pf.taken_period))
+    waits = {lv: round(n) for lv, n in pf.waits.items() if round(n) > 0}
+    if waits and sum(waits.values()) <= out["mispredicted"]:
+        out["mispredicted_waits"] = waits
+
+
 def instructions_doc(pf: PhaseFacts) -> dict | None:
     """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
     threads, as its flops and bytes are, its executed integer divides, floating-point divider
@@ -232,18 +255,7 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         return None
     out = {"total": total}
     if pf.branches is not None:
-        # each conditional branch is one of the instructions, each misprediction one of them
-        out["branches"] = min(round(pf.branches), total)
-        out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
-        if pf.taken is not None:
-            out["taken"] = min(round(pf.taken), out["branches"])
-        if round(pf.fused) > 0:  # each fused one is one of the conditional branches
-            out["fused_branches"] = min(round(pf.fused), out["branches"])
-        if pf.branch_period is not None and out["mispredicted"] > 0:
-            out["branch_period"] = max(1, round(pf.branch_period))
-        waits = {lv: round(n) for lv, n in pf.waits.items() if round(n) > 0}
-        if waits and sum(waits.values()) <= out["mispredicted"]:
-            out["mispredicted_waits"] = waits
+        _branch_counts(pf, out)
     if round(pf.divisions) > 0:  # each integer divide is one of the instructions
         out["divisions"] = min(round(pf.divisions), total)
     for count, n in pf.divider.items():  # so is each FP divide and square root
