@@ -105,3 +105,22 @@ def test_the_taken_period_counts_taken_jumps_calls_and_returns():
     assert periods(prof) == (pytest.approx(2300 / 4), pytest.approx((900 + 100 + 80) / 4))
     # no jumps collected: no taken period, the branch period alone
     assert periods(parse_callgrind(profile(calls=4))) == (pytest.approx(2000 / 4), None)
+
+
+def test_the_taken_period_leaves_out_string_instructions_as_taken_jumps_does():
+    # the 900 "jumps" at 0x2009 are a rep movs's iterations (Valgrind runs it as a loop, the
+    # core as one instruction): the trace's taken_jumps drops them, and so does the period
+    from pinchpoint.prediction.trace.disasm import decode
+    from pinchpoint.prediction.trace.phase import CodeFacts, taken_jumps
+
+    text = profile(calls=4).replace("+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+                                    "jcnd=900/1000 0x2000\n"
+                                    "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+                                    "cfn=(3) cmp\ncalls=40 0x3000 7\n+2 +1 5 0\n"
+                                    "fn=(3)\njump=100 0x3000\n"
+                                    "0x3000 7 100 0 0 0 0 0 0 0 0 0 0 0 300 0\n")
+    prof = parse_callgrind(text)
+    code = CodeFacts({"/bin/prog": {0x2009: decode("rep movs BYTE PTR es:[rdi],BYTE PTR ds:[rsi]"),
+                                    0x3000: decode("jmp    3000 <cmp>")}})
+    got = periods(prof, taken=lambda within: taken_jumps(prof, code, within))
+    assert got == (pytest.approx(2300 / 4), pytest.approx((100 + 80) / 4))

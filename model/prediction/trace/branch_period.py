@@ -31,14 +31,17 @@ def branch_period(prof, select=None, exits=None) -> float | None:
     return periods(prof, select, exits)[0]
 
 
-def periods(prof, select=None, exits=None) -> tuple[float | None, float | None]:
+def periods(prof, select=None, exits=None, taken=None) -> tuple[float | None, float | None]:
     """(conditional branches, taken control transfers) per call of the function with the most
     mispredictions among the instructions ``select((obj, fn, addr))`` accepts (all without
     it), less those at addresses ``exits(obj)`` holds (loop exits, which the workload leaves
     out too), the branches of the functions it calls counted with its own.  The transfers
     are the taken jumps (conditional and not) and the calls and their returns of those
-    functions (None without ``--collect-jumps``).  (None, None) without branch simulation,
-    without mispredictions, or when that function ran from fewer than two calls."""
+    functions (None without ``--collect-jumps``); ``taken(select)`` counts the taken jumps
+    of the instructions ``select`` accepts (the trace's ``taken_jumps``, which leaves out the
+    iterations of string instructions Callgrind records as jumps; without it, every jump
+    Callgrind recorded).  (None, None) without branch simulation, without mispredictions, or
+    when that function ran from fewer than two calls."""
     if "Bc" not in prof.events or "Bcm" not in prof.events:
         return None, None
     per_fn = _per_function(prof, select, exits)
@@ -57,13 +60,16 @@ def periods(prof, select=None, exits=None) -> tuple[float | None, float | None]:
                 if callee == fn and (obj, caller) != fn)
     if calls < 2 or branches <= 0:
         return None, None
-    return branches / calls, _transfers(prof, below) / calls if prof.jumps else None
+    return branches / calls, _transfers(prof, below, taken) / calls if prof.jumps else None
 
 
-def _transfers(prof, below: set) -> float:
+def _transfers(prof, below: set, taken=None) -> float:
     """Taken jumps, calls and returns of the functions in ``below``: what a path history
     records (a call and its return are two taken transfers)."""
-    jumps = sum(c + u for (obj, fn, _), (c, u) in prof.jumps.items() if (obj, fn) in below)
+    def inside(key) -> bool:
+        return (key[0], key[1]) in below
+    jumps = (taken(inside) if taken is not None else
+             sum(c + u for key, (c, u) in prof.jumps.items() if inside(key)))
     calls = sum(n for (obj, caller, _, _), n in prof.calls.items() if (obj, caller) in below)
     return jumps + 2 * calls
 

@@ -261,8 +261,9 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
             pf.mispredicted += c[bcm]
             _add_waits(waits, code, runs, (obj, fn, addr), c[bcm])
     pf.waits = _capped_waits(waits)
-    (pf.branch_period, pf.taken_period), pf.indirect = (periods(prof, select, code.exits),
-                                                        indirect_jumps(prof, select))
+    (pf.branch_period, pf.taken_period), pf.indirect = (
+        periods(prof, select, code.exits, lambda within: taken_jumps(prof, code, within)),
+        indirect_jumps(prof, select))
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
 
