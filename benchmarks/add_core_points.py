@@ -6,11 +6,13 @@ adds the new loops' points, measured on the same machine by ``pinchpoint measure
 --only core`` (one or more runs: every repetition of a loop, or of one point of its sweep
 such as a pass length, is kept in one point, so its "best" is the fastest of all), and leaves
 the recorded points as they were.  Refuses to
-replace a loop the signature already has.
+replace a loop the signature already has, unless told to with --replace (a loop that gained a
+sweep: the divide loop's quotient widths).
 
 Usage::
 
     python3 benchmarks/add_core_points.py --ops taken,taken_jumps --into SIG.json CORE1.json [CORE2.json ...]
+    python3 benchmarks/add_core_points.py --ops divide --replace --into SIG.json CORE.json
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", required=True, help="core loops to add, comma-separated")
     ap.add_argument("--into", required=True, help="the recorded signature (rewritten in place)")
+    ap.add_argument("--replace", action="store_true",
+                    help="drop the signature's own points of these loops first")
     ap.add_argument("runs", nargs="+", help="signatures holding the core kernel's new loops")
     args = ap.parse_args(argv)
     ops = [o for o in args.ops.split(",") if o]
@@ -63,14 +67,17 @@ def main(argv=None) -> int:
     if core is None:
         raise SystemExit(f"{args.into}: has no core kernel to add loops to")
     have = {p["op"] for p in core["points"]}
-    if have & set(ops):
-        raise SystemExit(f"{args.into}: already holds {', '.join(sorted(have & set(ops)))}")
-    core["points"] = core["points"] + merged_points(ops, runs)
+    if have & set(ops) and not args.replace:
+        raise SystemExit(f"{args.into}: already holds {', '.join(sorted(have & set(ops)))} "
+                         f"(--replace drops those points)")
+    kept = [p for p in core["points"] if p["op"] not in ops]
+    core["points"] = kept + merged_points(ops, runs)
     Signature.from_dict(doc)  # the result must load as a signature
     with atomic_write(args.into) as fh:
         json.dump(doc, fh, indent=1)
         fh.write("\n")
-    print(f"{args.into}: added core {', '.join(ops)} from {len(runs)} run(s)")
+    print(f"{args.into}: {'replaced' if have & set(ops) else 'added'} core {', '.join(ops)} "
+          f"from {len(runs)} run(s)")
     return 0
 
 

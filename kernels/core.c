@@ -70,12 +70,13 @@
  *                  another: the divider's throughput, which prices a phase's integer divisions
  *                  (``divisions`` of [phases.instructions]).  The operands are those of a hash
  *                  reduced by `% m` with m known only at run time: full 64-bit dividends (top
- *                  bit set) and a 32-bit divisor (DIVISOR, 2^32 - 5), so 33-bit quotients.  Some
- *                  cores' dividers take longer for longer quotients (Agner Fog, "Instruction
- *                  tables": DIV r64 10-18 cycles of latency on AMD Zen 4); on the Zen 5 VM this was
- *                  written on, 64-bit dividends over a 12-bit divisor (52-bit quotients) ran
- *                  2.29 ns per division, over this divisor 1.73 ns, as did any quotient up to
- *                  about 40 bits.  Each point states "dividend_bits" and "divisor_bits".
+ *                  bit set) over divisors of 62, 48, 32, 20, 12, 4 and 1 bits (DIVISORS), so
+ *                  quotients of 2 to 64 bits, a point each.  Some cores' dividers take longer
+ *                  for longer quotients (Agner Fog, "Instruction tables": DIV r64 10-18 cycles
+ *                  of latency on AMD Zen 4): on the Zen 5 VM a division ran 1.66 ns up to 32
+ *                  quotient bits, 2.18 ns at 40, 2.27 at 48-56 and 2.49 at 61.  A table of 1 Ki
+ *                  to 64 Mi buckets indexed by a 64-bit hash divides with 38-54-bit quotients.
+ *                  Each point states "dividend_bits", "divisor_bits" and "quotient_bits".
  *   divide_chain   the same division, each one's remainder xor a 64-bit constant being the next
  *                  one's dividend (a mov and an xor on the chain besides the div): the latency
  *                  of a dependent division.  Kept in the signature beside divide; it prices
@@ -212,7 +213,11 @@ static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0,
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
 #define LOOP_ITERS 4096      /* iterations of alu and branches per call */
 #define RETIRE_ITERS 160     /* iterations of retire per call: 3840 B of a (in L1) */
-#define DIVISOR 0xFFFFFFFBull /* 2^32 - 5: the divide loops' 32-bit divisor */
+#define DIVISOR 0xFFFFFFFBull /* 2^32 - 5: divide_chain's 32-bit divisor */
+/* divide's divisors: primes just below 2^62, 2^48, 2^32, 2^20, 2^12 and 2^4, and 1 */
+static const uint64_t DIVISORS[] = {0x3FFFFFFFFFFFFFC7ull, 0xFFFFFFFFFFC5ull, DIVISOR, 0xFFFFDull,
+                                    0xFFDull, 13, 1};
+#define N_DIVISORS 7
 /* Every assembly loop starts on a 64-byte boundary (.p2align 6), as compilers align loop heads:
    unaligned, the same retire loop ran at half its speed on the Zen 5 VM (17 vs 34 G/s). */
 
@@ -221,6 +226,7 @@ typedef struct {
     uint64_t *bits;
     uint8_t *targets; /* the indirect loops: a case per byte */
     size_t nbits; /* the bit loops: bits per pass; the indirect loops: bytes per pass */
+    uint64_t divisor; /* divide */
     double *a, *b;
 } ctx_t;
 
@@ -343,12 +349,19 @@ static long jumps_loop(long iters)
 }
 /* one independent `div`: the dividend register into rax, rdx cleared (a 64-bit dividend) */
 #define DIV1(r) "mov %" r ", %%rax\n\txor %%edx, %%edx\n\tdiv %5\n\t"
-static long divide_loop(long iters)
+#define DIVIDEND 0xF3A5C6E7D9B1A283ull /* the first of divide's dividends */
+static int bit_length(uint64_t v)
+{
+    int n = 0;
+    for (; v; v >>= 1) n++;
+    return n;
+}
+static long divide_loop(uint64_t m, long iters)
 {
     long n = iters * LOOP_ITERS;
     /* four full 64-bit dividends (top bit set), each divided twice per iteration */
-    uint64_t d1 = 0xF3A5C6E7D9B1A283ull ^ (uint64_t)seed_v, d2 = 0xE1C3A587694B2D0Full,
-             d3 = 0xD2B4968A7C5E3F11ull, d4 = 0xC7E9A1B3D5F71921ull, m = DIVISOR;
+    uint64_t d1 = DIVIDEND ^ (uint64_t)seed_v, d2 = 0xE1C3A587694B2D0Full,
+             d3 = 0xD2B4968A7C5E3F11ull, d4 = 0xC7E9A1B3D5F71921ull;
     __asm__ __volatile__(
         ".p2align 6\n\t" "7:\n\t" DIV1("1") DIV1("2") DIV1("3") DIV1("4") DIV1("1") DIV1("2")
         DIV1("3") DIV1("4")
@@ -579,7 +592,7 @@ static double body(void *p, long iters)
     case C_BRANCHES: return (double)branch_loop(iters);
     case C_TAKEN: return (double)taken_loop(iters);
     case C_JUMPS: return (double)jumps_loop(iters);
-    case C_DIVIDE: return (double)divide_loop(iters);
+    case C_DIVIDE: return (double)divide_loop(c->divisor, iters);
     case C_DIVIDE_CHAIN: return (double)divide_chain_loop(iters);
     case C_ALU_CHAIN: return (double)alu_chain_loop(iters);
     case C_MUL_CHAIN: return (double)multiply_chain_loop(iters);
@@ -676,7 +689,8 @@ int main(int argc, char **argv)
         jumps_random[i] = (uint8_t)(s >> 61);
     }
     for (k = 0; k < nops; k++)
-    for (q = 0; q < ((swept = ops[k] == C_RANDOM || ops[k] == C_IND_RANDOM) ? npasses : 1); q++) {
+    for (q = 0; q < ((swept = ops[k] == C_RANDOM || ops[k] == C_IND_RANDOM) ? npasses
+                     : ops[k] == C_DIVIDE ? N_DIVISORS : 1); q++) {
         long iters;
         double count;
         c.op = ops[k];
@@ -694,6 +708,7 @@ int main(int argc, char **argv)
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
         c.targets = c.op == C_IND_RANDOM ? jumps_random : jumps_sorted;
         c.nbits = swept ? (size_t)passes[q] : BITS;
+        c.divisor = c.op == C_DIVIDE ? DIVISORS[q] : DIVISOR;
         iters = pp_calibrate(body, &c, o.min_time);
         pp_time_reps(body, &c, iters, o.reps, reps);
         count = per_call(&c);
@@ -707,7 +722,8 @@ int main(int argc, char **argv)
             printf(",\"mispredict_share\":%.9g,\"pass_jumps\":%zu",
                    c.op == C_IND_RANDOM ? 7.0 / 8.0 : 8.0 / BITS, c.nbits);
         if (c.op == C_DIVIDE || c.op == C_DIVIDE_CHAIN)
-            printf(",\"dividend_bits\":64,\"divisor_bits\":32");
+            printf(",\"dividend_bits\":64,\"divisor_bits\":%d,\"quotient_bits\":%d",
+                   bit_length(c.divisor), bit_length(DIVIDEND / c.divisor));
         if (c.op >= C_FDIV && c.op <= C_FSQRT_YMM) /* double precision; lanes per instruction */
             printf(",\"precision\":\"double\",\"lanes\":%d",
                    c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM ? 4 : 1);

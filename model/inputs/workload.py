@@ -1,9 +1,8 @@
 """Workloads: what work an application (or one phase of it) does, independent of the machine.
 
 This is the PMaC *application profile* (Snavely et al., "A Framework for Performance Modeling
-and Prediction", SC2002; Carrington et al., FGCS 2005): per
-phase, the memory operations by working-set size and access pattern, the floating-point
-operations by kind, the messages, the I/O and the network traffic.  A machine *signature*
+and Prediction", SC2002; Carrington et al., FGCS 2005): per phase, the memory operations by
+working-set size and access pattern, the flops by kind, the messages, the I/O and the network.  A machine *signature*
 (:mod:`pinchpoint.inputs.signature`) says how fast a machine does each kind of work; the convolution
 (:mod:`pinchpoint.prediction.convolve`) combines the two into a predicted time.
 
@@ -103,6 +102,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # branch once per iteration); 0/absent: not priced
     divisions = 100000                   # optional: integer divisions among them (div, idiv;
                                          # <= total): priced by the core divide loop
+    quotient_bits = 48                   # optional: their mean quotient width (1-64): the
+                                         # divide point of that width (trace samples it)
     fp_divisions = 50000                 # optional: floating-point divide instructions among
                                          # them (divsd, vdivpd ...: one per instruction, any
                                          # width; <= total): priced by the core fdiv loop
@@ -193,7 +194,6 @@ from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are pa
 
 
 # ---- validation helpers --------------------------------------------------------------------------
-
 #: Most concurrent streams an entry may state (maps.c's own limit).
 MAX_STREAMS = 64
 

@@ -158,6 +158,8 @@ class Flops:
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
                     "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches", "indirect",
                     "indirect_mispredicted")
+#: Keys of a phase's instruction table that are not counts: they do not scale with it.
+INSTRUCTION_VALUES = ("branch_period", "taken_period", "quotient_bits")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
 WAIT_LEVELS = LEVEL_NAMES[1:]
 
@@ -201,7 +203,8 @@ class Instructions:
     total - fused_branches operations (<= branches; 0: none fused).
     ``indirect`` are the jumps and calls through a register or memory (a ``switch``'s jump
     table; callgrind's Bi) and ``indirect_mispredicted`` those whose target was missed (Bim;
-    <= indirect <= total), priced by kernels/core.c's indirect loops.
+    <= indirect <= total), priced by kernels/core.c's indirect loops.  ``quotient_bits``
+    (optional, 1-64) is the divisions' mean quotient width, which sets a divider's speed.
     """
 
     total: float = 0.0
@@ -219,6 +222,7 @@ class Instructions:
     indirect: float = 0.0
     indirect_mispredicted: float = 0.0
     taken_period: float | None = None
+    quotient_bits: float | None = None
 
     def __post_init__(self):
         for name in INSTRUCTION_KEYS:
@@ -238,12 +242,12 @@ class Instructions:
             raise WorkloadError(f"{self.lane_shuffles:g} with the {self.shuffles:g} shuffles is "
                                 f"more than the {self.total:g} total they are a part of",
                                 key="instructions.lane_shuffles")
-        for name in ("branch_period", "taken_period"):
-            period = getattr(self, name)
-            if period is not None and not (isinstance(period, (int, float))
-                                           and math.isfinite(period) and period >= 1):
-                raise WorkloadError(f"{period!r} is not a number of branches (finite, >= 1)",
-                                    key=f"instructions.{name}")
+        for name, top, what in (("branch_period", math.inf, "a number of branches"),
+                                ("taken_period", math.inf, "a number of branches"),
+                                ("quotient_bits", 64, "a quotient width in bits")):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and 1 <= v <= top):
+                raise WorkloadError(f"{v!r} is not {what} (1 .. {top:g})", key=f"instructions.{name}")
         self._check_waits()
 
     def _check_waits(self) -> None:
@@ -268,7 +272,7 @@ class Instructions:
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
-                **{k: getattr(self, k) for k in INSTRUCTION_KEYS[3:] + ("branch_period", "taken_period")
+                **{k: getattr(self, k) for k in INSTRUCTION_KEYS[3:] + INSTRUCTION_VALUES
                    if getattr(self, k)},
                 **({"mispredicted_waits": dict(self.mispredicted_waits)}
                    if self.mispredicted_waits else {})}

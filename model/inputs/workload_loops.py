@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, EXIT_KEYS, INSTRUCTION_KEYS, WAIT_LEVELS,
+from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, EXIT_KEYS, INSTRUCTION_KEYS,
+                                             INSTRUCTION_VALUES, WAIT_LEVELS,
                                              Dependencies, Instructions, LoopNest)
 
 
@@ -73,8 +74,7 @@ def read_loop(ctx: Reader, d, key) -> LoopNest:
 
 
 def read_instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS + ("branch_period", "taken_period", "mispredicted_waits"),
-              ("total",))
+    ctx.table(d, key, INSTRUCTION_KEYS + INSTRUCTION_VALUES + ("mispredicted_waits",), ("total",))
     counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
     if "mispredicted_waits" in d:
         waits = d["mispredicted_waits"]
@@ -86,6 +86,11 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
         if name in d:
             counts[name] = ctx.number(d[name], f"{key}.{name}", minimum=1,
                                       hint="give a number of branches such as 8192")
+    if "quotient_bits" in d:
+        q = counts["quotient_bits"] = ctx.number(d["quotient_bits"], f"{key}.quotient_bits",
+                                                 minimum=1, hint="a quotient width in bits")
+        if q > 64:
+            raise ctx.error(f"{key}.quotient_bits", f"{q:g} is more than a 64-bit quotient holds")
     try:  # Instructions checks mispredicted, taken <= branches <= total where it is built
         return Instructions(**counts)
     except WorkloadError as exc:

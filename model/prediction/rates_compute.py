@@ -131,13 +131,16 @@ class ComputeRates(RatesBase):
         for p in pts:
             if float(p["working_set_bytes"]) == smallest:
                 per[float(p["trips"])] = 8.0 / self._value(p.result, "rate")  # s per element
-        xs = sorted(per)
-        if len(xs) < 2:
+        if len(per) < 2:
             raise SignatureError("MAPS trips sweep: needs two trip counts or more",
                                  key="kernels.maps")
-        if trips >= xs[-1]:
+        # a loop's overhead per element only shrinks as its trips grow: the sweep is read up
+        # to its fastest count, the long-loop speed; a longer count that ran slower (rows of
+        # 8 KiB in a 16 KiB working set) measured something else than loop overhead
+        fastest = min(per, key=per.get)
+        if trips >= fastest:
             return 0.0
+        xs = sorted(x for x in per if x <= fastest)
         t = self._range(trips, xs[0], xs[-1], "inner trip count", key)
-        fastest = min(per.values())  # the long-loop speed (the best of the long counts)
-        slow = [per[x] / fastest - 1.0 for x in xs]
+        slow = [per[x] / per[fastest] - 1.0 for x in xs]
         return float(np.interp(np.log(t), np.log(xs), slow))

@@ -23,13 +23,16 @@ or flops.  These figures of the signature's ``core`` kernel price that work:
   back branch, no chain per branch) reached 7.8 G/s, the two taken branches per cycle AMD
   states for Zen 5's front end.  Compiled loops have the counter chain, so ``taken`` prices
   them; ``taken_jumps`` is kept in the signature beside it;
-- the integer division rate [division/s]: ``divide``, independent 64-bit divisions (a full
-  64-bit dividend over a 32-bit divisor, as ``hash % m`` with m known at run time executes):
-  the divider's throughput.  A divider is a unit of its own: a 64-bit division takes 10-40
-  cycles of latency and issues far below one per cycle (Agner Fog, "Instruction tables"), so
-  divisions priced at the instruction rate would be 5-10x too fast; their time is a bound
-  beside the instruction and branch ones.  On the Zen 5 VM: divide 1.73-1.8 ns per division
-  (about 8 cycles), a hashed count ``h[(key * c) % m] += 1`` 1.77 ns per key;
+- the integer division rate [division/s]: ``divide``, independent 64-bit divisions (full
+  64-bit dividends, as ``hash % m`` with m known at run time executes): the divider's
+  throughput.  A divider is a unit of its own: a 64-bit division takes 10-40 cycles of
+  latency and issues far below one per cycle (Agner Fog, "Instruction tables"), so divisions
+  priced at the instruction rate would be 5-10x too fast; their time is a bound beside the
+  instruction and branch ones.  Its speed depends on the quotient's width: the loop runs at
+  divisors of 1-62 bits, and a phase that states its divisions' ``quotient_bits`` (trace
+  samples them) is priced at that width.  On the Zen 5 VM: 1.64-1.68 ns per division up to
+  32 quotient bits, 2.15-2.17 ns at 44-61; a count by remainder ``h[key % 1021] += 1``
+  2.39 ns per key;
 - the floating-point divider's rates [instruction/s]: ``fdiv`` and ``fsqrt``, independent
   scalar ``divsd`` and ``sqrtsd``.  A divider takes about as long per instruction for a scalar
   division as for a packed one (Agner Fog, "Instruction tables": DIVSD and VDIVPD ymm of
@@ -174,6 +177,32 @@ class CoreRates(RatesBase):
             raise SignatureError(f"core {best['op']}: the rate is zero", key="kernels.core")
         return rate, str(best["op"])
 
+    def division_rate(self, quotient_bits: float | None, key: str) -> tuple[float, str] | None:
+        """(rate [division/s], loop) of the integer divisions of instruction table ``key``
+        whose quotients are ``quotient_bits`` wide: the divide points' time per division
+        interpolated linearly in the quotient width (the quotient sweep's range: refused
+        beyond it, or with ``extrapolate`` read at its end).  Without a width, or without the
+        sweep (a signature from before it: listed), the fastest point, as :meth:`core_rate`."""
+        pts = [p for p in self._core_points("divide") if "quotient_bits" in p.params]
+        if quotient_bits is None or len({float(p["quotient_bits"]) for p in pts}) < 2:
+            if quotient_bits is not None and self._core_points("divide"):
+                self._extrapolated(f"{key}.quotient_bits",
+                                   f"divisions of {quotient_bits:g}-bit quotients need the "
+                                        f"core divide loop's quotient sweep, which signature "
+                                        f"{self.signature.name!r} did not measure",
+                                   "its fastest division")
+            return self.core_rate("divisions", f"{key}.divisions")
+        per: dict[float, float] = {}
+        for p in pts:
+            q, rate = float(p["quotient_bits"]), self._value(p.result, "rate")
+            if rate <= 0:
+                raise SignatureError("core divide: the rate is zero", key="kernels.core")
+            per[q] = min(per.get(q, math.inf), 1.0 / rate)
+        xs = sorted(per)
+        q = self._range(quotient_bits, xs[0], xs[-1], "division quotient width",
+                        f"{key}.quotient_bits")
+        return 1.0 / float(np.interp(q, xs, [per[x] for x in xs])), f"divide at {q:.3g}-bit quotients"
+
     def mispredict_penalty(self, key: str, loops: PredictorLoops = CONDITIONAL) -> float | None:
         """Time [s] one mispredicted branch of ``loops``' kind costs: the random and sorted
         loops' time difference per branch over their difference in mispredicted share (module
@@ -247,15 +276,16 @@ def _longest_pass(points: list, param: str = CONDITIONAL.pass_param) -> list:
 
 
 def _count_bounds(counts: dict, rates: CoreRates, k: str, threads: int,
-                  said: list) -> float | None:
+                  said: list, quotient_bits: float | None = None) -> float | None:
     """The longest of the counts' times [s] on ``threads`` cores, the divider's counts summed
-    as one bound; None where a loop other than the divider's or the shuffles' is missing
-    (extrapolating)."""
+    as one bound, the integer divisions at their quotients' width; None where a loop other
+    than the divider's or the shuffles' is missing (extrapolating)."""
     busy = divider = 0.0
     for count, n in counts.items():
         if n <= 0:
             continue
-        got = rates.core_rate(count, f"{k}.{count}")
+        got = (rates.division_rate(quotient_bits, k) if count == "divisions"
+               else rates.core_rate(count, f"{k}.{count}"))
         if got is None:
             if count in _INSTEAD:
                 continue  # listed; the flops stay priced by PEAK, the shuffles by the total
@@ -312,7 +342,7 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     # the details join the phase's only once the whole time is priced
     said: list = [f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
                   f"one operation each"] if ins.fused_branches > 0 else []
-    busy = _count_bounds(counts, rates, k, threads, said)
+    busy = _count_bounds(counts, rates, k, threads, said, ins.quotient_bits)
     if busy is None:
         return 0.0
     missed = ins.mispredicted * rep

@@ -15,20 +15,28 @@ from pinchpoint.measure.runner import compile_kernel, find_compiler
 
 @pytest.mark.slow
 def test_divide_points_are_present_and_sane(quick_signature):
-    ops = {p["op"]: p for p in quick_signature.points("core")}
+    pts = quick_signature.points("core")
     if not X86:
-        assert "divide" not in ops  # x86-64 assembly only: not measured elsewhere
+        assert not [p for p in pts if p["op"] == "divide"]  # x86-64 assembly only
         return
     short, long = _cycle_bounds(quick_signature)
-    for op in ("divide", "divide_chain"):
-        p = ops[op]
+    divide = [p for p in pts if p["op"] == "divide"]
+    (chain,) = [p for p in pts if p["op"] == "divide_chain"]
+    assert (chain["dividend_bits"], chain["divisor_bits"]) == (64, 32)
+    # the quotient sweep: 64-bit dividends over divisors of 62 .. 1 bits, each point's
+    # quotient as wide as the first dividend over that divisor makes it
+    assert [(p["dividend_bits"], p["divisor_bits"]) for p in divide] == [
+        (64, b) for b in (62, 48, 32, 20, 12, 4, 1)]
+    assert [p["quotient_bits"] for p in divide] == [
+        (0xF3A5C6E7D9B1A283 // d).bit_length() for d in
+        (2 ** 62 - 57, 2 ** 48 - 59, 2 ** 32 - 5, 2 ** 20 - 3, 2 ** 12 - 3, 13, 1)]
+    for p in divide + [chain]:
         assert p.result.unit == "division/s"
-        assert (p["dividend_bits"], p["divisor_bits"]) == (64, 32)
         # at most one 64-bit division per cycle (x86-64 dividers issue one per 4-90 cycles:
         # Agner Fog, "Instruction tables"), and at least one per 400 cycles (a busy machine
         # can cut every repetition short, as the branch test allows for)
         rate = p.result.max
-        assert rate * short <= 1 and rate * long >= 1 / 400, (op, rate)
+        assert rate * short <= 1 and rate * long >= 1 / 400, (p["op"], rate)
 
 
 @pytest.fixture(scope="module")

@@ -74,3 +74,19 @@ def test_a_sweeps_points_stay_one_per_pass(add, tmp_path):
     pts = {p["pass_bits"]: p.result.repetitions
            for p in load_signature(into).points("core", op="branch_random")}
     assert pts == {4096: (3e9, 3e9 + 1), 65536: (1e9, 1e9 + 1)}
+
+
+def test_replace_swaps_a_loops_points_for_the_runs_sweep(add, tmp_path, capsys):
+    def divide(bits, v):
+        return {"op": "divide", "dividend_bits": 64, "divisor_bits": 65 - bits,
+                "quotient_bits": bits, "result": result("division/s", v)}
+
+    alu = {"op": "alu", "result": result("instruction/s", 2e10)}
+    into = _write(tmp_path / "sig.json", [alu, {"op": "divide", "result": result("division/s", 6e8)}])
+    run = _write(tmp_path / "r.json", [divide(2, 6.1e8), divide(52, 4.6e8)])
+    assert add.main(["--ops", "divide", "--replace", "--into", str(into), str(run)]) == 0
+    sig = load_signature(into)
+    assert {p["quotient_bits"]: p.result.median for p in sig.points("core", op="divide")} == {
+        2: 6.1e8, 52: 4.6e8}
+    assert [p.result.median for p in sig.points("core", op="alu")] == [2e10]
+    assert "replaced core divide from 1 run(s)" in capsys.readouterr().out

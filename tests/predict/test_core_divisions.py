@@ -177,3 +177,71 @@ def test_more_divisions_never_predict_less_and_the_time_is_the_formula(table, mo
                               rel=1e-9, abs=1e-300)
     # a division never costs less than an instruction here (the divider is 20x slower)
     assert t >= _core((total, branches, missed, 0.0), threads, rep) * (1 - 1e-12)
+
+
+def swept(rates: dict) -> Signature:
+    """A signature whose divide loop ran at each quotient width of ``rates`` (bits: rate)."""
+    doc = synthetic_doc()
+    doc["kernels"]["core"] = {"source_sha256": None, "points": core_points() + [
+        {"op": "divide", "dividend_bits": 64, "divisor_bits": 65 - q, "quotient_bits": q,
+         "result": result("division/s", r)} for q, r in rates.items()]}
+    return Signature.from_dict(doc)
+
+
+#: a divider that slows from 0.6 G/s to 0.45 G/s beyond 32 quotient bits
+SWEPT = swept({2: 0.6e9, 32: 0.6e9, 52: 0.45e9, 64: 0.4e9})
+
+
+@pytest.mark.parametrize("bits, ns", [
+    (2, 1 / 0.6), (20, 1 / 0.6), (32, 1 / 0.6), (52, 1 / 0.45), (64, 1 / 0.4),
+    # half way from 32 to 52 bits: the mean of the two times per division
+    (42, (1 / 0.6 + 1 / 0.45) / 2),
+    (58, (1 / 0.45 + 1 / 0.4) / 2),
+])
+def test_divisions_are_priced_at_their_quotient_width(bits, ns):
+    p = convolve(SWEPT, workload(f"total = 1e6\ndivisions = 1e6\nquotient_bits = {bits}\n"))
+    assert p.seconds("core") == pytest.approx(1e6 * ns * 1e-9, rel=1e-12)
+    assert p.extrapolations == ()
+
+
+def test_without_a_width_divisions_take_the_fastest_point():
+    p = convolve(SWEPT, workload("total = 1e6\ndivisions = 1e6\n"))
+    assert p.seconds("core") == pytest.approx(1e6 / 0.6e9, rel=1e-12)
+
+
+def test_a_width_beyond_the_sweep_is_refused_or_read_at_its_end():
+    narrow = swept({17: 0.6e9, 53: 0.45e9})
+    w = workload("total = 1e6\ndivisions = 1e6\nquotient_bits = 60\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(narrow, w)
+    assert exc.value.key == "phases[0].instructions.quotient_bits"
+    p = convolve(narrow, w, extrapolate=True)
+    assert p.seconds("core") == pytest.approx(1e6 / 0.45e9, rel=1e-12)
+    assert any("quotient_bits" in e for e in p.extrapolations)
+
+
+def test_a_signature_before_the_quotient_sweep_prices_its_one_point_and_says_so():
+    w = workload("total = 1e6\ndivisions = 1e6\nquotient_bits = 50\n")
+    with pytest.raises(WorkloadError) as exc:
+        convolve(SIG, w)
+    assert "quotient sweep" in exc.value.message
+    p = convolve(SIG, w, extrapolate=True)
+    assert p.seconds("core") == pytest.approx(1e6 / DIVIDE, rel=1e-12)
+    assert any("quotient sweep" in e and "its fastest division" in e for e in p.extrapolations)
+
+
+def test_quotient_bits_are_read_written_and_left_unscaled():
+    ins = workload("total = 10\ndivisions = 4\nquotient_bits = 52.5\n").phases[0].instructions
+    assert ins.quotient_bits == 52.5 and ins.to_dict()["quotient_bits"] == 52.5
+    assert ins.scaled(3).quotient_bits == 52.5
+
+
+@pytest.mark.parametrize("value, words", [
+    ("0", "at least 1"), ("65", "more than a 64-bit quotient holds"), ("'wide'", "not a number"),
+    ("nan", "not a finite number"), ("inf", "not a finite number"),
+])
+def test_bad_quotient_bits_name_the_file_and_key(value, words):
+    with pytest.raises(WorkloadError) as exc:
+        workload(f"total = 10\ndivisions = 4\nquotient_bits = {value}\n")
+    assert (exc.value.file, exc.value.key) == ("w.toml", "phases[0].instructions.quotient_bits")
+    assert words in exc.value.message

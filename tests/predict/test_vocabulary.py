@@ -190,3 +190,18 @@ def test_cli_refuses_an_unmeasured_stride_with_exit_2(capsys, tmp_path):
     assert main(["predict", "--signature", str(sig), "--workload", str(w), "--extrapolate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert any("stride_bytes sweep" in e for e in out["extrapolations"])
+
+
+def test_a_long_trip_count_slower_than_the_fastest_adds_no_overhead(shaped):
+    """Loop overhead only shrinks with longer trips: a sweep point beyond the fastest count
+    that ran slower (256 trips at 0.2 ns per element, slower than 64's 0.1 ns) prices nothing
+    at 100 trips, and the counts below the fastest read as before."""
+    doc = shaped_doc()
+    doc["kernels"]["maps"]["points"].append(
+        {"op": "load", "pattern": "stride1", "threads": 1, "working_set_bytes": 16 * KiB,
+         "trips": 256, "result": result("B/s", 8 / 0.2e-9)})
+    slow_long = Signature.from_dict(doc)
+    base = convolve(slow_long, wl("[[phases.memory]]\nops = 4e6\nworking_set = '16 KiB'\n"))
+    body = "[[phases.memory]]\nops = 4e6\nworking_set = '16 KiB'\n"
+    assert convolve(slow_long, wl("inner_trips = 100\n" + body)).low_s == pytest.approx(base.low_s)
+    assert convolve(slow_long, wl("inner_trips = 4\n" + body)).low_s == pytest.approx(5 * base.low_s)

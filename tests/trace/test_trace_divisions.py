@@ -141,3 +141,50 @@ def test_the_traced_modhash_example_agrees_with_its_hand_count(build_c, valgrind
     assert traced.divisions == hand["instructions"]["divisions"] * hand["repeat"] == n * reps
     # the hand count's 8 instructions per key is the compiled loop's, within its set-up
     assert traced.total == pytest.approx(hand["instructions"]["total"] * reps, rel=0.01)
+
+
+@pytest.mark.parametrize("mnemonic, operands, got", [
+    ("div", "rcx", ("rcx", False, True)), ("idiv", "r8", ("r8", True, True)),
+    ("div", "r9d", ("r9d", False, False)), ("idiv", "esi", ("esi", True, False)),
+    # a divisor in memory or of 8 or 16 bits is not read; nor is anything but a divide
+    ("div", "QWORD PTR [rsp+0x8]", None), ("div", "cl", None), ("div", "cx", None),
+    ("imul", "rcx", None), ("divsd", "xmm1", None),
+])
+def test_division_operands_read_under_gdb(mnemonic, operands, got):
+    from pinchpoint.prediction.trace.quotients import division_operand
+
+    assert division_operand(mnemonic, operands) == got
+
+
+def test_without_gdb_nothing_is_sampled(tmp_path, monkeypatch):
+    from pinchpoint.prediction.trace.quotients import sample_quotients
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no gdb on it
+    assert sample_quotients(["/bin/true"], {0x1000: ("rcx", False, True)}, tmp_path,
+                            timeout=10) == {}
+    assert list(tmp_path.iterdir()) == []  # and no file left behind
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_the_trace_states_the_sampled_quotient_width(build_c, valgrind):
+    """GDB reads the first 256 divisions of each site: in kernel, keys 0..255 times 2654435761
+    over 4093, whose quotients' mean width is computed here; in narrow, keys below 4093 over
+    4093, all quotients 0 (stated as 1 bit, the least)."""
+    import shutil
+
+    from pinchpoint.prediction.trace.quotients import SAMPLES
+    from pinchpoint.prediction.trace.runner import trace_program
+
+    if shutil.which("gdb") is None:
+        pytest.skip("gdb is not installed (Debian: apt-get install gdb)")
+    exe = build_c("modhash", MODHASH, "-O2")
+    cmd = [str(exe), "20000", "4093"]
+    runs, disasm, _ = trace_program(cmd, (L1, L2), progress=False, jobs=1)
+    tw = build_traced_workload(runs, disasm, (L1, L2), name="modhash", command=cmd,
+                               target="test", top_functions=3)
+    by = {p["name"]: p["instructions"] for p in tw.document["phases"]}
+    want = sum((i * 2654435761 // 4093).bit_length() for i in range(SAMPLES)) / SAMPLES
+    assert by["kernel"]["quotient_bits"] == round(want, 1)
+    assert by["narrow"]["quotient_bits"] == 1
+    assert "quotient_bits" not in by["constant"]

@@ -4,7 +4,9 @@ gathers against pointer chases, memory-destination updates, strides, streams, de
 The loop bodies are GCC 12's own output (``gcc -O3 -march=x86-64-v3``, ``objdump -d -M intel
 --no-show-raw-insn``) for the C loops named in each test, copied verbatim."""
 
-from pinchpoint.prediction.trace.disasm import decode, parse_objdump
+import pytest
+
+from pinchpoint.prediction.trace.disasm import decode, integer_lane_bytes, parse_objdump
 from pinchpoint.prediction.trace.loops import Loops, analyse
 from pinchpoint.prediction.trace.operands import effects
 
@@ -296,3 +298,31 @@ def test_a_counted_short_loop_states_its_trips_and_a_run_on_data_does_not():
     mispredictions: no trips stated (its 1-trip 'loop' had priced a merge inside L1 +127 %)."""
     assert _stated_trips(CHASE, 0x1450, 0x145b, 4) == 4
     assert _stated_trips(MERGE_RUN, 0x13a1, 0x13bf, 1) is None
+
+
+#: GCC's Floyd-Warshall row relaxation over 32-bit integers, AVX2 (benchmarks/novel/floyd.c):
+#: eight distances per 32-byte access, no flops
+FLOYD = """
+    14c0:	vpaddd ymm0,ymm2,YMMWORD PTR [rdx+r8*1]
+    14c6:	vpminsd ymm0,ymm0,YMMWORD PTR [rax+r8*1]
+    14cc:	vmovdqu YMMWORD PTR [rax+r8*1],ymm0
+    14d2:	add    r8,0x20
+    14d6:	cmp    r9,r8
+    14d9:	jne    14c0 <kernel+0x130>
+"""
+
+
+def test_a_packed_integer_loop_handles_a_lane_per_element():
+    """The elements per iteration of a loop without flops are its packed arithmetic's lanes
+    (vpaddd, vpminsd: 4 B), not one per 32-byte access: its inner trips count elements, as
+    a floating-point loop's do."""
+    assert one(FLOYD).elements == 8
+
+
+@pytest.mark.parametrize("mnemonic, lane", [
+    ("vpaddd", 4), ("vpminsd", 4), ("pcmpeqb", 1), ("vpmullq", 8), ("vpsraw", 2), ("paddq", 8),
+    ("vpmaxub", 1), ("vpsllvd", 4), ("vmovdqu", None), ("vaddpd", None), ("vpshufb", None),
+    ("vpand", None),
+])
+def test_packed_integer_lanes_by_mnemonic(mnemonic, lane):
+    assert integer_lane_bytes(mnemonic) == lane

@@ -75,6 +75,11 @@ _SHUFFLE = re.compile(r"^(vextract[if](128|32x4|64x2|32x8|64x4)|vinsert[if](128|
 _LANE_SHUFFLE = re.compile(r"^(v?pshuf(d|hw|lw)|v?punpck[lh](bw|wd|dq|qdq)|v?unpck[lh]p[sd]|"
                            r"v?shufp[sd]|v?mov(ddup|shdup|sldup|hlps|lhps))$")
 _PERMIL = re.compile(r"^vpermilp[sd]$")
+#: packed-integer arithmetic whose last letter names the lane: b(yte), w(ord), d(ouble word),
+#: q(uad word) (``vpaddd``, ``vpminsd``, ``pcmpeqb``, ``vpmullq``, ``vpsraw``)
+_INT_LANES = re.compile(r"^v?p(add|adds|addus|sub|subs|subus|min[su]|max[su]|cmpeq|cmpgt|abs|"
+                        r"avg|sll|srl|sra|sllv|srlv|srav|mull|mulh|mulhu|sign)([bwdq])$")
+_LANE_BYTES = {"b": 1, "w": 2, "d": 4, "q": 8}
 _IMMEDIATE = re.compile(r",\s*(0x[0-9a-f]+|[0-9]+)\s*$")
 
 
@@ -94,6 +99,9 @@ class Instruction:
         add_multiply, fma).
     operands : str
         The operand text, destination first (Intel syntax).
+    quotient_bits : float or None
+        An integer division's mean quotient width, where sampled
+        (:mod:`pinchpoint.prediction.trace.quotients`).
     """
 
     mnemonic: str
@@ -101,6 +109,7 @@ class Instruction:
     width_known: bool = True
     flops: tuple[tuple[str, float], ...] = ()
     operands: str = ""
+    quotient_bits: float | None = None
 
 
 def _register_bytes(operands: str) -> int:
@@ -143,6 +152,13 @@ def is_packed_single(mnemonic: str) -> bool:
         return p.group(2) == "s"
     p = _FMA.match(mnemonic)
     return p is not None and p.group(3) == "p" and p.group(4) == "s"
+
+
+def integer_lane_bytes(mnemonic: str) -> int | None:
+    """Bytes per lane of a packed-integer arithmetic instruction (4 for ``vpaddd``), None for
+    any other instruction."""
+    m = _INT_LANES.match(mnemonic)
+    return _LANE_BYTES[m.group(2)] if m else None
 
 
 def is_integer_division(mnemonic: str) -> bool:

@@ -38,7 +38,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from pinchpoint.prediction.trace.disasm import Instruction
+from pinchpoint.prediction.trace.disasm import Instruction, integer_lane_bytes
 from pinchpoint.prediction.trace.operands import effects, reg, split_operands
 from pinchpoint.prediction.trace.recurrence import carried_chain
 
@@ -385,9 +385,19 @@ def _strides(body, facts: LoopFacts) -> None:
             loaded.setdefault(inside, []).append(a)
     facts.in_place = {a: tuple(loaded[inside]) for a, _, e, inside, _ in shapes
                       if e.store and not e.load and inside in loaded}
-    sizes = [i.mem_bytes for _, i, _, _, _ in shapes]
-    elem = 8 if any(i.flops for _, i in body) else min(sizes, default=8)
+    elem = _element_bytes(body, [i.mem_bytes for _, i, _, _, _ in shapes])
     facts.elements = max(1, min(widths.values(), default=elem) // elem)
+
+
+def _element_bytes(body, sizes: list[int]) -> int:
+    """Bytes of one element: a double where the loop computes in floating point (PEAK's and
+    MAPS's unit), the narrowest lane of its packed-integer arithmetic where it has some (a
+    vectorised minimum over 32-bit integers handles 8 per 32-byte access), else its narrowest
+    access."""
+    if any(i.flops for _, i in body):
+        return 8
+    lanes = [b for _, i in body if (b := integer_lane_bytes(i.mnemonic))]
+    return min(lanes or sizes or [8])
 
 
 def _name_in(inside: str, family: str) -> str:

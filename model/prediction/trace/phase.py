@@ -69,6 +69,8 @@ class PhaseFacts:
     regions: float = 0.0
     loop: dict = field(default_factory=dict)       # inner_trips, dependency_depth, chain_overlap
     divisions: float = 0.0                         # executed integer divides (div, idiv)
+    #: the sampled ones' quotient bits x executions, and their executions (:mod:`.quotients`)
+    quotients: list = field(default_factory=lambda: [0.0, 0.0])
     dependencies: dict = field(default_factory=dict)  # kind -> operations on carried chains
     #: executed floating-point divider instructions by count (:func:`.disasm.divider_kind`)
     divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
@@ -181,6 +183,9 @@ def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
         pf.flops["packed_single"] += n * ir if is_packed_single(ins.mnemonic) else 0.0
     if is_integer_division(ins.mnemonic):
         pf.divisions += ir
+        if ins.quotient_bits is not None:
+            pf.quotients[0] += ins.quotient_bits * ir
+            pf.quotients[1] += ir
     kind = divider_kind(ins.mnemonic)
     if kind is not None:
         pf.divider[kind] += ir

@@ -19,12 +19,14 @@ import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from pinchpoint.errors import MeasurementError
 from pinchpoint.measure.hostinfo import usable_cpus
 from pinchpoint.prediction.trace.callgrind import merge_threads
 from pinchpoint.prediction.trace.disasm import parse_objdump
+from pinchpoint.prediction.trace.quotients import division_operand, sample_quotients
 from pinchpoint.prediction.trace.traffic import CacheGeometry
 
 #: Valgrind's messages when the program uses an instruction it cannot decode (AVX-512 ...).
@@ -251,4 +253,33 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
             raise MeasurementError(f"{program[0]} never ran a function matching {collect!r} "
                                    f"(nothing collected): give its symbol name as nm shows it")
         disasm = disassemble(executed_ranges(runs[0][1]), deadline=deadline)
+        _add_quotients(program, runs[0][1], disasm, Path(tmp), deadline=deadline, cwd=cwd)
     return runs, disasm, time.monotonic() - start
+
+
+def _executable(program: list[str], cwd) -> str | None:
+    """The real path of the program's executable: a path as given (from ``cwd``), a bare name
+    from $PATH."""
+    if "/" in program[0]:
+        path = Path(cwd or ".", program[0])
+        return os.path.realpath(path) if path.is_file() else None
+    found = shutil.which(program[0])
+    return os.path.realpath(found) if found else None
+
+
+def _add_quotients(program: list[str], profile, disasm: dict, workdir: Path, *,
+                   deadline: float, cwd) -> None:
+    """Give the executed divisions of the program's own executable their sampled quotient
+    widths (:mod:`.quotients`), in place."""
+    exe = _executable(program, cwd)
+    code = next((c for obj, c in disasm.items() if exe and os.path.realpath(obj) == exe), None)
+    if code is None:
+        return
+    ran = {addr for obj, _, addr in profile.costs if os.path.realpath(obj) == exe}
+    sites = {a: op for a, ins in code.items() if a in ran
+             and (op := division_operand(ins.mnemonic, ins.operands)) is not None}
+    remaining = deadline - time.monotonic()
+    widths = sample_quotients([exe, *program[1:]], sites, workdir, cwd=cwd,
+                              timeout=None if remaining == float("inf") else max(remaining, 1.0))
+    for addr, bits in widths.items():
+        code[addr] = replace(code[addr], quotient_bits=bits)

@@ -258,6 +258,9 @@ def instructions_doc(pf: PhaseFacts) -> dict | None:
         _branch_counts(pf, out)
     if round(pf.divisions) > 0:  # each integer divide is one of the instructions
         out["divisions"] = min(round(pf.divisions), total)
+        weighted, sampled = pf.quotients
+        if sampled >= pf.divisions / 2:  # the sampled divisions are most of them
+            out["quotient_bits"] = min(64, max(1, round(weighted / sampled, 1)))
     for count, n in pf.divider.items():  # so is each FP divide and square root
         if round(n) > 0:
             out[count] = min(round(n), total)
