@@ -70,7 +70,7 @@
  *                  another: the divider's throughput, which prices a phase's integer divisions
  *                  (``divisions`` of [phases.instructions]).  The operands are those of a hash
  *                  reduced by `% m` with m known only at run time: full 64-bit dividends (top
- *                  bit set) over divisors of 62, 48, 32, 20, 12, 4 and 1 bits (DIVISORS), so
+ *                  bit set) over divisors of 62, 48, 32, 28, 24, 20, 12, 4 and 1 bits (DIVISORS), so
  *                  quotients of 2 to 64 bits, a point each.  Some cores' dividers take longer
  *                  for longer quotients (Agner Fog, "Instruction tables": DIV r64 10-18 cycles
  *                  of latency on AMD Zen 4): on the Zen 5 VM a division ran 1.66 ns up to 32
@@ -214,10 +214,11 @@ static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0,
 #define LOOP_ITERS 4096      /* iterations of alu and branches per call */
 #define RETIRE_ITERS 160     /* iterations of retire per call: 3840 B of a (in L1) */
 #define DIVISOR 0xFFFFFFFBull /* 2^32 - 5: divide_chain's 32-bit divisor */
-/* divide's divisors: primes just below 2^62, 2^48, 2^32, 2^20, 2^12 and 2^4, and 1 */
-static const uint64_t DIVISORS[] = {0x3FFFFFFFFFFFFFC7ull, 0xFFFFFFFFFFC5ull, DIVISOR, 0xFFFFDull,
-                                    0xFFDull, 13, 1};
-#define N_DIVISORS 7
+/* divide's divisors: primes just below 2^62, 2^48, 2^32, 2^28, 2^24, 2^20, 2^12 and 2^4, and 1
+   (the Zen 5 VM's divider slows between 33- and 41-bit quotients: two points there) */
+static const uint64_t DIVISORS[] = {0x3FFFFFFFFFFFFFC7ull, 0xFFFFFFFFFFC5ull, DIVISOR, 0xFFFFFC7ull,
+                                    0xFFFFFDull, 0xFFFFDull, 0xFFDull, 13, 1};
+#define N_DIVISORS 9
 /* Every assembly loop starts on a 64-byte boundary (.p2align 6), as compilers align loop heads:
    unaligned, the same retire loop ran at half its speed on the Zen 5 VM (17 vs 34 G/s). */
 

@@ -26,10 +26,11 @@ def test_divide_points_are_present_and_sane(quick_signature):
     # the quotient sweep: 64-bit dividends over divisors of 62 .. 1 bits, each point's
     # quotient as wide as the first dividend over that divisor makes it
     assert [(p["dividend_bits"], p["divisor_bits"]) for p in divide] == [
-        (64, b) for b in (62, 48, 32, 20, 12, 4, 1)]
+        (64, b) for b in (62, 48, 32, 28, 24, 20, 12, 4, 1)]
     assert [p["quotient_bits"] for p in divide] == [
         (0xF3A5C6E7D9B1A283 // d).bit_length() for d in
-        (2 ** 62 - 57, 2 ** 48 - 59, 2 ** 32 - 5, 2 ** 20 - 3, 2 ** 12 - 3, 13, 1)]
+        (2 ** 62 - 57, 2 ** 48 - 59, 2 ** 32 - 5, 2 ** 28 - 57, 2 ** 24 - 3, 2 ** 20 - 3,
+                  2 ** 12 - 3, 13, 1)]
     for p in divide + [chain]:
         assert p.result.unit == "division/s"
         # at most one 64-bit division per cycle (x86-64 dividers issue one per 4-90 cycles:

@@ -50,6 +50,21 @@ def test_a_recursive_functions_calls_of_itself_are_one_pass():
     assert branch_period(prof) == pytest.approx(2000 / 4)
 
 
+def test_callgrinds_recursion_depths_are_one_function():
+    """Callgrind names a function at recursion depth 2 and deeper ``kernel'2`` (its option
+    --separate-recs): a quicksort's top call from main runs 60 calls of kernel'2, 1600 of its
+    2000 mispredicting branches there.  kernel'2 is kernel: one pass per call from main."""
+    text = profile(calls=4).replace("+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+                                    "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+                                    "cfn=(3) kernel'2\ncalls=60 0x2000 7\n+2 +1 5 0\n"
+                                    "fn=(3)\n0x2000 7 1000 0 0 0 0 0 0 0 0 0 0 0 1600 1000\n"
+                                    "cfn=(3)\ncalls=200 0x2000 7\n+2 +1 5 0\n")
+    prof = parse_callgrind(text)
+    assert any(fn == "kernel'2" for _, fn, _ in prof.costs)  # as Callgrind writes it
+    # kernel and kernel'2: 2000 + 1600 branches per 4 calls from main (not per 64 or 264)
+    assert branch_period(prof) == pytest.approx(3600 / 4)
+
+
 def test_the_branches_of_what_the_function_calls_join_its_own():
     # kernel calls cmp (300 branches in all) 40 times, main calls kernel 4 times: one call of
     # kernel takes (2000 + 300) / 4 branches; main's 10 are no part of it

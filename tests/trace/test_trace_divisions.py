@@ -188,3 +188,41 @@ def test_the_trace_states_the_sampled_quotient_width(build_c, valgrind):
     assert by["kernel"]["quotient_bits"] == round(want, 1)
     assert by["narrow"]["quotient_bits"] == 1
     assert "quotient_bits" not in by["constant"]
+
+
+NEVER = r"""
+#include <stdint.h>
+#include <unistd.h>
+__attribute__((noipa)) uint64_t never(uint64_t a, uint64_t b) { return a % b; }
+int main(int argc, char **argv) { if (argc > 5) return (int)never(argc, argc - 1); sleep(60); return 0; }
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_tool
+def test_a_program_past_its_time_is_stopped_with_nothing_left(build_c, tmp_path):
+    """A division that never runs in a program that sleeps a minute: after 2 s GDB and the
+    program are gone, nothing was sampled, and no file is left in the work folder."""
+    import shutil
+    import subprocess
+    import time
+
+    from pinchpoint.prediction.trace.disasm import parse_objdump
+    from pinchpoint.prediction.trace.quotients import division_operand, sample_quotients
+
+    if shutil.which("gdb") is None or shutil.which("objdump") is None:
+        pytest.skip("needs gdb and objdump")
+    exe = build_c("never_divides", NEVER, "-O2")
+    code = parse_objdump(subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn",
+                                         str(exe)], capture_output=True, text=True).stdout)
+    sites = {a: op for a, ins in code.items()
+             if (op := division_operand(ins.mnemonic, ins.operands)) is not None}
+    assert len(sites) == 1
+    work = tmp_path / "work"
+    work.mkdir()
+    start = time.monotonic()
+    assert sample_quotients([str(exe)], sites, work, timeout=2) == {}
+    assert time.monotonic() - start < 15
+    assert list(work.iterdir()) == []
+    left = subprocess.run(["pgrep", "-f", str(exe)], capture_output=True, text=True).stdout
+    assert left.strip() == ""

@@ -25,6 +25,12 @@ Pure: takes the profile, returns numbers.  No I/O.
 
 from __future__ import annotations
 
+import re
+
+#: Callgrind's name for a function called recursively, at depth N >= 2 (``sort'2``): the
+#: same code, one function here (its option --separate-recs, on by default)
+_RECURSION = re.compile(r"'\d+$")
+
 
 def branch_period(prof, select=None, exits=None) -> float | None:
     """One call's conditional branches (:func:`periods`)."""
@@ -44,6 +50,7 @@ def periods(prof, select=None, exits=None, taken=None) -> tuple[float | None, fl
     when that function ran from fewer than two calls."""
     if "Bc" not in prof.events or "Bcm" not in prof.events:
         return None, None
+    prof = _merged_recursion(prof)
     per_fn = _per_function(prof, select, exits)
     if not per_fn:
         return None, None
@@ -63,11 +70,49 @@ def periods(prof, select=None, exits=None, taken=None) -> tuple[float | None, fl
     return branches / calls, _transfers(prof, below, taken) / calls if prof.jumps else None
 
 
+def _merged_recursion(prof):
+    """A view of ``prof`` whose functions are named without Callgrind's recursion depth (a
+    quicksort's ``sort'2`` is ``sort``): a recursive function's calls of itself, at any
+    depth, are then part of one pass, and only calls from other functions start one."""
+    return _View(prof, _summed(prof.costs, lambda k: (k[0], _base(k[1]), k[2])),
+                 _summed(prof.calls, lambda k: (k[0], _base(k[1]), k[2], (k[3][0], _base(k[3][1])))),
+                 _summed(prof.jumps, lambda k: (k[0], _base(k[1]), *k[2:])))
+
+
+def _base(fn: str) -> str:
+    return _RECURSION.sub("", fn)
+
+
+def _summed(d: dict, key) -> dict:
+    """``d`` with its keys mapped by ``key``, the values (numbers or event lists) of keys
+    that map together summed."""
+    out: dict = {}
+    for k, v in d.items():
+        nk = key(k)
+        if nk not in out:
+            out[nk] = v
+        elif isinstance(v, (int, float)):
+            out[nk] = out[nk] + v
+        else:
+            out[nk] = [a + b for a, b in zip(out[nk], v)]
+    return out
+
+
+class _View:
+    """A profile with its costs, calls and jumps replaced (the rest read through)."""
+
+    def __init__(self, prof, costs, calls, jumps):
+        self._prof, self.costs, self.calls, self.jumps = prof, costs, calls, jumps
+
+    def __getattr__(self, name):
+        return getattr(self._prof, name)
+
+
 def _transfers(prof, below: set, taken=None) -> float:
     """Taken jumps, calls and returns of the functions in ``below``: what a path history
     records (a call and its return are two taken transfers)."""
-    def inside(key) -> bool:
-        return (key[0], key[1]) in below
+    def inside(key) -> bool:  # the taken jumps' keys name recursion depths (sort'2)
+        return (key[0], _base(key[1])) in below
     jumps = (taken(inside) if taken is not None else
              sum(c + u for key, (c, u) in prof.jumps.items() if inside(key)))
     calls = sum(n for (obj, caller, _, _), n in prof.calls.items() if (obj, caller) in below)

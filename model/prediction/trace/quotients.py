@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -94,6 +95,21 @@ def division_operand(mnemonic: str, operands: str) -> tuple[str, bool, bool] | N
     return None
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """End GDB and the program it runs: SIGTERM first (GDB kills its inferior as it quits),
+    then SIGKILL to the session's whole process group."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
 def _relocated(path: str) -> bool:
     """True for a position-independent executable (ELF type ET_DYN), whose addresses in the
     profile are offsets from where it is loaded."""
@@ -121,10 +137,16 @@ def sample_quotients(program: list[str], sites: dict[int, tuple[str, bool, bool]
                                     "sites": {str(a): list(s) for a, s in sites.items()}}))
         env = {**os.environ, "PP_QUOTIENT_SPEC": str(spec)}
         try:
-            subprocess.run([gdb, "-nx", "-batch", "-x", str(script), "--args", exe, *program[1:]],
-                           env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                           timeout=timeout, check=False)
-        except (subprocess.TimeoutExpired, OSError):
+            proc = subprocess.Popen([gdb, "-nx", "-batch", "-x", str(script), "--args", exe,
+                                     *program[1:]], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except OSError:
+            return {}
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
             return {}
         try:
             found = json.loads(out.read_text())
