@@ -2,9 +2,10 @@
 
 This is the PMaC *application profile* (Snavely et al., "A Framework for Performance Modeling
 and Prediction", SC2002; Carrington et al., FGCS 2005): per phase, the memory operations by
-working-set size and access pattern, the flops by kind, the messages, the I/O and the network.  A machine *signature*
-(:mod:`pinchpoint.inputs.signature`) says how fast a machine does each kind of work; the convolution
-(:mod:`pinchpoint.prediction.convolve`) combines the two into a predicted time.
+working-set size and access pattern, the flops by kind, the messages, the I/O and the network.
+A machine *signature* (:mod:`pinchpoint.inputs.signature`) says how fast a machine does each
+kind of work; the convolution (:mod:`pinchpoint.prediction.convolve`) combines the two into a
+predicted time.
 
 File format (TOML, ``schema = 1``; unknown keys are errors)::
 
@@ -191,7 +192,6 @@ from pinchpoint.inputs.workload_loops import (read_count, read_dependencies, rea
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
-
 
 # ---- validation helpers --------------------------------------------------------------------------
 #: Most concurrent streams an entry may state (maps.c's own limit).

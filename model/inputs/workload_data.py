@@ -246,7 +246,8 @@ class Instructions:
                                 ("taken_period", math.inf, "a number of branches"),
                                 ("quotient_bits", 64, "a quotient width in bits")):
             v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, float)) and 1 <= v <= top):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not 1 <= v <= top):
                 raise WorkloadError(f"{v!r} is not {what} (1 .. {top:g})", key=f"instructions.{name}")
         self._check_waits()
 

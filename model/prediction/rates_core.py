@@ -30,9 +30,9 @@ or flops.  These figures of the signature's ``core`` kernel price that work:
   priced at the instruction rate would be 5-10x too fast; their time is a bound beside the
   instruction and branch ones.  Its speed depends on the quotient's width: the loop runs at
   divisors of 1-62 bits, and a phase that states its divisions' ``quotient_bits`` (trace
-  samples them) is priced at that width.  On the Zen 5 VM: 1.64-1.68 ns per division up to
-  32 quotient bits, 2.15-2.17 ns at 44-61; a count by remainder ``h[key % 1021] += 1``
-  2.39 ns per key;
+  samples them) is priced at that width.  On the Zen 5 VM: 1.62-1.63 ns per division up to
+  36 quotient bits, 2.10-2.18 ns at 40-61, 2.58 ns at 64; a count by remainder
+  ``h[key % 1021] += 1`` (53-bit quotients) 2.39 ns per key;
 - the floating-point divider's rates [instruction/s]: ``fdiv`` and ``fsqrt``, independent
   scalar ``divsd`` and ``sqrtsd``.  A divider takes about as long per instruction for a scalar
   division as for a packed one (Agner Fog, "Instruction tables": DIVSD and VDIVPD ymm of
@@ -187,9 +187,9 @@ class CoreRates(RatesBase):
         if quotient_bits is None or len({float(p["quotient_bits"]) for p in pts}) < 2:
             if quotient_bits is not None and self._core_points("divide"):
                 self._extrapolated(f"{key}.quotient_bits",
-                                   f"divisions of {quotient_bits:g}-bit quotients need the "
-                                        f"core divide loop's quotient sweep, which signature "
-                                        f"{self.signature.name!r} did not measure",
+                                   f"divisions of {quotient_bits:g}-bit quotients need the core "
+                                   f"divide loop's quotient sweep, which signature "
+                                   f"{self.signature.name!r} did not measure",
                                    "its fastest division")
             return self.core_rate("divisions", f"{key}.divisions")
         per: dict[float, float] = {}

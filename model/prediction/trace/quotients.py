@@ -148,6 +148,9 @@ def sample_quotients(program: list[str], sites: dict[int, tuple[str, bool, bool]
         except subprocess.TimeoutExpired:
             _stop(proc)
             return {}
+        except BaseException:  # an interrupted trace leaves no GDB and no program running
+            _stop(proc)
+            raise
         try:
             found = json.loads(out.read_text())
         except (OSError, ValueError):
