@@ -55,7 +55,7 @@ from pinchpoint.prediction.rates import SignatureRates
 from pinchpoint.prediction.rates_base import STATS, fmt_size
 from pinchpoint.prediction.rates_core import core_time
 from pinchpoint.prediction.rates_dependencies import dependencies_time
-from pinchpoint.prediction.flops_time import latency_time, throughput_time
+from pinchpoint.prediction.flops_time import latency_time, packed_single_note, throughput_time
 from pinchpoint.prediction.rates_parallel import regions_time
 
 #: The convolution and what callers read beside it (the pure formulas and the rates live in
@@ -315,6 +315,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     t["memory"], t_l1, covered = _memory_time(phase, rates, key, detail["memory"])
     t["fp"] = throughput = throughput_time(phase, rates, key, covered, detail["fp"])
     latency = latency_time(phase, rates, key, detail["fp"])
+    if (throughput or latency) and (note := packed_single_note(phase.flops)):
+        detail["fp"].append(note)
     if not phase.flops.chain_overlap and latency > 0:
         t["memory"] += latency
         detail["memory"].append("the reduction chains wait for their loads (chain_overlap = "

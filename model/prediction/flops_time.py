@@ -52,12 +52,14 @@ def throughput_time(phase: Phase, rates: SignatureRates, key: str, covered: floa
             detail.append(f"{kind} at {rate / 1e6:.4g} Mflop/s"
                           + (f" ({threads} threads)" if threads > 1 else ""))
         total += n / rate
-    if f.packed_single and total:
-        detail.append(_packed_single_note(f))
     return total * f.lane_factor
 
 
-def _packed_single_note(f: Flops) -> str:
+def packed_single_note(f: Flops) -> str | None:
+    """What the flops' times above say of their packed single-precision share (None
+    without one)."""
+    if not f.packed_single:
+        return None
     return (f"{f.packed_single / f.total:.0%} of the flops packed single precision: twice the "
             f"lanes of PEAK's doubles")
 
@@ -82,6 +84,4 @@ def latency_time(phase: Phase, rates: SignatureRates, key: str, detail: list) ->
                               f"(PEAK add_chains)")
         bound += n / (f.chains * phase.threads) / rate
         detail.append(f"{chained} in {f.chains} chains at {rate / 1e6:.4g} Mflop/s per chain")
-    if f.packed_single and bound:
-        detail.append(_packed_single_note(f))
     return bound * f.lane_factor

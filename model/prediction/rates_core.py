@@ -137,10 +137,6 @@ INDIRECT = PredictorLoops("indirect_random", "indirect_sorted", "pass_jumps", 1,
 #: The bit loop's taken transfers per bit: its back branch, and its data branch for half the
 #: bits (``bt``, ``jae`` over the add): a path history's count of a pass.
 TAKEN = PredictorLoops("branch_random", "branch_sorted", "pass_bits", 1.5, "taken transfers")
-#: core.c loops whose difference prices a conditional misprediction (random bits, sorted bits).
-MISPREDICT_LOOPS = (CONDITIONAL.random, CONDITIONAL.sorted)
-#: Conditional branches per bit of core.c's bit loops: the data-dependent test and the loop's.
-BIT_LOOP_BRANCHES = CONDITIONAL.per_element
 #: Elements per pass of a point that does not state it (signatures before the pass sweep).
 DEFAULT_PASS_BITS = 262144
 

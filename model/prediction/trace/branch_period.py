@@ -26,6 +26,7 @@ Pure: takes the profile, returns numbers.  No I/O.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 #: Callgrind's name for a function called recursively, at depth N >= 2 (``sort'2``): the
 #: same code, one function here (its option --separate-recs, on by default)
@@ -71,12 +72,13 @@ def periods(prof, select=None, exits=None, taken=None) -> tuple[float | None, fl
 
 
 def _merged_recursion(prof):
-    """A view of ``prof`` whose functions are named without Callgrind's recursion depth (a
-    quicksort's ``sort'2`` is ``sort``): a recursive function's calls of itself, at any
-    depth, are then part of one pass, and only calls from other functions start one."""
-    return _View(prof, _summed(prof.costs, lambda k: (k[0], _base(k[1]), k[2])),
-                 _summed(prof.calls, lambda k: (k[0], _base(k[1]), k[2], (k[3][0], _base(k[3][1])))),
-                 _summed(prof.jumps, lambda k: (k[0], _base(k[1]), *k[2:])))
+    """``prof`` with its functions named without Callgrind's recursion depth (a quicksort's
+    ``sort'2`` is ``sort``): a recursive function's calls of itself, at any depth, are then
+    part of one pass, and only calls from other functions start one."""
+    return replace(prof, costs=_summed(prof.costs, lambda k: (k[0], _base(k[1]), k[2])),
+                   calls=_summed(prof.calls, lambda k: (k[0], _base(k[1]), k[2],
+                                                        (k[3][0], _base(k[3][1])))),
+                   jumps=_summed(prof.jumps, lambda k: (k[0], _base(k[1]), *k[2:])))
 
 
 def _base(fn: str) -> str:
@@ -96,16 +98,6 @@ def _summed(d: dict, key) -> dict:
         else:
             out[nk] = [a + b for a, b in zip(out[nk], v)]
     return out
-
-
-class _View:
-    """A profile with its costs, calls and jumps replaced (the rest read through)."""
-
-    def __init__(self, prof, costs, calls, jumps):
-        self._prof, self.costs, self.calls, self.jumps = prof, costs, calls, jumps
-
-    def __getattr__(self, name):
-        return getattr(self._prof, name)
 
 
 def _transfers(prof, below: set, taken=None) -> float:
