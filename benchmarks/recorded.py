@@ -6,7 +6,8 @@ A recorded machine is a folder holding a signature and the kernel times measured
   (predict_unseen.py --json) and ``unseen2.json`` (predict_unseen2.py --json), each beside the
   signature measured in the same rounds (``unseen-signature.json``, ``unseen2-signature.json``;
   else ``signature.json``), and ``validation.json`` (predict_validation.py --json, its
-  signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure --quick``;
+  signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure --quick`` (the MAPS curves a
+  set's own signature lacks are read from it);
 - folders kept outside the repository (such as the 16-core Intel Xeon measured on 2026-11-23:
   ``signature-quick-a.json`` and ``predict_validation.json``), read at run time, not copied:
   name them in ``PINCHPOINT_RECORDED``, separated by the path separator (``:`` on Linux).
@@ -83,6 +84,35 @@ def _with_instructions(folder: Path, stem: str, sig, loader):
     return sig, with_counts(loader, load_counts(str(counts)), mispredicts="not_exits")
 
 
+#: A MAPS point's parameters that make a curve (its working set is a point on it).
+_CURVE_KEYS = ("op", "pattern", "threads", "streams", "stride_bytes", "trips", "pad")
+
+
+def _with_missing_curves(folder: Path, sig):
+    """``sig`` with the MAPS curves it lacks read from the folder's ``signature-quick.json``
+    (the same machine): a sweep of the rounds that ran out of its time bound (before each
+    gather op and each shape op had a bound of its own, a VM reporting a 480 MiB L3 lost the
+    gather update and the strided stores) would otherwise refuse the kernels that need it."""
+    from pinchpoint.inputs.signature import KernelRun, load_signature
+
+    quick = folder / "signature-quick.json"
+    if "maps" not in sig.kernels or not quick.exists():
+        return sig
+    maps = load_signature(quick).kernels.get("maps")
+    if maps is None:
+        return sig
+
+    def curve(pt):
+        return tuple(pt.params.get(k) for k in _CURVE_KEYS)
+
+    have = {curve(pt) for pt in sig.kernels["maps"].points}
+    extra = tuple(pt for pt in maps.points if curve(pt) not in have)
+    if not extra:
+        return sig
+    run = KernelRun(sig.kernels["maps"].source_sha256, sig.kernels["maps"].points + extra)
+    return dataclasses.replace(sig, kernels={**sig.kernels, "maps": run})
+
+
 def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
     """(set name, signature, rows) of every kernel set recorded in ``folder``."""
     import predict_unseen
@@ -93,7 +123,7 @@ def machine_sets(folder: Path) -> list[tuple[str, object, list[dict]]]:
     def signature_for(stem: str):
         for name in (f"{stem}-signature.json", "signature.json", "signature-quick-a.json"):
             if (folder / name).exists():
-                return load_signature(folder / name)
+                return _with_missing_curves(folder, load_signature(folder / name))
         return None
 
     out = []

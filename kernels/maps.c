@@ -814,11 +814,13 @@ int main(int argc, char **argv)
                                      (shape_kind == 3 || ops[a] != OP_STORE))))
                 pp_die("--streams and --strides take the stride1 ops load and store, --trips "
                        "the stride1 load");
+    /* sizes outside shapes: a sweep that runs out of time loses its largest working sets
+       (a strided walk of 2 GiB takes seconds per call), not whole shapes */
     for (b = 0; b < npats; b++)
         for (a = 0; a < nops; a++)
             for (d = 0; d < nthr; d++)
-                for (e = 0; e < nshape; e++)
-                for (c = 0; c < nsizes; c++) {
+                for (c = 0; c < nsizes; c++)
+                for (e = 0; e < nshape; e++) {
                     if (pp_out_of_time()) {
                         pp_emit_status(1);
                         return 0;

@@ -69,13 +69,40 @@ def test_pin_takes_a_cpu_list(binaries):
 
 def test_gather_pads_name_their_pad_and_slow_the_gather_from_memory(binaries):
     """At 64 MiB each pad instruction holds the window's room for misses: 64 extra adds per
-    access take far longer than 8 (about 70 against 13 ns on the Zen 5 VM); other ops,
-    patterns and pads are refused."""
+    access take far longer than 8 (about 70 against 13 ns on the Zen 5 VM, 2.6 times as long on
+    an Intel Xeon VM whose L3 still holds part of 64 MiB); other ops, patterns and pads are
+    refused."""
     pts = maps(binaries, "--ops", "load", "--patterns", "gather", "--pads", "8,64", "--sizes", "64M")
     assert [(p["params"]["pattern"], p["params"]["pad"]) for p in pts] == [("gather", 8), ("gather", 64)]
-    assert max(pts[1]["repetitions"]) < min(pts[0]["repetitions"]) / 2
+    assert max(pts[1]["repetitions"]) < min(pts[0]["repetitions"]) / 1.5
     for bad in (["--ops", "load", "--pads", "8"], ["--ops", "store", "--patterns", "gather", "--pads", "8"],
                 ["--ops", "load", "--patterns", "gather", "--pads", "12"],
                 ["--ops", "load", "--patterns", "gather", "--pads", "8", "--trips", "4"]):
         with pytest.raises(MeasurementError):
             maps(binaries, *bad, "--sizes", "64K")
+
+
+def test_a_shape_sweep_runs_every_shape_at_a_size_before_the_next_size(binaries):
+    """Sizes outside shapes: a sweep cut short by its time bound loses its largest working sets
+    (a strided walk of 2 GiB takes seconds per call), not its last strides."""
+    pts = maps(binaries, "--ops", "load", "--strides", "64,4160,576", "--sizes", "64K,1M")
+    assert [(p["params"]["working_set_bytes"], p["params"]["stride_bytes"]) for p in pts] == \
+        [(65536, 64), (65536, 4160), (65536, 576), (1048576, 64), (1048576, 4160), (1048576, 576)]
+
+
+def test_every_gather_and_shape_op_has_a_time_bound_of_its_own():
+    """On a VM reporting a 480 MiB L3 the sweeps reach 2 GiB: one job of four gather ops ran out
+    of time in the copy, and one of strided loads and stores in the loads."""
+    from pinchpoint.measure.session import make_plan
+
+    plan = make_plan("quick", ("maps",), llc_bytes=480 << 20, cpus=1, mpi=False,
+                     memory_bytes=24 << 30)
+    ops = {}
+    for job in plan.jobs:
+        args = list(job.args)
+        pattern = args[args.index("--patterns") + 1]
+        shape = next((f for f in ("--streams", "--strides", "--trips") if f in args), "")
+        ops.setdefault((pattern, shape), []).append(args[args.index("--ops") + 1])
+    assert sorted(ops[("gather", "")]) == ["copy", "load", "store", "update"]
+    assert sorted(ops[("stride1", "--strides")]) == sorted(ops[("stride1", "--streams")]) == \
+        ["load", "store"]
