@@ -137,7 +137,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # condition is a load served below L1 (L2, L3, L4,
                                          # memory) at an address not known ahead (a binary
                                          # search's a[mid] < key): each waits for that load
-                                         # (MAPS random at the level) before it is resolved
+    waits_working_set = "4 MiB"          # optional: its footprint; MAPS random there (at
+                                         # most each level's middle), else at that middle
 
     [phases.dependencies]                # optional: operations on the longest dependency chain
     alu = 2000000                        # its loops carry from one iteration to the next,
@@ -192,7 +193,6 @@ from pinchpoint.inputs.workload_loops import (read_count, read_dependencies, rea
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
-
 # ---- validation helpers --------------------------------------------------------------------------
 #: Most concurrent streams an entry may state (maps.c's own limit).
 MAX_STREAMS = 64

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pinchpoint.errors import WorkloadError
+# the instruction table has a module of its own; its names are re-exported here
+from pinchpoint.inputs.workload_instructions import (  # noqa: F401
+    INSTRUCTION_KEYS, INSTRUCTION_VALUES, WAIT_LEVELS, Instructions)
 
 SCHEMA_VERSION = 1
 #: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
@@ -152,131 +155,6 @@ class Flops:
                 "chained_fma": self.chained_fma, "chains": self.chains,
                 "chain_length": self.chain_length, "chain_overlap": self.chain_overlap,
                 "dependency_depth": self.dependency_depth, "packed_single": self.packed_single}
-
-
-#: Keys of a phase's instruction table (each a part of another: see Instructions).
-INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
-                    "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches", "indirect",
-                    "indirect_mispredicted")
-#: Keys of a phase's instruction table that are not counts: they do not scale with it.
-INSTRUCTION_VALUES = ("branch_period", "taken_period", "quotient_bits")
-#: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
-WAIT_LEVELS = LEVEL_NAMES[1:]
-
-
-@dataclass(frozen=True)
-class Instructions:
-    """Dynamic instructions a phase executes, summed over its threads (as flops are).
-
-    ``total`` counts every instruction (loads, stores, vector and scalar arithmetic, branches:
-    what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
-    conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
-    (Bcm); ``taken`` the taken branches (a loop's back branch, once per iteration; callgrind's
-    jump counts; 0: not priced); ``divisions`` the integer divisions among them (x86-64
-    ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced); ``fp_divisions`` and
-    ``fp_square_roots`` the floating-point divide and square-root instructions among them, one
-    per instruction whatever its width (x86-64 ``divsd``, ``vdivpd``, ``sqrtsd`` ..., x87
-    ``fdiv``, ``fsqrt``; 0: not priced), which occupy the FP divider; ``shuffles`` the vector
-    shuffles that need the core's shuffle unit (widening ``vpmovzxbw ymm, xmm``, lane-crossing
-    ``vextracti128``, ``vpermq``, byte-granular ``vpshufb``, ``vpalignr``, packs, byte shifts,
-    broadcasts from a register, inserts and extracts) and ``lane_shuffles`` the fixed-pattern
-    in-lane shuffles of words and wider elements (``vpshufd``, ``vpunpck*``, ``vshufps``,
-    ``vunpck*``, ``movddup`` ...), which some cores run on more pipes (0: not priced).
-    mispredicted <= branches <= total, taken <= branches, divisions, fp_divisions,
-    fp_square_roots <= total, shuffles + lane_shuffles <= total; each >= 0 and finite (checked
-    here, where the object is built, so no invalid one exists).
-    ``branch_period`` is not a count: the conditional branches after which the phase's branch
-    outcomes repeat (a kernel called again on the same data repeats one call's branches), which
-    lets a predictor learn them by heart; None: they never repeat.  ``taken_period`` (optional)
-    counts the same period in taken control transfers (taken jumps, calls and returns), which
-    is how a path history sees it: preferred where given.
-    ``mispredicted_waits`` are (level, count) pairs: of the mispredicted branches, those whose
-    condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
-    run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
-    path flushed, only once that load arrives.  Their sum <= mispredicted.
-    ``fused_branches`` are the conditional branches that directly follow an instruction the
-    core fuses them with (``cmp rax, rdx; jne``: a compare or test on current Intel and AMD
-    cores, also an integer add, subtract, and, increment or decrement on Intel since Sandy
-    Bridge; Intel, "64 and IA-32 Architectures Optimization Reference Manual", macro-fusion;
-    AMD, "Software Optimization Guide for the AMD Zen4 Microarchitecture", branch fusion): it
-    decodes and executes each such pair as one operation, so the instruction bound counts
-    total - fused_branches operations (<= branches; 0: none fused).
-    ``indirect`` are the jumps and calls through a register or memory (a ``switch``'s jump
-    table; callgrind's Bi) and ``indirect_mispredicted`` those whose target was missed (Bim;
-    <= indirect <= total), priced by kernels/core.c's indirect loops.  ``quotient_bits``
-    (optional, 1-64) is the divisions' mean quotient width, which sets a divider's speed.
-    """
-
-    total: float = 0.0
-    branches: float = 0.0
-    mispredicted: float = 0.0
-    taken: float = 0.0
-    divisions: float = 0.0
-    branch_period: float | None = None
-    fp_divisions: float = 0.0
-    fp_square_roots: float = 0.0
-    shuffles: float = 0.0
-    lane_shuffles: float = 0.0
-    mispredicted_waits: tuple[tuple[str, float], ...] = ()
-    fused_branches: float = 0.0
-    indirect: float = 0.0
-    indirect_mispredicted: float = 0.0
-    taken_period: float | None = None
-    quotient_bits: float | None = None
-
-    def __post_init__(self):
-        for name in INSTRUCTION_KEYS:
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
-                                    key=f"instructions.{name}")
-        for small, big in (("branches", "total"), ("mispredicted", "branches"),
-                           ("taken", "branches"), ("divisions", "total"),
-                           ("fp_divisions", "total"), ("fp_square_roots", "total"),
-                           ("shuffles", "total"), ("fused_branches", "branches"),
-                           ("indirect", "total"), ("indirect_mispredicted", "indirect")):
-            if getattr(self, small) > getattr(self, big):
-                raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
-                                    f"{big} it is a part of", key=f"instructions.{small}")
-        if self.shuffles + self.lane_shuffles > self.total:  # two kinds of the same instructions
-            raise WorkloadError(f"{self.lane_shuffles:g} with the {self.shuffles:g} shuffles is "
-                                f"more than the {self.total:g} total they are a part of",
-                                key="instructions.lane_shuffles")
-        for name, top, what in (("branch_period", math.inf, "a number of branches"),
-                                ("taken_period", math.inf, "a number of branches"),
-                                ("quotient_bits", 64, "a quotient width in bits")):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not 1 <= v <= top):
-                raise WorkloadError(f"{v!r} is not {what} (1 .. {top:g})", key=f"instructions.{name}")
-        self._check_waits()
-
-    def _check_waits(self) -> None:
-        key = "instructions.mispredicted_waits"
-        for level, n in self.mispredicted_waits:
-            if level not in WAIT_LEVELS:
-                raise WorkloadError(f"{level!r} is not a level below L1 (one of "
-                                    f"{', '.join(WAIT_LEVELS)})", key=f"{key}.{level}")
-            if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 0):
-                raise WorkloadError(f"{n!r} is not a count (finite, >= 0)", key=f"{key}.{level}")
-        waits = math.fsum(n for _, n in self.mispredicted_waits)
-        if waits > self.mispredicted * (1 + 1e-9):
-            raise WorkloadError(f"{waits:g} waiting mispredictions are more than the "
-                                f"{self.mispredicted:g} mispredicted branches they are a part of",
-                                key=key)
-
-    def scaled(self, factor: float) -> "Instructions":
-        # the periods are a pattern's length, not a total: they do not scale
-        return replace(self, **{k: getattr(self, k) * factor for k in INSTRUCTION_KEYS},
-                       mispredicted_waits=tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
-
-    def to_dict(self) -> dict:
-        # the optional counts: absent and 0 mean the same (not priced)
-        return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
-                **{k: getattr(self, k) for k in INSTRUCTION_KEYS[3:] + INSTRUCTION_VALUES
-                   if getattr(self, k)},
-                **({"mispredicted_waits": dict(self.mispredicted_waits)}
-                   if self.mispredicted_waits else {})}
 
 
 #: Kinds of operation on a phase's dependency chains ([phases.dependencies]), each priced at

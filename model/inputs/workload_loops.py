@@ -74,7 +74,8 @@ def read_loop(ctx: Reader, d, key) -> LoopNest:
 
 
 def read_instructions(ctx: Reader, d, key) -> Instructions:
-    ctx.table(d, key, INSTRUCTION_KEYS + INSTRUCTION_VALUES + ("mispredicted_waits",), ("total",))
+    ctx.table(d, key, INSTRUCTION_KEYS + INSTRUCTION_VALUES
+              + ("mispredicted_waits", "waits_working_set"), ("total",))
     counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
     if "mispredicted_waits" in d:
         waits = d["mispredicted_waits"]
@@ -82,6 +83,9 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
         counts["mispredicted_waits"] = tuple(
             (lv, read_count(ctx, waits[lv], f"{key}.mispredicted_waits.{lv}"))
             for lv in WAIT_LEVELS if lv in waits)
+    if "waits_working_set" in d:
+        counts["waits_working_set"] = ctx.quantity(d["waits_working_set"], "size",
+                                                   f"{key}.waits_working_set", positive=True)
     for name in ("branch_period", "taken_period"):
         if name in d:
             counts[name] = ctx.number(d[name], f"{key}.{name}", minimum=1,

@@ -307,7 +307,8 @@ def _waits_time(ins, rates, k: str, factor: float, said: list) -> float:
     mispredictions left once a predictor has learnt repeating outcomes."""
     total = 0.0
     for level, n in ins.mispredicted_waits:
-        got = rates.chase_latency(level, f"{k}.mispredicted_waits.{level}") if n > 0 else None
+        got = (rates.chase_latency(level, f"{k}.mispredicted_waits.{level}",
+                                   ins.waits_working_set) if n > 0 else None)
         if got is not None:
             total += n * factor * got[0]
             said.append(f"{n * factor:.4g} of them wait {got[0] * 1e9:.3g} ns for a load from "

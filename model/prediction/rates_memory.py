@@ -223,13 +223,18 @@ class MemoryRates(RatesBase):
             ws = min(ws, m.working_set_bytes)
         return ws
 
-    def chase_latency(self, level: str, key: str) -> tuple[float, str] | None:
+    def chase_latency(self, level: str, key: str,
+                      footprint: float | None = None) -> tuple[float, str] | None:
         """(latency [s], what) of one dependent load ``level`` serves, beyond one L1 serves:
         MAPS random (a chase, each load's address the one before's value) at a working set
         inside the level, the geometric middle of it and the level above (the middle of the
-        level's range on the log-size curve), memory at the largest measured one, less the
-        figure at half L1.  None, listed, where the signature has no MAPS random loads and
-        ``extrapolate`` allows it (refused otherwise)."""
+        level's range on the log-size curve), or the loads' ``footprint`` [B] where that is
+        smaller (but not below the level above: a binary search over 4 MiB waits as long as
+        a chase over 4 MiB, page walks included, not over the middle of a nominal 480 MiB
+        L3), memory at the largest measured one (or at the footprint, if that is past the
+        last cache and inside the sweep), less the figure at half L1.  None, listed,
+        where the signature has no MAPS random loads and ``extrapolate`` allows it (refused
+        otherwise)."""
         if 1 not in self.maps_thread_counts("load", "random"):
             self._extrapolated(key, f"mispredicted branches waiting for loads need MAPS random "
                                     f"load points, which signature {self.signature.name!r} did "
@@ -242,7 +247,13 @@ class MemoryRates(RatesBase):
         ws = None
         if level != "memory":
             n = int(level[1:])
-            ws = math.sqrt(sizes.get(n - 1, sizes[n] / 8) * sizes[n])
+            above = sizes.get(n - 1, sizes[n] / 8)
+            ws = math.sqrt(above * sizes[n])
+            if footprint is not None:
+                ws = min(ws, max(footprint, above))
+        elif footprint is not None:  # past the last cache, up to the largest measured
+            xs = self.memory_curve("load", "random", key, 1)[0]
+            ws = min(max(footprint, max(sizes.values())), xs[-1])
         per_load = MAPS_ACCESS_BYTES / self.memory_bandwidth("load", "random", ws, key)
         in_l1 = MAPS_ACCESS_BYTES / self.memory_bandwidth("load", "random", sizes[1] / 2, key)
         where = "its largest working set" if ws is None else fmt_size(ws)

@@ -148,7 +148,8 @@ def test_a_load_makes_mispredictions_wait_at_most_once_per_execution(waits):
     its branches' waiting mispredictions and its executions that level serves."""
     from pinchpoint.prediction.trace.phase import _capped_waits
 
-    per_load = {("prog", "kernel", a): levels for a, levels in waits.items()}
+    per_load = {("prog", "kernel", a): {"served": (), "levels": levels}
+                for a, levels in waits.items()}
     got = _capped_waits(per_load)
     for level in ("L2", "L3", "memory"):
         pairs = [lv[level] for lv in waits.values() if level in lv]
@@ -165,6 +166,47 @@ def test_two_branches_on_one_probe_wait_once_per_probe():
 
     # 157 k and 57 k mispredictions of two branches on 70 k and 31 k probes served by L3 and
     # memory: at most the probes wait
-    got = _capped_waits({("p", "k", 0x10): {"L3": (157e3, 70e3), "memory": (57e3, 31e3)},
-                         ("p", "k", 0x40): {"L3": (5e3, 40e3)}})
+    got = _capped_waits({("p", "k", 0x10): {"levels": {"L3": (157e3, 70e3), "memory": (57e3, 31e3)}},
+                         ("p", "k", 0x40): {"levels": {"L3": (5e3, 40e3)}}})
     assert got == {"L3": 75e3, "memory": 31e3}
+
+
+def test_the_waited_for_footprint_is_read_checked_and_round_trips():
+    w = workload('mispredicted_waits = { L2 = 3e5 }\nwaits_working_set = "64 KiB"\n')
+    assert w.phases[0].instructions.waits_working_set == 64 * KiB
+    again = w.phases[0].to_dict()["instructions"]
+    assert again["waits_working_set"] == "65536 B"
+    assert w.phases[0].instructions.scaled(3).waits_working_set == 64 * KiB  # not a count
+    for bad, words in (('"-4 KiB"', "positive"), ("4096", "string with a unit"),
+                       ('"4 ms"', "size")):
+        with pytest.raises(WorkloadError) as exc:
+            workload(f"mispredicted_waits = {{ L2 = 3e5 }}\nwaits_working_set = {bad}\n")
+        assert exc.value.key == "phases[0].instructions.waits_working_set"
+    for ws in (0.0, -1.0, float("inf"), True):
+        with pytest.raises(WorkloadError):
+            Instructions(100, 20, 10, waits_working_set=ws)
+
+
+@pytest.mark.parametrize("footprint, read_at", [
+    (64 * KiB, 64 * KiB),     # inside the level, below its middle: read at the footprint
+    (8 * KiB, 32 * KiB),      # below the level: at its smallest (the L1's size)
+    (4 * MiB, 128 * KiB),     # past the middle: the middle, as without a footprint
+])
+def test_a_wait_is_read_at_the_loads_footprint_up_to_the_levels_middle(footprint, read_at):
+    base = convolve(SIG, workload("")).seconds("core")
+    got = convolve(SIG, workload(f'mispredicted_waits = {{ L2 = 1e5 }}\n'
+                                 f'waits_working_set = "{footprint} B"\n')).seconds("core")
+    assert got - base == pytest.approx(1e5 * (chase_ns(read_at) - chase_ns(16 * KiB)) * 1e-9,
+                                       rel=1e-9)
+    # a memory wait at the footprint too, but past the last cache (the 512 KiB L2)
+    mem = convolve(SIG, workload(f'mispredicted_waits = {{ memory = 1e5 }}\n'
+                                 f'waits_working_set = "{footprint} B"\n')).seconds("core")
+    at = max(footprint, 512 * KiB)
+    assert mem - base == pytest.approx(1e5 * (chase_ns(at) - chase_ns(16 * KiB)) * 1e-9, rel=1e-9)
+
+
+def test_a_memory_wait_reads_no_further_than_the_largest_working_set():
+    base = convolve(SIG, workload("")).seconds("core")
+    mem = convolve(SIG, workload('mispredicted_waits = { memory = 1e5 }\n'
+                                 'waits_working_set = "1 GiB"\n')).seconds("core")
+    assert mem - base == pytest.approx(1e5 * WAIT_NS["memory"] * 1e-9, rel=1e-9)

@@ -367,4 +367,8 @@ def test_traced_search_steps_wait_for_probes_beyond_l1(build_c, valgrind):
     ins = _traced_runs_search(build_c, m, n, nq)
     assert set(ins["search"]["mispredicted_waits"]) == {"L2"}
     assert 1.0 * nq <= ins["search"]["mispredicted_waits"]["L2"] <= 5.0 * nq
+    # the probes' footprint, from their own misses as a uniform random walk's: the search's
+    # hot top levels make it smaller than the 800 KB array, but past the L1 it misses
+    ws = float(ins["search"]["waits_working_set"].split()[0])
+    assert 32 * 1024 < ws <= 8 * n
     assert ins["runs"]["mispredicted"] > 0.8 * m and "mispredicted_waits" not in ins["runs"]

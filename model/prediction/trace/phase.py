@@ -79,6 +79,8 @@ class PhaseFacts:
     #: level -> kept mispredictions whose branch waits for a load that level serves
     #: (:func:`_add_waits`)
     waits: dict = field(default_factory=dict)
+    #: the levels serving the load the most of them wait for ([(level, share)], L1 first)
+    wait_levels: tuple = ()
 
 
 class CodeFacts:
@@ -257,7 +259,9 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
     prof = runs[0][1]
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
-    waits: dict = {}  # waiting load -> level -> (its mispredictions waiting, its executions)
+    # waiting load -> {"served": its levels, "levels": level -> (its mispredictions waiting,
+    # its executions that level serves)}
+    waits: dict = {}
     for (obj, fn, addr), c in prof.costs.items():
         if select is not None and not select((obj, fn, addr)):
             continue
@@ -266,6 +270,9 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
             pf.mispredicted += c[bcm]
             _add_waits(waits, code, runs, (obj, fn, addr), c[bcm])
     pf.waits = _capped_waits(waits)
+    if waits:  # the load most mispredictions wait for: its own levels say its footprint
+        most = max(waits.values(), key=lambda w: sum(n for n, _ in w["levels"].values()))
+        pf.wait_levels = most["served"]
     (pf.branch_period, pf.taken_period), pf.indirect = (
         periods(prof, select, code.exits, lambda within: taken_jumps(prof, code, within)),
         indirect_jumps(prof, select))
@@ -287,7 +294,7 @@ def _add_waits(waits: dict, code: CodeFacts, runs, key, missed: float) -> None:
         return
     levels, load = min(served, key=lambda sa: sa[0][0][1])
     reads = _reads(runs, (obj, fn, load))
-    per_level = waits.setdefault((obj, fn, load), {})
+    per_level = waits.setdefault((obj, fn, load), {"served": tuple(levels), "levels": {}})["levels"]
     for level, share in levels[1:]:
         if share > 0:
             n, executed = per_level.get(level, (0.0, reads * share))
@@ -299,8 +306,8 @@ def _capped_waits(waits: dict) -> dict:
     per execution of a load the level serves (a probe loop's ``slot == 0`` and ``slot == key``
     both resolve when their one load arrives)."""
     out: dict = {}
-    for per_level in waits.values():
-        for level, (n, executed) in per_level.items():
+    for load in waits.values():
+        for level, (n, executed) in load["levels"].items():
             out[level] = out.get(level, 0.0) + min(n, executed)
     return out
 

@@ -55,7 +55,8 @@ import copy
 from dataclasses import dataclass
 
 from pinchpoint.inputs.workload import Workload, workload_from_dict
-from pinchpoint.prediction.trace.accesses import AccessClass, absorb, entry, footprint, merge_small
+from pinchpoint.prediction.trace.accesses import (AccessClass, absorb, entry, footprint, merge_small,
+                                                   random_footprint)
 from pinchpoint.prediction.trace.compat import readable_document
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
 from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
@@ -246,16 +247,20 @@ def _branch_counts(pf: PhaseFacts, out: dict) -> None:
         out["mispredicted_waits"] = waits
 
 
-def instructions_doc(pf: PhaseFacts) -> dict | None:
+def instructions_doc(pf: PhaseFacts, caches=None) -> dict | None:
     """``[phases.instructions]`` of a phase: its Ir, Bc and Bcm summed over its instructions and
     threads, as its flops and bytes are, its executed integer divides, floating-point divider
-    instructions and vector shuffles (None when it ran no instruction)."""
+    instructions and vector shuffles (None when it ran no instruction); with the target's
+    ``caches``, the footprint of the load its mispredicted branches wait for."""
     total = round(pf.instructions)
     if total <= 0:
         return None
     out = {"total": total}
     if pf.branches is not None:
         _branch_counts(pf, out)
+        if "mispredicted_waits" in out and pf.wait_levels and caches:
+            # the footprint the waited-for load ranges over, from its own hits (as a gather's)
+            out["waits_working_set"] = f"{random_footprint(pf.wait_levels, caches):.0f} B"
     if round(pf.divisions) > 0:  # each integer divide is one of the instructions
         out["divisions"] = min(round(pf.divisions), total)
         weighted, sampled = pf.quotients
@@ -278,7 +283,7 @@ def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
         ph["threads"] = pf.threads
     if pf.regions > 0:
         ph["parallel_regions"] = round(pf.regions)
-    ins = instructions_doc(pf)
+    ins = instructions_doc(pf, caches)
     if ins is not None:
         ph["instructions"] = ins
     for k in ("inner_trips", "inner_loops"):
