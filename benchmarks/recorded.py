@@ -6,8 +6,8 @@ A recorded machine is a folder holding a signature and the kernel times measured
   (predict_unseen.py --json) and ``unseen2.json`` (predict_unseen2.py --json), each beside the
   signature measured in the same rounds (``unseen-signature.json``, ``unseen2-signature.json``;
   else ``signature.json``), and ``validation.json`` (predict_validation.py --json, its
-  signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure --quick`` (the MAPS curves a
-  set's own signature lacks are read from it);
+  signature inside); ``signature-quick.json`` is the machine's ``pinchpoint measure
+  --quick`` (the MAPS curves a set's own signature lacks are read from it);
 - folders kept outside the repository (such as the 16-core Intel Xeon measured on 2026-11-23:
   ``signature-quick-a.json`` and ``predict_validation.json``), read at run time, not copied:
   name them in ``PINCHPOINT_RECORDED``, separated by the path separator (``:`` on Linux).
