@@ -48,8 +48,11 @@
  *                 new page for S >= 4096 until the lines stay cached;
  *   --trips T     load: rows of T elements, one inner loop per row (runtime T, as in user code):
  *                 how much a short inner loop costs beyond its elements.
- * Gather padding (gather load only):
- *   --pads P      P (8, 16, 32 or 64) extra integer adds per element, on four registers apart
+ * Padding (gather and stride1 load):
+ *   --pads P      stride1 load: a chain of P (8, 16, .. 256) dependent register adds per 64-byte
+ *                 line (two 32-byte loads and their XOR besides): the lines a loop that works
+ *                 that long per line keeps in flight (see load_stride1_padded).
+ *                 gather load: P (8, 16, 32 or 64) extra integer adds per element, on four registers apart
  *                 from the loads: the loads stay independent, but fewer of them fit in the
  *                 core's window of instructions in flight, so fewer misses overlap.  The time
  *                 added per pad instruction is that window's cost per instruction at the
@@ -120,26 +123,40 @@ struct shared {
     int streams;    /* stride1: concurrent streams (1: one) */
     size_t stride;  /* stride1: elements between accesses (0: contiguous) */
     size_t trips;   /* stride1 load: inner-loop trip count (0: one long loop) */
-    int pad;        /* gather load: extra integer adds per element (0: none) */
+    int pad;        /* gather load: extra adds per element; stride1 load: a chain per line */
 };
 
 /* ---- the timed loops ---------------------------------------------------------------------- */
 
+/* load folds two loaded vectors into an accumulator with one operation, acc ^= x ^ y: a
+   3-input XOR (AVX-512's vpternlogq, one of them a memory operand), so the loop is bound by
+   the loads, as likwid-bench's load_avx is, not by one vector add per load.  On the Intel
+   Xeon VM of benchmarks/results the summing loop (s += a[i]) read 224-240 GB/s in L1 where
+   load_avx reads 300-316; this one reads 273-281.  Without AVX-512 it is two XORs per two
+   loads, as many operations as before.  GCC's vector extension (also clang's) says it without
+   intrinsics; the vectors are 8-byte aligned: the arrays promise no more. */
+typedef uint64_t pp_vec __attribute__((vector_size(32), aligned(8)));
+#define VEC_LANES ((int)(sizeof(pp_vec) / sizeof(uint64_t)))
+#define HALF_VECS (LANES / VEC_LANES / 2)
+
 static double load_stride1(const uint64_t *restrict a, size_t n, long iters)
 {
-    uint64_t s[LANES];
+    static const pp_vec zero; /* all lanes 0 */
+    pp_vec s[HALF_VECS];
     size_t i;
     long it;
-    int j;
-    for (j = 0; j < LANES; j++) s[j] = 0;
+    int k;
+    for (k = 0; k < HALF_VECS; k++) s[k] = zero;
     for (it = 0; it < iters; it++) {
-        for (i = 0; i < n; i += LANES)
-            for (j = 0; j < LANES; j++)
-                s[j] += a[i + j];
+        for (i = 0; i < n; i += LANES) {
+            const pp_vec *v = (const pp_vec *)(a + i);
+            for (k = 0; k < HALF_VECS; k++)
+                s[k] ^= v[k] ^ v[k + HALF_VECS];
+        }
         PP_CLOBBER();
     }
-    for (j = 1; j < LANES; j++) s[0] += s[j];
-    return (double)s[0];
+    for (k = 1; k < HALF_VECS; k++) s[0] ^= s[k];
+    return (double)(s[0][0] ^ s[0][VEC_LANES - 1]);
 }
 
 /* store, copy, update and triad move one block of LANES elements per loop iteration: a fixed
@@ -165,16 +182,27 @@ static double store_stride1(double *restrict a, size_t n, long iters)
     return a[n / 2];
 }
 
+/* copy moves each element as it is, a load and a store, as likwid-bench's copy_avx does: a
+   multiply by an unknown 1.0 (how this loop used to stay a loop) cost the Intel Xeon VM of
+   benchmarks/results a quarter of copy_avx's rate in L1 (308 against 412 GB/s; 425-432
+   without it).  GCC would turn the plain loop into a call of memcpy, whose large copies store
+   around the caches; -fno-tree-loop-distribute-patterns keeps it a loop.  Other compilers
+   keep the multiply. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define COPY_SCALE(x) (x)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define COPY_SCALE(x) ((x) * one_v)
+#endif
 static double copy_stride1(double *restrict b, const double *restrict a, size_t n, long iters)
 {
     size_t i;
     long it;
     int j;
-    double one = one_v; /* unknown to the compiler: keeps the loop from becoming memcpy */
     for (it = 0; it < iters; it++) {
         for (i = 0; i < n; i += LANES)
             for (j = 0; j < LANES; j++)
-                b[i + j] = a[i + j] * one;
+                b[i + j] = COPY_SCALE(a[i + j]);
         PP_CLOBBER();
     }
     return b[n / 2];
@@ -310,6 +338,63 @@ static uint64_t gather_load_padded(int pad, const uint64_t *idx, const uint64_t 
     case 16: return gather_load_pad16(idx, x, n, j, steps, sink);
     case 32: return gather_load_pad32(idx, x, n, j, steps, sink);
     default: return gather_load_pad64(idx, x, n, j, steps, sink);
+    }
+}
+
+/* a dependent chain of P register adds the compiler keeps (volatile asm) and cannot fold: each
+   waits for the one before, so the core's scheduler holds them until they run, as it holds a
+   loop body whose operations wait for a busy unit or for a carried value */
+#if defined(__x86_64__)
+#define CHAIN(P, z, step) __asm__ volatile(".rept " #P "\n\tadd %1,%0\n\t.endr" : "+r"(z) : "r"(step))
+#elif defined(__aarch64__)
+#define CHAIN(P, z, step) __asm__ volatile(".rept " #P "\n\tadd %0,%0,%1\n\t.endr" : "+r"(z) : "r"(step))
+#else
+#define CHAIN(P, z, step) pp_die("--pads needs x86-64 or AArch64 (inline adds)")
+#endif
+#define LINE_VECS ((int)(64 / sizeof(pp_vec)))
+
+/* stride-1 load with a chain of P adds per 64-byte line: how many lines the core keeps in
+   flight when a loop does that much work per line it streams.  Inside the caches the chain
+   sets the time (P cycles a line); from beyond them the window of instructions the core holds
+   covers fewer lines the longer the chain, and the misses no longer overlap (Hennessy and
+   Patterson, "Computer Architecture: A Quantitative Approach", 6th ed., 2017, section 3.12).
+   Besides the chain, a line costs its two loads, their XORs and the loop's add, compare and
+   branch: about six instructions */
+#define STREAM_PADDED(P)                                                                         \
+static double load_stride1_pad##P(const uint64_t *restrict a, size_t n, long iters)            \
+{                                                                                              \
+    static const pp_vec zero;                                                                  \
+    pp_vec s = zero;                                                                           \
+    uint64_t z = 0, step = (uint64_t)iters | 1;                                                \
+    size_t i;                                                                                  \
+    long it;                                                                                   \
+    int k;                                                                                     \
+    for (it = 0; it < iters; it++) {                                                           \
+        for (i = 0; i < n; i += 8) {                                                           \
+            const pp_vec *v = (const pp_vec *)(a + i);                                         \
+            for (k = 0; k < LINE_VECS; k++) s ^= v[k];                                         \
+            CHAIN(P, z, step);                                                                 \
+        }                                                                                      \
+        PP_CLOBBER();                                                                          \
+    }                                                                                          \
+    return (double)(s[0] ^ z);                                                                 \
+}
+STREAM_PADDED(8)
+STREAM_PADDED(16)
+STREAM_PADDED(32)
+STREAM_PADDED(64)
+STREAM_PADDED(128)
+STREAM_PADDED(256)
+
+static double load_stride1_padded(int pad, const uint64_t *a, size_t n, long iters)
+{
+    switch (pad) {
+    case 8: return load_stride1_pad8(a, n, iters);
+    case 16: return load_stride1_pad16(a, n, iters);
+    case 32: return load_stride1_pad32(a, n, iters);
+    case 64: return load_stride1_pad64(a, n, iters);
+    case 128: return load_stride1_pad128(a, n, iters);
+    default: return load_stride1_pad256(a, n, iters);
     }
 }
 
@@ -473,7 +558,9 @@ static void run_body(worker_t *w)
 {
     shared_t *sh = w->sh;
     long it;
-    if (sh->pattern == PAT_STRIDE1 && (sh->streams > 1 || sh->stride || sh->trips)) {
+    if (sh->pattern == PAT_STRIDE1 && sh->pad) {
+        w->sink += load_stride1_padded(sh->pad, (const uint64_t *)w->arr[0], w->n, sh->iters);
+    } else if (sh->pattern == PAT_STRIDE1 && (sh->streams > 1 || sh->stride || sh->trips)) {
         run_shaped(w);
     } else if (sh->pattern == PAT_STRIDE1) {
         switch (sh->op) {
@@ -634,6 +721,15 @@ typedef struct {
     int pad;
 } point_opts;
 
+static long long maxpad(const long long *pads, int n)
+{
+    long long m = 0;
+    int e;
+    for (e = 0; e < n; e++)
+        if (pads[e] > m) m = pads[e];
+    return m;
+}
+
 static int measure_point(int op, int pattern, long long ws, int threads, int trials,
                          const point_opts *po, const pp_common_opts *o)
 {
@@ -674,7 +770,7 @@ static int measure_point(int op, int pattern, long long ws, int threads, int tri
         sh.stride = (size_t)(po->stride_bytes / 8);
         sh.trips = (size_t)po->trips;
     }
-    sh.pad = pattern == PAT_GATHER ? po->pad : 0;
+    sh.pad = pattern == PAT_GATHER || (pattern == PAT_STRIDE1 && op == OP_LOAD) ? po->pad : 0;
     pthread_barrier_init(&sh.start, NULL, (unsigned)threads + 1);
     pthread_barrier_init(&sh.stop, NULL, (unsigned)threads + 1);
     ws_arr = (worker_t *)calloc((size_t)threads, sizeof *ws_arr);
@@ -780,9 +876,9 @@ int main(int argc, char **argv)
             for (e = 0; e < nshape; e++)
                 if (kind == 2 && shape[e] % 8)
                     pp_die("--strides: %lld B is not a whole number of 8-byte elements", shape[e]);
-                else if (kind == 4 && shape[e] != 8 && shape[e] != 16 && shape[e] != 32 &&
-                         shape[e] != 64)
-                    pp_die("--pads: %lld is not one of 8, 16, 32 and 64", shape[e]);
+                else if (kind == 4 && (shape[e] < 8 || shape[e] > 256 ||
+                                       (shape[e] & (shape[e] - 1)) != 0))
+                    pp_die("--pads: %lld is not one of 8, 16, 32, 64, 128 and 256", shape[e]);
         }
         else if (strcmp(arg, "--trials") == 0)
         {
@@ -808,8 +904,10 @@ int main(int argc, char **argv)
                 pp_die("--patterns random supports the ops load, store and copy");
             else if (pats[b] == PAT_GATHER && ops[a] == OP_TRIAD)
                 pp_die("--patterns gather supports the ops load, store, copy and update");
-            else if (shape_kind == 4 && (pats[b] != PAT_GATHER || ops[a] != OP_LOAD))
-                pp_die("--pads takes the gather load");
+            else if (shape_kind == 4 && (ops[a] != OP_LOAD || pats[b] == PAT_RANDOM))
+                pp_die("--pads takes the gather and the stride1 load");
+            else if (shape_kind == 4 && pats[b] == PAT_GATHER && maxpad(shape, nshape) > 64)
+                pp_die("--pads: the gather load takes 8, 16, 32 and 64");
             else if (shape_kind && shape_kind != 4 && (pats[b] != PAT_STRIDE1 || (ops[a] != OP_LOAD &&
                                      (shape_kind == 3 || ops[a] != OP_STORE))))
                 pp_die("--streams and --strides take the stride1 ops load and store, --trips "

@@ -229,6 +229,12 @@ def _plan_maps(ctx: PlanContext) -> None:
         ctx.add("maps", ["--ops", "load", "--patterns", "gather", "--threads", "1", *pin_args,
                          "--pads", size_list(GATHER_PADS["full"]), "--sizes", str(rsizes[-1])]
                 + trials, "maps gather pads", mem)
+        # a stream with a chain of 8..256 adds per line, inside L1 and from memory: the lines
+        # a loop that works that long per line keeps in flight (STREAM_PADS)
+        ctx.add("maps", ["--ops", "load", "--patterns", "stride1", "--threads", "1", *pin_args,
+                         "--pads", size_list(STREAM_PADS["full"]),
+                         "--sizes", size_list([TRIPS_WORKING_SET, sizes[-1]])] + trials,
+                "maps stream pads", mem)
     shape_sizes = sizes if custom_sizes else maps_sizes(ctx.llc_bytes, "quick", avail)
     _plan_maps_shapes(ctx, shape_sizes if not quick else sorted(set(shape_sizes[::2] + shape_sizes[-1:])),
                       trials, mem)
@@ -263,6 +269,14 @@ SHAPE_TRIPS = {"quick": (1, 2, 4, 8, 16, 32, 64, 256, 1024),
 #: Recorded for the gather's window of instructions in flight; not priced yet (see
 #: docs/prediction-model.md, gathers).
 GATHER_PADS = {"full": (8, 16, 32, 64)}
+#: Chains of dependent adds per 64-byte line of MAPS load's pad sweep (kernels/maps.c --pads
+#: on the stride1 load), inside L1 and at the largest working set.  On the Intel Xeon VM of
+#: benchmarks/results (27 Nov 2026, ns per line in L1 / at 128 MiB): 2.1 / 5.9 at 8, 4.0 / 8.6
+#: at 16, 8.0 / 11.8 at 32, 16.0 / 26.4 at 64, 31.7 / 39.4 at 128, 64.4 / 67.2 at 256; a byte
+#: count doing 12 ns of work per line in L1 took 33 ns per line from 128 MB.  Recorded for the
+#: window of instructions a streaming loop keeps in flight; not priced yet (the results
+#: folder's README says why).
+STREAM_PADS = {"full": (8, 16, 32, 64, 128, 256)}
 #: Working set [B] of the trips sweep: inside any L1, so the loop overhead is not hidden by misses.
 TRIPS_WORKING_SET = 16 * KiB
 

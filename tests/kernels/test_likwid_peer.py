@@ -90,27 +90,11 @@ def best_pair(binary, op: str, kb: int) -> tuple[float, list[float]]:
     return max(ours), theirs
 
 
-def _intel() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            return "GenuineIntel" in f.read(1 << 16)
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("level", ["L1", "L2"])
 @pytest.mark.parametrize("op", ["load", "store", "copy"])
-def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level, request):
+def test_maps_as_fast_as_likwid_bench(binaries, host_caches, op, level):
     if (reason := machine_busy()):
         pytest.skip(reason)
-    if op in ("load", "copy") and level == "L1" and _intel():
-        # a known shortfall, not a bound met: MAPS load adds every vector it loads (one vector
-        # ALU operation per load), likwid-bench's load_avx only loads; on an Intel Xeon VM
-        # with three load ports it read 224 GB/s in L1 against likwid's 306 (0.73), and its
-        # copy 329 against 416 in one of two clean-clone runs (0.79; the other met 0.85)
-        request.applymarker(pytest.mark.xfail(reason="MAPS load and copy in L1 are 0.73-0.79 x "
-                                                     "likwid-bench on Intel cores with three "
-                                                     "load ports", strict=False))
     kb = (host_caches[1] // 2 if level == "L1" else host_caches[2] // 4) // 1000
     ours, theirs = best_pair(binaries["maps"], op, kb)
     # fresh samples once where either bound fails: a slow spell can cover one side's samples

@@ -75,11 +75,24 @@ def test_gather_pads_name_their_pad_and_slow_the_gather_from_memory(binaries):
     pts = maps(binaries, "--ops", "load", "--patterns", "gather", "--pads", "8,64", "--sizes", "64M")
     assert [(p["params"]["pattern"], p["params"]["pad"]) for p in pts] == [("gather", 8), ("gather", 64)]
     assert max(pts[1]["repetitions"]) < min(pts[0]["repetitions"]) / 1.5
-    for bad in (["--ops", "load", "--pads", "8"], ["--ops", "store", "--patterns", "gather", "--pads", "8"],
+    for bad in (["--ops", "store", "--patterns", "gather", "--pads", "8"],
                 ["--ops", "load", "--patterns", "gather", "--pads", "12"],
+                ["--ops", "load", "--patterns", "gather", "--pads", "128"],
+                ["--ops", "load", "--patterns", "random", "--pads", "8"],
+                ["--ops", "store", "--pads", "8"], ["--ops", "load", "--pads", "24"],
                 ["--ops", "load", "--patterns", "gather", "--pads", "8", "--trips", "4"]):
         with pytest.raises(MeasurementError):
             maps(binaries, *bad, "--sizes", "64K")
+
+
+def test_stream_pads_are_a_chain_per_line_that_sets_the_time_inside_l1(binaries):
+    """The stride-1 load with a chain of P dependent adds per 64-byte line: inside L1 the chain
+    is the loop's time, one add a cycle, so 256 adds a line take about eight times as long as
+    32 (a chain folded away or run in parallel would not)."""
+    pts = maps(binaries, "--ops", "load", "--pads", "32,256", "--sizes", "16K")
+    assert [(p["params"]["pattern"], p["params"]["pad"]) for p in pts] == [("stride1", 32), ("stride1", 256)]
+    ratio = min(pts[0]["repetitions"]) / max(pts[1]["repetitions"])
+    assert 5 < ratio < 10
 
 
 def test_a_shape_sweep_runs_every_shape_at_a_size_before_the_next_size(binaries):
