@@ -12,13 +12,14 @@ byte, random accesses per access (each miss moves one line of the level above).
 Footprint (``working_set``): the traces give the level that serves the deepest share of
 a stream, not the footprint itself; a footprint between the level above's size and that
 level's is taken as their geometric mean (the middle of the range in a log-size curve such
-as MAPS's), and one served by memory as four times the last cache; streams keep their hit
-rates beside it.  Random accesses (gathers, pointer chases, random updates and stores) are
-stated by their footprint alone, which their misses give (:func:`random_footprint`): MAPS's
-random curves are measured over a footprint, hits at every level included.  The loads of one
-node a chase step reads (a tree node's key and links: siblings in :mod:`.loops`) are one
-access of the chase, with the misses of all of them.  Heuristics, named as such in the
-workload.
+as MAPS's; inside a last level 64 times the one above or more, the middle of the half a
+probe run places it in: :mod:`.footprint_probe`), and one served by memory as four times
+the last cache; streams keep their hit rates beside it.  Random accesses (gathers, pointer
+chases, random updates and stores) are stated by their footprint alone, which their misses
+give (:func:`random_footprint`): MAPS's random curves are measured over a footprint, hits at
+every level included.  The loads of one node a chase step reads (a tree node's key and
+links: siblings in :mod:`.loops`) are one access of the chase, with the misses of all of
+them.  Heuristics, named as such in the workload.
 
 Pure: counts in, entries out.
 """
@@ -29,6 +30,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 
+from pinchpoint.prediction.trace.footprint_probe import beyond_probe
 from pinchpoint.prediction.trace.traffic import (CacheGeometry, PhaseCounts, RunCounts, _fetched,
                                                  _served, normalized)
 
@@ -129,15 +131,26 @@ def absorb(into: AccessClass, ac: AccessClass) -> AccessClass:
     return into
 
 
-def footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
-    """The footprint [B] the deepest level serving over 1 % of an entry implies (module doc)."""
+def footprint(fractions, caches: tuple[CacheGeometry, ...], probe=None) -> float:
+    """The footprint [B] the deepest level serving over 1 % of an entry implies (module doc);
+    ``probe``: (probe geometry, whether the entry's footprint is past it) narrows the range
+    of the last level to the half on that side (:mod:`.footprint_probe`)."""
     names = [c.name for c in caches] + ["memory"]
     sizes = [c.size_bytes for c in caches]
     deepest = max((names.index(n) for n, f in fractions if f > 0.01), default=0)
     if deepest >= len(caches):
         return 4.0 * sizes[-1]
     below = sizes[deepest - 1] if deepest > 0 else sizes[0] / 8
-    return math.sqrt(below * sizes[deepest])
+    above = sizes[deepest]
+    if probe is not None and probe[1] is not None and deepest == len(caches) - 1:
+        below, above = (probe[0].size_bytes, above) if probe[1] else (below, probe[0].size_bytes)
+    return math.sqrt(below * above)
+
+
+def probed(ac: AccessClass, runs, probe):
+    """(probe geometry, whether ``ac``'s footprint is past it) for :func:`footprint`, or None
+    without a probe run."""
+    return None if probe is None else (probe, beyond_probe(ac.events, len(runs)))
 
 
 def random_footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
@@ -193,8 +206,9 @@ def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], .
     return tuple(_served(ac.accesses, missed, names))
 
 
-def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
-    """The workload memory entry (a dict in the file's vocabulary) of one class."""
+def entry(ac: AccessClass, runs, caches, *, in_place: bool = False, probe=None) -> dict:
+    """The workload memory entry (a dict in the file's vocabulary) of one class; ``probe``:
+    the probe run's geometry, whose counts follow the level runs' in the class's events."""
     fr = normalized(class_fractions(ac, runs, caches))
     op = "store" if in_place else ac.op
     if ac.pattern not in ("stride1", "strided"):
@@ -202,8 +216,9 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False) -> dict:
         # included; hit rates priced level by level would count the curve's own hits twice
         return {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
                 "working_set": f"{random_footprint(fr, caches):.0f} B"}
+    ws = footprint(fr, caches, probed(ac, runs, probe))
     e = {"bytes": f"{ac.bytes:.0f} B", "pattern": "stride1", "op": op,
-         "hit_rates": dict(fr), "working_set": f"{footprint(fr, caches):.0f} B"}
+         "hit_rates": dict(fr), "working_set": f"{ws:.0f} B"}
     if ac.stride_known and ac.op != "update":
         stride = ac.stride_bytes / ac.stride_known
         width = max(1, round(ac.bytes / max(ac.accesses, 1.0)))

@@ -197,9 +197,11 @@ def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
 
 
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
-                l1_line: int = 64) -> PhaseFacts:
-    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts."""
-    indices = [{e: prof.index(e) for e in ACCESS_EVENTS} for _, prof in runs]
+                l1_line: int = 64, probe_runs=()) -> PhaseFacts:
+    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts; the
+    classes' events hold ``probe_runs``' after the level runs'."""
+    with_probe = list(runs) + list(probe_runs)
+    indices = [{e: prof.index(e) for e in ACCESS_EVENTS} for _, prof in with_probe]
     first, idx = runs[0][1], indices[0]
     if not code.trip_counts:
         code.count_trips(first, idx["Ir"])
@@ -227,7 +229,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
             dr, dw = min(dr, ir), min(dw, ir)
         if not ins.width_known:
             pf.assumed += dr + dw
-        per_run = access_events(runs, indices, key, dw, code.loop(obj, addr))
+        per_run = access_events(with_probe, indices, key, dw, code.loop(obj, addr))
         _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)

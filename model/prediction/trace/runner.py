@@ -26,6 +26,7 @@ from pinchpoint.errors import MeasurementError
 from pinchpoint.measure.hostinfo import usable_cpus
 from pinchpoint.prediction.trace.callgrind import merge_threads
 from pinchpoint.prediction.trace.disasm import parse_objdump
+from pinchpoint.prediction.trace.footprint_probe import level_runs
 from pinchpoint.prediction.trace.quotients import division_operand, sample_quotients
 from pinchpoint.prediction.trace.traffic import CacheGeometry
 
@@ -221,9 +222,11 @@ def executed_ranges(profile) -> dict[str, tuple[int, int]]:
 def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
                   max_seconds: float | None = None, progress: bool = True, cwd=None,
                   jobs: int | None = None, branches: bool = True, collect: str | None = None):
-    """Run ``program`` once per outer cache level (``jobs`` runs at a time; default: one per
-    CPU) and disassemble what ran; with ``branches`` (the default) the first run also counts
-    conditional branches and the mispredictions of Callgrind's predictor model; with
+    """Run ``program`` once per outer cache level, and once more with a probe LL inside a
+    large last level (:mod:`pinchpoint.prediction.trace.footprint_probe`), ``jobs`` runs at a
+    time (default: one per CPU), and disassemble what ran; with ``branches`` (the default)
+    the first run also counts conditional branches and the mispredictions of Callgrind's
+    predictor model; with
     ``collect`` (a function name, Valgrind's wildcards * and ? allowed) only what runs while
     that function is on the stack, its callees included (the C library's qsort inside a
     ``kernel`` function, but not the program's setup).
@@ -231,6 +234,7 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     Returns
     -------
     runs : list of (CacheGeometry, CallgrindProfile)
+        The level runs in level order, then the probe run if any.
     disasm : dict
     seconds : float
         Wall time of the whole trace.
@@ -242,7 +246,7 @@ def trace_program(program: list[str], caches: tuple[CacheGeometry, ...], *,
     find_tool("objdump", "binutils")
     start = time.monotonic()
     deadline = start + (max_seconds if max_seconds else float("inf"))
-    outer = list(caches[1:]) or [caches[0]]
+    outer = level_runs(caches)  # and the probe of a large last level, if any
     jobs = jobs or len(usable_cpus())
     with _terminate_on_sigterm(), tempfile.TemporaryDirectory(prefix="pinchpoint-trace-") as tmp:
         profiles = run_callgrind_levels(program, caches[0], outer, Path(tmp), deadline=deadline,

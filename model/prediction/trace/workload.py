@@ -56,7 +56,8 @@ from dataclasses import dataclass
 
 from pinchpoint.inputs.workload import Workload, workload_from_dict
 from pinchpoint.prediction.trace.accesses import (AccessClass, absorb, entry, footprint, merge_small,
-                                                   random_footprint)
+                                                   probed, random_footprint)
+from pinchpoint.prediction.trace.footprint_probe import split_runs
 from pinchpoint.prediction.trace.compat import readable_document
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
 from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
@@ -79,7 +80,8 @@ UNKNOWN = (
     "dependency chains through memory or across loops: reductions are inferred from the data "
     "flow of each loop's registers only",
     "the footprint of each memory entry: for streams the geometric mean of the sizes of the "
-    "level that serves its deepest share and the level above; for random accesses the one "
+    "level that serves its deepest share and the level above (inside a large last level, of "
+    "the half of its range a probe run places the stream in); for random accesses the one "
     "their misses imply under uniform independent references",
     "write-backs from L1 to L2: Callgrind simulates dirty lines at its last level only",
     "the machine's branch predictor: instructions.mispredicted counts the mispredictions of "
@@ -181,7 +183,7 @@ def _select(functions):
     return lambda key: (key[0], key[1]) in functions
 
 
-def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
+def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
     """One entry per access class; plain stores keep the write-allocate / in-place split of
     :func:`pinchpoint.prediction.trace.traffic.split_accesses`; a stride-1 update is a load and
     an in-place store of the same bytes."""
@@ -203,15 +205,16 @@ def _memory_entries(pf: PhaseFacts, runs, caches) -> list[dict]:
             # charges to the later loads that evict
             in_place = op == "store in place"
             fr = normalized(store_fractions(ac.counts(runs), caches, in_place=False))
-            e = entry(AccessClass(**{**vars(ac), "op": "store"}), runs, caches, in_place=in_place)
+            e = entry(AccessClass(**{**vars(ac), "op": "store"}), runs, caches, in_place=in_place,
+                      probe=probe)
             e["hit_rates"] = dict(fr)
-            e["working_set"] = f"{footprint(fr, caches):.0f} B"
+            e["working_set"] = f"{footprint(fr, caches, probed(ac, runs, probe)):.0f} B"
             out.append(e)
         elif op == "update" and pattern == "stride1":
-            e = entry(ac, runs, caches)
+            e = entry(ac, runs, caches, probe=probe)
             out += [{**e, "op": "load"}, {**e, "op": "store", "in_place": True}]
         else:
-            out.append(entry(ac, runs, caches))
+            out.append(entry(ac, runs, caches, probe=probe))
     return out
 
 
@@ -277,7 +280,7 @@ def instructions_doc(pf: PhaseFacts, caches=None) -> dict | None:
     return out
 
 
-def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
+def _phase_doc(pname: str, pf: PhaseFacts, runs, caches, probe=None) -> dict:
     ph = {"name": pname}
     if pf.threads > 1:
         ph["threads"] = pf.threads
@@ -292,7 +295,7 @@ def _phase_doc(pname: str, pf: PhaseFacts, runs, caches) -> dict:
     deps = {k: round(v) for k, v in pf.dependencies.items() if round(v) > 0}
     if deps:
         ph["dependencies"] = deps
-    mem = _memory_entries(pf, runs, caches)
+    mem = _memory_entries(pf, runs, caches, probe)
     if mem:
         ph["memory"] = mem
     fl = _flops_doc(pf.flops)
@@ -328,7 +331,8 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     ----------
     runs : sequence of (CacheGeometry, CallgrindProfile)
         One run per outer level: D1 = L1 and LL = the given level (L2 .. Ln; L1 alone for a
-        one-level target), in level order.
+        one-level target), in level order; then the probe run of a large last level, if any
+        (:mod:`pinchpoint.prediction.trace.footprint_probe`).
     disasm : dict
         Object file -> {address: Instruction}.
     caches : tuple of CacheGeometry
@@ -343,15 +347,18 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     """
     code = CodeFacts(disasm)
     phases, docs = [], []
+    runs, probe_runs = split_runs(runs, caches)
+    probe = probe_runs[0][0] if probe_runs else None
     for pname, fns in _groups(runs, name, top_functions):
-        pf = phase_facts(runs, code, _select(fns), random_loads, l1_line=caches[0].line_bytes)
+        pf = phase_facts(runs, code, _select(fns), random_loads, l1_line=caches[0].line_bytes,
+                         probe_runs=probe_runs)
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
                                   pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
                                   pf.taken, pf.divisions, dict(pf.divider), dict(pf.shuffles),
                                   pf.fused))
-        docs.append(_phase_doc(pname, pf, runs, caches))
+        docs.append(_phase_doc(pname, pf, runs, caches, probe))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
     total_assumed = sum(p.assumed_width_accesses for p in phases)
