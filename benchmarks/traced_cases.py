@@ -6,7 +6,8 @@ kept in a folder, then re-predicted with any signature or model version without 
 examples' ``kernel`` phases) and pickles each case's phases to ``DIR/<case>.pkl`` (cases
 already there are skipped, so an interrupted run resumes).  ``predict`` convolves them with
 ``--signature`` and compares with the native times of ``--times`` (predict_novel's or
-trace_validation's ``--times`` files), printing each case and each round's median |error|.
+trace_validation's ``--times`` files), printing each case and each round's median |error|,
+then all cases' and those of the memory level apart from the other sizes.
 
 A pickle holds this code version's objects: re-trace (a new folder) after changing the trace.
 
@@ -79,10 +80,17 @@ def predict_all(a, sig, caches) -> None:
         t, native = pred.estimate_s, times[case]
         eb, em = t / min(native) - 1, t / statistics.median(native) - 1
         groups.setdefault(group, []).append((abs(eb), abs(em)))
+        groups.setdefault("all", []).append((abs(eb), abs(em)))
+        groups.setdefault("memory" if label == "memory" else "other sizes", []).append((abs(eb), abs(em)))
         top = sorted(pred.resources, key=lambda r: -r.seconds)[:3]
         print(f"{name:10s} {label:7s} {min(native) * 1e3:9.2f} {t * 1e3:9.2f} {eb:+6.0%} {em:+6.0%}  "
               + ", ".join(f"{r.name} {r.seconds * 1e3:.1f}" for r in top))
-    for group, errs in groups.items():
+    # the rounds in order, then all cases, then the memory level against the others
+    order = [g for g in groups if g not in ("all", "memory", "other sizes")]
+    if len(order) == 1:
+        del groups["all"]  # the one group is all of them
+    for group in order + [g for g in ("all", "memory", "other sizes") if g in groups]:
+        errs = groups[group]
         best, med = [e[0] for e in errs], [e[1] for e in errs]
         label = novel.ROUND_LABELS[group] if isinstance(group, int) else group
         print(f"{label}: {len(best)} cases: median |error| {statistics.median(best):.1%} (fastest), "
