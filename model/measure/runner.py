@@ -328,7 +328,8 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
     MeasurementError
         Non-zero exit (the kernel's own message is quoted), timeout, or unreadable output.
     KeyboardInterrupt
-        Re-raised after the kernel has been stopped.
+        Re-raised after the kernel has been stopped; raised too when the kernel died of
+        SIGINT (Ctrl-C to the process group).
     """
     cmd = [*(launcher or []), str(binary), *[str(a) for a in args]]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -374,6 +375,11 @@ def run_kernel(binary: Path, args: list[str], *, kernel: str, timeout: float,
     stderr = "".join(err_chunks).strip()
     if timed_out.is_set():
         raise MeasurementError(f"kernel {kernel} exceeded its time limit of {timeout:.0f} s")
+    if proc.returncode == -signal.SIGINT:
+        # Ctrl-C reaches the whole process group; the kernel can die of it before our own
+        # KeyboardInterrupt is raised (the signal may land on another of our threads): the
+        # run was interrupted, it did not fail
+        raise KeyboardInterrupt
     if proc.returncode != 0:
         last = stderr.splitlines()[-1] if stderr else ""
         if proc.returncode < 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -229,6 +230,20 @@ def test_iobench_full_disk(binaries, tmpfs):
 
 # ---- SIGINT ----------------------------------------------------------------------------------------
 
+def test_a_kernel_dead_of_sigint_is_an_interruption_not_a_failure(tmp_path):
+    """Ctrl-C reaches the kernel with the rest of the process group, and the kernel can die of
+    it before our own KeyboardInterrupt is raised: that is still the user's interruption (exit
+    130, "interrupted"), not a kernel failure (exit 2)."""
+    script = tmp_path / "kernel.sh"
+    script.write_text("#!/bin/sh\nkill -INT $$\n")
+    script.chmod(0o755)
+    with pytest.raises(KeyboardInterrupt):
+        run_kernel(script, [], kernel="maps", timeout=20)
+    script.write_text("#!/bin/sh\nkill -TERM $$\n")
+    with pytest.raises(MeasurementError, match="killed by signal 15"):
+        run_kernel(script, [], kernel="maps", timeout=20)
+
+
 def test_iobench_sigint_removes_its_files(binaries, tmp_path):
     proc = subprocess.Popen([str(binaries["iobench"]), "--dir", str(tmp_path), "--file-bytes",
                              "256M", "--buffer-bytes", "4K", "--reps", "50"],
@@ -243,6 +258,16 @@ def test_iobench_sigint_removes_its_files(binaries, tmp_path):
     assert leftovers(tmp_path) == []
 
 
+def measure_command(*args: str) -> list[str]:
+    """``pinchpoint measure ARGS`` with SIGINT at its default: a test run started in the
+    background of a non-interactive shell (``pytest &`` in a script) ignores SIGINT, and every
+    process it starts inherits that (POSIX: asynchronous lists ignore SIGINT), so a measure
+    started from it never sees the Ctrl-C these tests send; exec keeps the default set here."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *cli_command(), "measure", *args]
+
+
 @pytest.mark.parametrize("only,delay", [("iobench", 1.5), ("maps", 2.0)])
 def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
     out_dir = tmp_path / "out"
@@ -251,8 +276,8 @@ def test_measure_sigint_leaves_nothing(tmp_path, binaries, only, delay):
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
     # --full so that the run is still going when the signal arrives
-    proc = subprocess.Popen([*cli_command(), "measure", "--full", "--only", only, "--no-progress",
-                             "-o", str(out_dir / "sig.json")], env=env,
+    proc = subprocess.Popen(measure_command("--full", "--only", only, "--no-progress",
+                                            "-o", str(out_dir / "sig.json")), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
     assert proc.poll() is None, "the run ended before it could be interrupted"
@@ -292,8 +317,9 @@ def test_measure_sigterm_leaves_nothing(tmp_path, binaries, only, delay, group, 
     out_dir.mkdir()
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
-    proc = subprocess.Popen([*cli_command(), "measure", "--full", "--only", only, "--no-progress",
-                             "-o", str(out_dir / "sig.json")], env=env, start_new_session=True,
+    proc = subprocess.Popen(measure_command("--full", "--only", only, "--no-progress",
+                                            "-o", str(out_dir / "sig.json")), env=env,
+                            start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
     assert proc.poll() is None, "the run ended before it could be terminated"
