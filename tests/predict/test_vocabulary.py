@@ -64,6 +64,14 @@ def test_streams_read_off_the_stream_sweep(shaped):
     assert p.seconds("memory") == pytest.approx(GiB / math.sqrt(15e9 * 20e9), rel=1e-9)
 
 
+def test_a_shape_sweep_between_its_points_follows_the_plain_curve(shaped):
+    """The stream sweep has points at 4 KiB and 64 MiB only, the plain curve at 4 KiB .. 64 MiB:
+    two streams at 4 MiB are 1.5 x the plain curve there (20 GB/s), not a log-interpolation
+    from 300 GB/s in L1 to 15 GB/s from memory across every cache level between (35 GB/s)."""
+    p = convolve(shaped, wl("[[phases.memory]]\nbytes = '1 GiB'\nworking_set = '4 MiB'\nstreams = 2\n"))
+    assert p.seconds("memory") == pytest.approx(GiB / (1.5 * 20e9), rel=1e-9)
+
+
 def test_strides_price_each_access_not_each_byte(shaped):
     # 4-byte accesses 64 B apart: MAPS's 8-byte accesses at 2.5 GB/s take 3.2 ns each, so do these
     p = convolve(shaped, wl("[[phases.memory]]\nops = 1e6\nbytes_per_op = '4 B'\nworking_set = '64 MiB'\n"
