@@ -3,9 +3,10 @@
 The runs of :mod:`pinchpoint.prediction.trace.runner` (one per level, LL = that level) say
 which level serves a stream, not where in that level's range its footprint lies, and the
 footprint is then taken as the middle of the range
-(:func:`pinchpoint.prediction.trace.accesses.footprint`).  Over a last level 64 or more times the level above that middle is a guess with a factor of
-8 or more either way, and large last levels are not uniform: on a server core whose nominal
-L3 is hundreds of MiB, MAPS streams a 4 MiB array at twice the rate of a 128 MiB one.  So
+(:func:`pinchpoint.prediction.trace.accesses.footprint`).  Over a last level 64 or more
+times the level above that middle is a guess with a factor of 8 or more either way, and large
+last levels are not uniform: on a server core whose nominal L3 is hundreds of MiB, MAPS
+streams a 4 MiB array at twice the rate of a 128 MiB one.  So
 where the last level is that large, one more run simulates an LL of the range's geometric
 middle (a *probe*): a stream that misses it about as often as it misses the level above has
 its footprint in the upper half of the range, else in the lower half.
@@ -40,16 +41,20 @@ def probe_geometry(caches: tuple[CacheGeometry, ...]) -> CacheGeometry | None:
     return CacheGeometry(last.level, size, last.line_bytes, last.associativity)
 
 
+def _outer(caches: tuple[CacheGeometry, ...]) -> list[CacheGeometry]:
+    """The LL of each level run: L2 .. Ln, or L1 alone for a one-level target."""
+    return list(caches[1:]) or [caches[0]]
+
+
 def level_runs(caches: tuple[CacheGeometry, ...]) -> list[CacheGeometry]:
-    """The LL of each run, levels first (L2 .. Ln, or L1 alone), then the probe if any."""
-    outer = list(caches[1:]) or [caches[0]]
+    """The LL of each run, levels first, then the probe if any."""
     probe = probe_geometry(caches)
-    return outer + ([probe] if probe is not None else [])
+    return _outer(caches) + ([probe] if probe is not None else [])
 
 
 def split_runs(runs, caches: tuple[CacheGeometry, ...]):
     """(the level runs, the probe runs: one or none) of a trace's runs."""
-    n = max(1, len(caches) - 1)
+    n = len(_outer(caches))
     return list(runs[:n]), list(runs[n:])
 
 
