@@ -137,8 +137,8 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # condition is a load served below L1 (L2, L3, L4,
                                          # memory) at an address not known ahead (a binary
                                          # search's a[mid] < key): each waits for that load
-    waits_working_set = "4 MiB"          # optional: its footprint; MAPS random there (at
-                                         # most each level's middle), else at that middle
+    waits_working_set = "4 MiB"          # optional: its footprint (at most each level's
+                                         # middle); or groups [{level, count, working_set}]
 
     [phases.dependencies]                # optional: operations on the longest dependency chain
     alu = 2000000                        # its loops carry from one iteration to the next,

@@ -21,6 +21,19 @@ INSTRUCTION_VALUES = ("branch_period", "taken_period", "quotient_bits")
 WAIT_LEVELS = ("L2", "L3", "L4", "memory")  # the workload's levels (LEVEL_NAMES) past L1
 
 
+def _check_group(level, n, own, key: str) -> None:
+    """One group of waiting mispredictions: a level below L1, a count, a working set or None."""
+    if level not in WAIT_LEVELS:
+        raise WorkloadError(f"{level!r} is not a level below L1 (one of "
+                            f"{', '.join(WAIT_LEVELS)})", key=f"{key}.{level}")
+    if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 0):
+        raise WorkloadError(f"{n!r} is not a count (finite, >= 0)", key=f"{key}.{level}")
+    if own is not None and (isinstance(own, bool) or not isinstance(own, (int, float))
+                            or not 0 < own < math.inf):
+        raise WorkloadError(f"{own!r} is not a size in bytes (> 0, finite)",
+                            key=f"{key}.{level}.working_set")
+
+
 @dataclass(frozen=True)
 class Instructions:
     """Dynamic instructions a phase executes, summed over its threads (as flops are).
@@ -47,11 +60,15 @@ class Instructions:
     lets a predictor learn them by heart; None: they never repeat.  ``taken_period`` (optional)
     counts the same period in taken control transfers (taken jumps, calls and returns), which
     is how a path history sees it: preferred where given.
-    ``mispredicted_waits`` are (level, count) pairs: of the mispredicted branches, those whose
-    condition is a load served below L1 (L2, L3, L4, memory) at an address the hardware cannot
-    run ahead on (a binary search's ``a[mid] < key``): the branch is resolved, and the wrong
-    path flushed, only once that load arrives.  Their sum <= mispredicted.  ``waits_working_set``
-    (optional, bytes > 0) is the footprint that load ranges over, where its latency is read.
+    ``mispredicted_waits`` are (level, count, working set) triples: of the mispredicted
+    branches, those whose condition is a load served below L1 (L2, L3, L4, memory) at an
+    address the hardware cannot run ahead on (a binary search's ``a[mid] < key``): the branch
+    is resolved, and the wrong path flushed, only once that load arrives.  Their sum <=
+    mispredicted.  A group's working set (bytes > 0, or None) is the footprint its loads range
+    over, where their latency is read: a level may hold two groups, a large last level's near
+    and far part (a binary search's middle and deepest steps); (level, count) pairs are taken
+    as groups without one.  ``waits_working_set`` (optional, bytes > 0) is the footprint of
+    the groups without their own, at most each level's middle.
     ``fused_branches`` are the conditional branches that directly follow an instruction the
     core fuses them with (``cmp rax, rdx; jne``: a compare or test on current Intel and AMD
     cores, also an integer add, subtract, and, increment or decrement on Intel since Sandy
@@ -75,7 +92,7 @@ class Instructions:
     fp_square_roots: float = 0.0
     shuffles: float = 0.0
     lane_shuffles: float = 0.0
-    mispredicted_waits: tuple[tuple[str, float], ...] = ()
+    mispredicted_waits: tuple[tuple[str, float, float | None], ...] = ()
     fused_branches: float = 0.0
     indirect: float = 0.0
     indirect_mispredicted: float = 0.0
@@ -117,13 +134,12 @@ class Instructions:
             raise WorkloadError(f"{ws!r} is not a size in bytes (> 0, finite)",
                                 key="instructions.waits_working_set")
         key = "instructions.mispredicted_waits"
-        for level, n in self.mispredicted_waits:
-            if level not in WAIT_LEVELS:
-                raise WorkloadError(f"{level!r} is not a level below L1 (one of "
-                                    f"{', '.join(WAIT_LEVELS)})", key=f"{key}.{level}")
-            if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 0):
-                raise WorkloadError(f"{n!r} is not a count (finite, >= 0)", key=f"{key}.{level}")
-        waits = math.fsum(n for _, n in self.mispredicted_waits)
+        # (level, count) pairs are groups without a working set of their own
+        object.__setattr__(self, "mispredicted_waits", tuple(
+            (*w, None) if len(w) == 2 else tuple(w) for w in self.mispredicted_waits))
+        for group in self.mispredicted_waits:
+            _check_group(*group, key)
+        waits = math.fsum(n for _, n, _ in self.mispredicted_waits)
         if waits > self.mispredicted * (1 + 1e-9):
             raise WorkloadError(f"{waits:g} waiting mispredictions are more than the "
                                 f"{self.mispredicted:g} mispredicted branches they are a part of",
@@ -132,14 +148,22 @@ class Instructions:
     def scaled(self, factor: float) -> "Instructions":
         # the periods are a pattern's length, not a total: they do not scale
         return replace(self, **{k: getattr(self, k) * factor for k in INSTRUCTION_KEYS},
-                       mispredicted_waits=tuple((lv, n * factor) for lv, n in self.mispredicted_waits))
+                       mispredicted_waits=tuple((lv, n * factor, ws)
+                                                for lv, n, ws in self.mispredicted_waits))
 
     def to_dict(self) -> dict:
         # the optional counts: absent and 0 mean the same (not priced)
         return {"total": self.total, "branches": self.branches, "mispredicted": self.mispredicted,
                 **{k: getattr(self, k) for k in INSTRUCTION_KEYS[3:] + INSTRUCTION_VALUES
                    if getattr(self, k)},
-                **({"mispredicted_waits": dict(self.mispredicted_waits)}
-                   if self.mispredicted_waits else {}),
+                **({"mispredicted_waits": self._waits_doc()} if self.mispredicted_waits else {}),
                 **({"waits_working_set": f"{self.waits_working_set:.0f} B"}
                    if self.waits_working_set else {})}
+
+    def _waits_doc(self) -> dict | list:
+        """``mispredicted_waits`` in the file's form: a table of counts by level, or a list of
+        groups where one has a working set of its own."""
+        if all(ws is None for _, _, ws in self.mispredicted_waits):
+            return {lv: n for lv, n, _ in self.mispredicted_waits}
+        return [{"level": lv, "count": n, **({"working_set": f"{ws:.0f} B"} if ws else {})}
+                for lv, n, ws in self.mispredicted_waits]

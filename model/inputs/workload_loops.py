@@ -78,11 +78,8 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
               + ("mispredicted_waits", "waits_working_set"), ("total",))
     counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in INSTRUCTION_KEYS if k in d}
     if "mispredicted_waits" in d:
-        waits = d["mispredicted_waits"]
-        ctx.table(waits, f"{key}.mispredicted_waits", WAIT_LEVELS)
-        counts["mispredicted_waits"] = tuple(
-            (lv, read_count(ctx, waits[lv], f"{key}.mispredicted_waits.{lv}"))
-            for lv in WAIT_LEVELS if lv in waits)
+        counts["mispredicted_waits"] = _read_waits(ctx, d["mispredicted_waits"],
+                                                   f"{key}.mispredicted_waits")
     if "waits_working_set" in d:
         counts["waits_working_set"] = ctx.quantity(d["waits_working_set"], "size",
                                                    f"{key}.waits_working_set", positive=True)
@@ -99,6 +96,26 @@ def read_instructions(ctx: Reader, d, key) -> Instructions:
         return Instructions(**counts)
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.split('.', 1)[1]}", exc.message) from None
+
+
+def _read_waits(ctx: Reader, waits, key) -> tuple:
+    """``mispredicted_waits``: a table of counts by level, or a list of groups (level, count
+    and optionally the working set their loads range over)."""
+    if not isinstance(waits, list):
+        ctx.table(waits, key, WAIT_LEVELS)
+        return tuple((lv, read_count(ctx, waits[lv], f"{key}.{lv}"), None)
+                     for lv in WAIT_LEVELS if lv in waits)
+    groups = []
+    for i, g in enumerate(waits):
+        k = f"{key}[{i}]"
+        ctx.table(g, k, ("level", "count", "working_set"), ("level", "count"))
+        if g["level"] not in WAIT_LEVELS:
+            raise ctx.error(f"{k}.level", f"{g['level']!r} is not a level below L1 (one of "
+                                          f"{', '.join(WAIT_LEVELS)})")
+        ws = (ctx.quantity(g["working_set"], "size", f"{k}.working_set", positive=True)
+              if "working_set" in g else None)
+        groups.append((g["level"], read_count(ctx, g["count"], f"{k}.count"), ws))
+    return tuple(groups)
 
 
 def read_dependencies(ctx: Reader, d, key) -> Dependencies:

@@ -306,9 +306,12 @@ def _waits_time(ins, rates, k: str, factor: float, said: list) -> float:
     which the penalty's own loop holds.  ``factor``: the repeats times the share of the
     mispredictions left once a predictor has learnt repeating outcomes."""
     total = 0.0
-    for level, n in ins.mispredicted_waits:
+    for level, n, own in ins.mispredicted_waits:
+        # a group's own working set is read where it lies in the level; the phase's shared
+        # one (the footprint of the one load they wait for) only narrows the level's middle
         got = (rates.chase_latency(level, f"{k}.mispredicted_waits.{level}",
-                                   ins.waits_working_set) if n > 0 else None)
+                                   own or ins.waits_working_set, within=own is not None)
+               if n > 0 else None)
         if got is not None:
             total += n * factor * got[0]
             said.append(f"{n * factor:.4g} of them wait {got[0] * 1e9:.3g} ns for a load from "

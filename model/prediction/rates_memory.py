@@ -223,8 +223,8 @@ class MemoryRates(RatesBase):
             ws = min(ws, m.working_set_bytes)
         return ws
 
-    def chase_latency(self, level: str, key: str,
-                      footprint: float | None = None) -> tuple[float, str] | None:
+    def chase_latency(self, level: str, key: str, footprint: float | None = None,
+                      within: bool = False) -> tuple[float, str] | None:
         """(latency [s], what) of one dependent load ``level`` serves, beyond one L1 serves:
         MAPS random (a chase, each load's address the one before's value) at a working set
         inside the level, the geometric middle of it and the level above (the middle of the
@@ -232,7 +232,9 @@ class MemoryRates(RatesBase):
         smaller (but not below the level above: a binary search over 4 MiB waits as long as
         a chase over 4 MiB, page walks included, not over the middle of a nominal 480 MiB
         L3), memory at the largest measured one (or at the footprint, if that is past the
-        last cache and inside the sweep), less the figure at half L1.  None, listed,
+        last cache and inside the sweep), less the figure at half L1.  ``within``: the
+        footprint is read wherever it lies inside the level (a group of waits a trace placed
+        in the near or far half of a large last level).  None, listed,
         where the signature has no MAPS random loads and ``extrapolate`` allows it (refused
         otherwise)."""
         if 1 not in self.maps_thread_counts("load", "random"):
@@ -250,7 +252,7 @@ class MemoryRates(RatesBase):
             above = sizes.get(n - 1, sizes[n] / 8)
             ws = math.sqrt(above * sizes[n])
             if footprint is not None:
-                ws = min(ws, max(footprint, above))
+                ws = min(sizes[n] if within else ws, max(footprint, above))
         elif footprint is not None:  # past the last cache, up to the largest measured
             xs = self.memory_curve("load", "random", key, 1)[0]
             ws = min(max(footprint, max(sizes.values())), xs[-1])

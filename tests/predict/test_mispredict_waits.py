@@ -56,10 +56,10 @@ def workload(waits: str, mispredicted: float = 1e6, threads: int = 1, file: str 
 def test_waits_are_read_and_round_trip():
     w = workload("mispredicted_waits = { L2 = 3e5, memory = 1e5 }\n")
     ins = w.phases[0].instructions
-    assert ins.mispredicted_waits == (("L2", 3e5), ("memory", 1e5))
+    assert ins.mispredicted_waits == (("L2", 3e5, None), ("memory", 1e5, None))
     assert w.phases[0].to_dict()["instructions"]["mispredicted_waits"] == {"L2": 3e5,
                                                                             "memory": 1e5}
-    assert ins.scaled(2).mispredicted_waits == (("L2", 6e5), ("memory", 2e5))
+    assert ins.scaled(2).mispredicted_waits == (("L2", 6e5, None), ("memory", 2e5, None))
     assert "mispredicted_waits" not in workload("").phases[0].to_dict()["instructions"]
 
 
@@ -146,11 +146,11 @@ def test_a_load_makes_mispredictions_wait_at_most_once_per_execution(waits):
     """Two branches on one loaded value (a probe loop's ``slot == 0`` and ``slot == key``)
     both resolve when it arrives: the waits a level serves are, per waiting load, the fewer of
     its branches' waiting mispredictions and its executions that level serves."""
-    from pinchpoint.prediction.trace.phase import _capped_waits
+    from pinchpoint.prediction.trace.waits import capped_waits
 
     per_load = {("prog", "kernel", a): {"served": (), "levels": levels}
                 for a, levels in waits.items()}
-    got = _capped_waits(per_load)
+    got = capped_waits(per_load)
     for level in ("L2", "L3", "memory"):
         pairs = [lv[level] for lv in waits.values() if level in lv]
         if not pairs:
@@ -162,11 +162,11 @@ def test_a_load_makes_mispredictions_wait_at_most_once_per_execution(waits):
 
 
 def test_two_branches_on_one_probe_wait_once_per_probe():
-    from pinchpoint.prediction.trace.phase import _capped_waits
+    from pinchpoint.prediction.trace.waits import capped_waits
 
     # 157 k and 57 k mispredictions of two branches on 70 k and 31 k probes served by L3 and
     # memory: at most the probes wait
-    got = _capped_waits({("p", "k", 0x10): {"levels": {"L3": (157e3, 70e3), "memory": (57e3, 31e3)}},
+    got = capped_waits({("p", "k", 0x10): {"levels": {"L3": (157e3, 70e3), "memory": (57e3, 31e3)}},
                          ("p", "k", 0x40): {"levels": {"L3": (5e3, 40e3)}}})
     assert got == {"L3": 75e3, "memory": 31e3}
 
@@ -210,3 +210,19 @@ def test_a_memory_wait_reads_no_further_than_the_largest_working_set():
     mem = convolve(SIG, workload('mispredicted_waits = { memory = 1e5 }\n'
                                  'waits_working_set = "1 GiB"\n')).seconds("core")
     assert mem - base == pytest.approx(1e5 * WAIT_NS["memory"] * 1e-9, rel=1e-9)
+
+
+def test_a_groups_own_footprint_is_read_where_it_lies_in_the_level():
+    """The phase's waits_working_set only narrows a level's middle; a group's own working set
+    (a trace's near or far half of a probed last level) is read where it lies in the level,
+    from the level above up to the level's size."""
+    base = convolve(SIG, workload("")).seconds("core")
+    for ws, read_at in ((400 * KiB, 400 * KiB), (4 * MiB, 512 * KiB), (8 * KiB, 32 * KiB)):
+        got = convolve(SIG, workload(f'mispredicted_waits = [{{ level = "L2", count = 1e5, '
+                                     f'working_set = "{ws} B" }}]\n')).seconds("core")
+        assert got - base == pytest.approx(1e5 * (chase_ns(read_at) - chase_ns(16 * KiB)) * 1e-9,
+                                           rel=1e-9)
+    shared = convolve(SIG, workload('mispredicted_waits = { L2 = 1e5 }\n'
+                                    'waits_working_set = "400 KiB"\n')).seconds("core")
+    assert shared - base == pytest.approx(1e5 * (chase_ns(128 * KiB) - chase_ns(16 * KiB)) * 1e-9,
+                                          rel=1e-9)

@@ -32,7 +32,8 @@ from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_conditional_jump, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
-from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts, _served
+from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
+from pinchpoint.prediction.trace.waits import add_waits, capped_waits
 
 _DEFAULT = Instruction("?", 8, False, ())
 RANDOM_LOADS = ("auto", "dependent", "independent")
@@ -76,8 +77,8 @@ class PhaseFacts:
     divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
     #: executed vector shuffles by kind (:func:`.disasm.shuffle_kind`)
     shuffles: dict = field(default_factory=lambda: {"shuffles": 0.0, "lane_shuffles": 0.0})
-    #: level -> kept mispredictions whose branch waits for a load that level serves
-    #: (:func:`_add_waits`)
+    #: (level, part) -> kept mispredictions whose branch waits for a load that level (or part
+    #: of a probed last level) serves (:mod:`.waits`)
     waits: dict = field(default_factory=dict)
     #: the levels serving the load the most of them wait for ([(level, share)], L1 first)
     wait_levels: tuple = ()
@@ -234,7 +235,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
-        _branches(pf, runs, code, select)
+        _branches(pf, runs, code, select, probe_runs)
     pf.threads = first.threads(None if select is None else (lambda k: select((*k, None))))
     pf.regions = parallel_regions(first, select)
     _loop_facts(pf, code, executed, _missed_at(first))
@@ -249,7 +250,7 @@ def _missed_at(prof) -> dict:
     return {(k[0], k[2]): c[bcm] for k, c in prof.costs.items() if c[bcm] > 0}
 
 
-def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
+def _branches(pf: PhaseFacts, runs, code: CodeFacts, select, probe_runs=()) -> None:
     """Conditional branches, taken jumps (where collected), the period after which the
     outcomes repeat (:mod:`.branch_period`) and the mispredictions, less those at learnt loop
     exits (:mod:`pinchpoint.prediction.trace.exits`): Callgrind's 2-bit counters miss every
@@ -257,7 +258,7 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
     steady trip counts (Seznec and Michaud, "A case for (partially) TAgged GEometric history
     length branch prediction", JILP 2006); exits on loaded or carried values, whose trip
     counts change from one entry to the next, keep theirs, and so does each branch whose kept
-    mispredictions wait for a load beyond L1 (:func:`_add_waits`)."""
+    mispredictions wait for a load beyond L1 (:mod:`.waits`, which ``probe_runs`` split)."""
     prof = runs[0][1]
     bc, bcm = prof.index("Bc"), prof.index("Bcm")
     pf.branches = pf.mispredicted = 0.0
@@ -270,8 +271,8 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
         pf.branches += c[bc]
         if c[bcm] > 0 and addr not in code.exits(obj):
             pf.mispredicted += c[bcm]
-            _add_waits(waits, code, runs, (obj, fn, addr), c[bcm])
-    pf.waits = _capped_waits(waits)
+            add_waits(waits, code, runs, (obj, fn, addr), c[bcm], probe_runs)
+    pf.waits = capped_waits(waits)
     if waits:  # the load most mispredictions wait for: its own levels say its footprint
         most = max(waits.values(), key=lambda w: sum(n for n, _ in w["levels"].values()))
         pf.wait_levels = most["served"]
@@ -280,62 +281,6 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select) -> None:
         indirect_jumps(prof, select))
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
-
-
-def _add_waits(waits: dict, code: CodeFacts, runs, key, missed: float) -> None:
-    """Share ``missed`` mispredictions of the branch at ``key`` among the levels that serve the
-    load they wait for (:meth:`.exits.LoopExits.waiting_loads`; of several, the one missing L1
-    most), by that load's own hits and misses in the runs: a misprediction is resolved when
-    its load arrives, so one whose load an L1 serves waits no more than the penalty holds.
-    Added to ``waits`` under that load, with its executions per level (:func:`_capped_waits`)."""
-    obj, fn, addr = key
-    facts = code.loop(obj, addr)
-    loads = code.exits(obj).waiting_loads(addr, None if facts is None else (facts.start, facts.end))
-    served = [(s, a) for s, a in ((_load_levels(runs, (obj, fn, a)), a) for a in loads) if s]
-    if not served:
-        return
-    levels, load = min(served, key=lambda sa: sa[0][0][1])
-    reads = _reads(runs, (obj, fn, load))
-    per_level = waits.setdefault((obj, fn, load), {"served": tuple(levels), "levels": {}})["levels"]
-    for level, share in levels[1:]:
-        if share > 0:
-            n, executed = per_level.get(level, (0.0, reads * share))
-            per_level[level] = (n + missed * share, executed)
-
-
-def _capped_waits(waits: dict) -> dict:
-    """Level -> mispredictions that wait there, summed over the waiting loads: at most one wait
-    per execution of a load the level serves (a probe loop's ``slot == 0`` and ``slot == key``
-    both resolve when their one load arrives)."""
-    out: dict = {}
-    for load in waits.values():
-        for level, (n, executed) in load["levels"].items():
-            out[level] = out.get(level, 0.0) + min(n, executed)
-    return out
-
-
-def _reads(runs, key) -> float:
-    """Executions of the load at ``key`` (its data reads in the first run)."""
-    first = runs[0][1]
-    c = first.costs.get(key)
-    return c[first.index("Dr")] if c is not None else 0.0
-
-
-def _load_levels(runs, key) -> list[tuple[str, float]] | None:
-    """[(level, share of its executions)] that serve the load at ``key``, L1 first (None: it
-    read nothing): its L1 read misses and those of each run's last level, per access."""
-    first = runs[0][1]
-    reads = _reads(runs, key)
-    if reads <= 0:
-        return None
-    missed = [first.costs[key][first.index("D1mr")]]
-    names = []
-    for ll, prof in runs:
-        if ll.level > 1:
-            cl = prof.costs.get(key)
-            missed.append(cl[prof.index("DLmr")] if cl is not None else 0.0)
-            names.append(ll.name)
-    return _served(reads, missed, names + ["memory"])
 
 
 def taken_jumps(prof, code: CodeFacts, select=None) -> float:

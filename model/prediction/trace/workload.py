@@ -63,6 +63,7 @@ from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, phase_facts
 from pinchpoint.prediction.trace.traffic import (AccessSplit, CacheGeometry, LevelTraffic, PhaseCounts,
                                                  level_traffic, normalized, split_accesses,
                                                  store_fractions)
+from pinchpoint.prediction.trace.waits import waits_doc
 
 #: What a trace cannot know, and the assumption made for each random_loads choice.
 RANDOM_TEXT = {
@@ -227,10 +228,11 @@ def _flops_doc(flops: dict) -> dict:
     return fl
 
 
-def _branch_counts(pf: PhaseFacts, out: dict) -> None:
+def _branch_counts(pf: PhaseFacts, out: dict, caches=None) -> None:
     """The branch counts of ``out`` (an instruction table holding its total), each within what
     it is a part of: a conditional branch or an indirect jump is one of the instructions, a
-    misprediction one of the branches (jumps), a fused branch or a taken one one of them."""
+    misprediction one of the branches (jumps), a fused branch or a taken one one of them; the
+    waits by level (:func:`.waits.waits_doc`, on the target's ``caches``)."""
     out["branches"] = min(round(pf.branches), out["total"])
     out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
     if pf.taken is not None:
@@ -247,7 +249,7 @@ def _branch_counts(pf: PhaseFacts, out: dict) -> None:
             out["taken_period"] = max(1, round(pf.taken_period))
     waits = {lv: round(n) for lv, n in pf.waits.items() if round(n) > 0}
     if waits and sum(waits.values()) <= out["mispredicted"]:
-        out["mispredicted_waits"] = waits
+        out["mispredicted_waits"] = waits_doc(waits, caches)
 
 
 def instructions_doc(pf: PhaseFacts, caches=None) -> dict | None:
@@ -260,7 +262,7 @@ def instructions_doc(pf: PhaseFacts, caches=None) -> dict | None:
         return None
     out = {"total": total}
     if pf.branches is not None:
-        _branch_counts(pf, out)
+        _branch_counts(pf, out, caches)
         if "mispredicted_waits" in out and pf.wait_levels and caches:
             # the footprint the waited-for load ranges over, from its own hits (as a gather's)
             out["waits_working_set"] = f"{random_footprint(pf.wait_levels, caches):.0f} B"
