@@ -75,6 +75,25 @@ def test_the_branches_of_what_the_function_calls_join_its_own():
     assert branch_period(parse_callgrind(text)) == pytest.approx(2300 / 4)
 
 
+def test_a_function_called_again_within_each_call_repeats_with_its_caller():
+    """search holds the mispredictions; kernel calls it 10 times per call (a backtracking
+    search whose first level the compiler inlined into kernel: one call per first move, each
+    on a different subtree), main calls kernel 4 times: the outcomes repeat every call of
+    kernel, (2000 + 3000) / 4 branches, not every call of search (3000 / 40)."""
+    text = profile(calls=4, kernel_missed=0).replace(
+        "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n",
+        "+9 * 1000 0 0 0 0 0 0 0 0 0 0 0 1000 0\n"
+        "cfn=(3) search\ncalls=40 0x3000 7\n+2 +1 5 0\n"
+        "fn=(3)\n0x3000 7 100 0 0 0 0 0 0 0 0 0 0 0 3000 700\n")
+    assert branch_period(parse_callgrind(text)) == pytest.approx(5000 / 4)
+    # called once per call of kernel, search repeats with its own calls: 3000 / 4
+    once = text.replace("calls=40 0x3000", "calls=4 0x3000")
+    assert branch_period(parse_callgrind(once)) == pytest.approx(3000 / 4)
+    # a kernel called once (main is the driver) leaves search's own calls: 3000 / 40
+    driver = text.replace("calls=4 0x2000", "calls=1 0x2000")
+    assert branch_period(parse_callgrind(driver)) == pytest.approx(3000 / 40)
+
+
 def test_a_single_call_or_no_misprediction_states_no_period():
     assert branch_period(parse_callgrind(profile(calls=1))) is None
     assert branch_period(parse_callgrind(profile(calls=4, kernel_missed=0, main_missed=0))) is None

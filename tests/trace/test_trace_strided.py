@@ -31,12 +31,12 @@ TRIPS, ENTRIES = 100, 1000
 N = TRIPS * ENTRIES  # iterations
 
 
-def profile(column_misses: float) -> CallgrindProfile:
-    """Callgrind's counts of the loop: A's row stays in L1; each B load misses L1 with
-    probability ``column_misses`` and hits L2."""
+def profile(column_misses: float, entries: int = ENTRIES) -> CallgrindProfile:
+    """Callgrind's counts of the loop (N iterations in ``entries`` entries): A's row stays in
+    L1; each B load misses L1 with probability ``column_misses`` and hits L2."""
     p = CallgrindProfile(EVENTS)
     for addr in parse_objdump(MATMUL):
-        ir = ENTRIES if addr in (0x146e, 0x149f) else N
+        ir = entries if addr in (0x146e, 0x149f) else N
         ev = dict.fromkeys(EVENTS, 0.0)
         ev["Ir"] = ir
         if addr in (0x1478, 0x1480, 0x1489):
@@ -47,8 +47,8 @@ def profile(column_misses: float) -> CallgrindProfile:
     return p
 
 
-def loads(column_misses: float) -> list[dict]:
-    tw = build_traced_workload([(L2, profile(column_misses))], {"prog": parse_objdump(MATMUL)},
+def loads(column_misses: float, entries: int = ENTRIES) -> list[dict]:
+    tw = build_traced_workload([(L2, profile(column_misses, entries))], {"prog": parse_objdump(MATMUL)},
                                (L1, L2), name="mm", command=["./mm"], target="test")
     (ph,) = tw.document["phases"]
     return [m for m in ph["memory"] if m["op"] == "load"]
@@ -76,6 +76,22 @@ def test_a_columns_hit_rates_count_the_lines_a_walk_without_reuse_fetches(missed
     below = missed
     expect = {lvl: f for lvl, f in (("L1", 1.0 - below), ("L2", below)) if f > 0}
     assert column["hit_rates"] == pytest.approx(expect, abs=1e-9)
+
+
+@pytest.mark.parametrize("missed", [0.0, 0.05, 0.3, 0.6, 1.0])
+def test_misses_refute_a_column_longer_than_l1_holds(missed):
+    """With 2000 trips a column of lines (2000 x 64 B) is longer than the 48 KiB L1: walked as
+    a column it would miss L1 on (nearly) every access.  Where it misses on fewer than half,
+    the step held in a register is not a row (a sieve's marking loop steps by a prime, n / p
+    times): its misses show how far apart its accesses are."""
+    got = loads(missed, N // 2000)
+    strides = [m["stride"] for m in got if "stride" in m]
+    if missed >= 0.5:
+        assert strides == [f"{2000 * 8} B"]
+    elif missed * 64 > 1.5 * 8:  # a line per miss, when that is past the access's own width
+        assert strides == [f"{missed * 64:.0f} B"]
+    else:  # contiguous: one stream with A's row
+        assert strides == [] and [m["bytes"] for m in got] == [f"{32 * N} B"]
 
 
 def test_a_chain_of_adds_longer_than_the_reorder_buffer_keeps_its_length():

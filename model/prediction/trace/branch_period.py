@@ -7,7 +7,9 @@ prediction", JILP 2006), so the mispredictions Callgrind's 2-bit model counts th
 vanish.  A trace cannot see whether each call reads the data of the call before; it takes the
 function that holds most of the phase's mispredictions and, when that function was called more
 than once (by other functions: a recursive call is part of one pass), states its conditional
-branches per call, with those of the functions it calls, as the phase's ``branch_period``: a
+branches per call, with those of the functions it calls, as the phase's ``branch_period`` (per
+call of its caller where one caller calls it several times per call of its own: those calls
+differ, the caller's calls repeat them): a
 global history holds every branch taken between two calls (the model prices how much of a
 pattern that long the machine learns: core branch_random's pass sweep).  It also states the
 taken control transfers per call (taken jumps, calls and returns): Intel's predictors index
@@ -58,17 +60,40 @@ def periods(prof, select=None, exits=None, taken=None) -> tuple[float | None, fl
     fn, (_, missed) = max(per_fn.items(), key=lambda kv: kv[1][1])
     if missed <= 0:
         return None, None
+    fn, calls = _repeating_call(prof, fn)
     # the predictor's history holds every branch taken between two calls, those of the
     # functions it calls (a sort's comparison function) too, not that function's alone
     below = _callees(prof, fn)
     branches = sum(b for f, (b, _) in per_fn.items() if f in below)
-    # calls from other functions: a recursive function (a merge sort's) calls itself many
-    # times within one pass over its data, and those calls repeat nothing
-    calls = sum(n for (obj, caller, _, callee), n in prof.calls.items()
-                if callee == fn and (obj, caller) != fn)
     if calls < 2 or branches <= 0:
         return None, None
     return branches / calls, _transfers(prof, below, taken) / calls if prof.jumps else None
+
+
+def _calls_from_others(prof, fn) -> dict:
+    """Caller -> calls of ``fn`` from other functions: a recursive function (a merge sort's)
+    calls itself many times within one pass over its data, and those calls repeat nothing."""
+    out: dict = {}
+    for (obj, caller, _, callee), n in prof.calls.items():
+        if callee == fn and (obj, caller) != fn:
+            out[(obj, caller)] = out.get((obj, caller), 0) + n
+    return out
+
+
+def _repeating_call(prof, fn) -> tuple[tuple[str, str], float]:
+    """(the function whose calls repeat the branches of ``fn``, its calls).  A function that
+    one caller calls several times per call of its own, a caller itself called again (a
+    search whose top level the compiler inlined into the kernel, which then calls the search
+    once per first move), runs on different data each of those times: the outcomes repeat
+    with the caller's calls, one level up, and so on while the caller is called again."""
+    calls = _calls_from_others(prof, fn)
+    while len(calls) == 1:
+        (caller, n), = calls.items()
+        above = _calls_from_others(prof, caller)
+        if sum(above.values()) < 2 or n <= sum(above.values()):
+            break  # called once (a driver), or once per call: its calls repeat nothing more
+        fn, calls = caller, above
+    return fn, sum(calls.values())
 
 
 def _merged_recursion(prof):

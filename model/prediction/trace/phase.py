@@ -159,22 +159,27 @@ def _pattern(facts: LoopFacts | None, addr: int, random_loads: str) -> str:
     return "random" if addr in facts.dependent else "gather"
 
 
-def _stride(facts, addr, ins, n, d1m, line, trips=None) -> float | None:
+def _stride(facts, addr, ins, n, d1m, l1, trips=None) -> float | None:
     """Bytes per access: from the code; a step held in a register (not known from the code) is
     taken as a row of a square loop nest (the loop's trips x the access width: a column walk
     of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
-    A heuristic, named as such in the workload."""
+    ``l1``: the L1's (line, size [B]).  A heuristic, named as such in the workload."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
     if s is None:
-        w = ins.mem_bytes
+        (line, size), w = l1, ins.mem_bytes
         rate = min(1.0, d1m / n) if n > 0 else 0.0
         # the row heuristic for innermost loops only: code between inner loops (a vector
         # loop's scalar remainder) steps by a register too, but walks a row; and not for a
         # store at a loaded position (a radix sort's scatter into its buckets), which steps
         # by no register: its misses say how far apart its accesses fall
         row = (trips or 0) * w if facts.innermost and addr not in facts.scattered else 0
+        # nor where the misses refute it: a column of lines longer than L1 holds misses it on
+        # most accesses (a sieve's marking loop, trips n / p at a step of p bytes, hits L1
+        # on two of three: its step is what the misses show)
+        if row >= line and (trips or 0) * line > size and rate < 0.5:
+            row = 0
         s = max(w, rate * line if rate > 1.5 * w / line else w, row)
     return s
 
@@ -198,7 +203,7 @@ def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
 
 
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
-                l1_line: int = 64, probe_runs=()) -> PhaseFacts:
+                l1_line: int = 64, l1_bytes: int = 48 << 10, probe_runs=()) -> PhaseFacts:
     """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts; the
     classes' events hold ``probe_runs``' after the level runs'."""
     with_probe = list(runs) + list(probe_runs)
@@ -231,7 +236,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         if not ins.width_known:
             pf.assumed += dr + dw
         per_run = access_events(with_probe, indices, key, dw, code.loop(obj, addr))
-        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1_line)
+        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, (l1_line, l1_bytes))
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation
@@ -303,7 +308,7 @@ def taken_jumps(prof, code: CodeFacts, select=None) -> float:
 
 
 # long: one branch per kind of memory access (stream, stride, indirect, reduction) a loop's facts show
-def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None:
+def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, l1) -> None:
     obj, _, addr = key
     dr, dw = drw
     facts = code.loop(obj, addr)
@@ -320,7 +325,7 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         tot["lb"] += n * w
         tot["sb"] += n * w
         # an update's address waits for no earlier update: a random one is a scatter
-        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, line, trips),
+        _class(pf, "gather" if pattern == "random" else pattern, "update").add(n, w, per_run, _stride(facts, addr, ins, n, d1m, l1, trips),
                                           streams)
         return
     tot["loads"] += dr
@@ -334,13 +339,13 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, line) -> None
         # another load of the node a chase step reads: its misses join the chase, not its access
         _class(pf, "random", "load").add(0.0, w, per_run, None, None)
     elif dr:
-        stride = _stride(facts, addr, ins, dr, d1m, line, trips)
+        stride = _stride(facts, addr, ins, dr, d1m, l1, trips)
         _class(pf, _apart(pattern, stride, w), "load").add(dr, w, per_run, stride, streams)
     if dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
         # a store to what the loop loaded (y[i] += a x[i]): in place, no write-allocate
         _class(pf, "stride1", "store in place").add(dw, w, per_run, None, streams)
     elif dw:  # a store waits for no load: an indirect one is a scatter, never a chase
-        stride = _stride(facts, addr, ins, dw, d1m, line, trips)
+        stride = _stride(facts, addr, ins, dw, d1m, l1, trips)
         _class(pf, "gather" if pattern == "random" else _apart(pattern, stride, w), "store").add(
             dw, w, per_run, stride, streams)
 

@@ -91,7 +91,8 @@ UNKNOWN = (
     "predictors learn them); exits on loaded or carried values are kept, a heuristic that "
     "follows registers within the loop, not values through memory",
     "whether a function called again reads the data of the call before: the branch outcomes "
-    "of the function with the most mispredictions are taken to repeat each call "
+    "of the function with the most mispredictions are taken to repeat each call (of its "
+    "caller, where that calls it several times per call of its own: those calls differ) "
     "(instructions.branch_period = one call's branches; delete it for data that change)",
 )
 
@@ -353,7 +354,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     probe = probe_runs[0][0] if probe_runs else None
     for pname, fns in _groups(runs, name, top_functions):
         pf = phase_facts(runs, code, _select(fns), random_loads, l1_line=caches[0].line_bytes,
-                         probe_runs=probe_runs)
+                         l1_bytes=caches[0].size_bytes, probe_runs=probe_runs)
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
