@@ -16,7 +16,8 @@ effective bandwidth, I/O rates.  On disk it is JSON::
 
 Units: bandwidths in bytes per second ("B/s"), times in seconds ("s"), rates in flop per
 second ("flop/s").  A point's parameters are its other keys; ``"pattern"`` is ``"stride1"``,
-``"random"`` (a dependent chain) or ``"gather"`` (independent random accesses).  Published signatures (profiles/signatures/) have ``"source_sha256": null`` and
+``"random"`` (a dependent chain), ``"gather"`` (independent random accesses) or ``"scatter"``
+(stores into many buckets, each filled in turn).  Published signatures (profiles/signatures/) have ``"source_sha256": null`` and
 name their source in ``host.source``.
 """
 
@@ -39,7 +40,7 @@ from pinchpoint.paths import atomic_write, data_root, exists
 SCHEMA_VERSION = 1
 UNITS = ("B/s", "s", "flop/s", "instruction/s", "branch/s", "taken-branch/s", "division/s",
          "operation/s", "pair/s", "jump/s")
-PATTERNS = ("stride1", "random", "gather")
+PATTERNS = ("stride1", "random", "gather", "scatter")
 #: Point parameters of MAPS's access-shape sweeps (kernels/maps.c): concurrent streams, the
 #: bytes between accesses, the inner loop's trip count, a gather's extra instructions per
 #: element.  A point without them is a plain sweep (one stream, one long loop, no padding).

@@ -28,19 +28,17 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     bytes_per_op = "8 B"                 # ... of this size (default 8 B); or instead:
     # bytes = "8 MiB"                    # total bytes moved
     working_set = "16 MiB"               # footprint the accesses range over (for the MAPS curve)
-    pattern = "stride1"                  # "stride1" (default); "random": a dependent chain, each
-                                         # load's address from the one before (a pointer chase,
-                                         # priced by latency); "gather": independent random
-                                         # accesses (x[idx[i]], many misses in flight; MAPS
-                                         # gather walks an index array too: its bytes are in
-                                         # the figure, so list the x loads only, with x's size
-                                         # as the working set)
+    pattern = "stride1"                  # "stride1" (default); "random": a dependent chain (a
+                                         # pointer chase, priced by latency); "gather":
+                                         # independent random accesses (x[idx[i]]; MAPS gather
+                                         # walks an index array too: list the x loads only,
+                                         # x's size as the working set); "scatter": stores to
+                                         # many buckets in turn (a radix sort's; op store)
     op = "load"                          # the MAPS curve to read: load (default), store, copy,
                                          # triad; "update" with pattern "gather": a random
                                          # read-modify-write (a histogram's h[key[i]] += 1,
-                                         # bytes_per_op the bin's size; MAPS gather update walks
-                                         # its key array too: list the bin updates only, with
-                                         # the bins' size as the working set); "copy" with
+                                         # bytes_per_op the bin's size; list the bin updates
+                                         # only, the bins' size as the working set); "copy" with
                                          # pattern "gather": y[i] = x[idx[i]], bytes 8 B
                                          # gathered + 8 B stored per element, x's size as the
                                          # working set (MAPS gather copy)
@@ -235,6 +233,8 @@ def _access_shape(ctx: Reader, d, key, per: float, pattern: str, op: str) -> tup
     if op == "update" and pattern != "gather":
         raise ctx.error(f"{key}.op", "\"update\" is a random read-modify-write: it needs pattern "
                                    "\"gather\" (a stride-1 one is op = \"store\" with in_place = true)")
+    if pattern == "scatter" and op != "store":
+        raise ctx.error(f"{key}.op", f"pattern \"scatter\" takes op \"store\" (got {op!r})")
     return stride, streams
 
 

@@ -18,7 +18,7 @@ from pinchpoint.inputs.workload_instructions import (  # noqa: F401
 
 SCHEMA_VERSION = 1
 #: Access patterns, each priced by the MAPS curve of the same name (kernels/maps.c).
-PATTERNS = ("stride1", "random", "gather")
+PATTERNS = ("stride1", "random", "gather", "scatter")
 #: MAPS curves a memory entry can be priced by; "update" (a random read-modify-write, a
 #: histogram's ``h[key[i]] += 1``) only with pattern "gather".
 MEMORY_OPS = ("load", "store", "copy", "triad", "update")
@@ -42,8 +42,9 @@ class MemoryOps:
     ----------
     bytes : float
         Bytes moved [B] (operations x bytes per operation).
-    pattern : {"stride1", "random", "gather"}
-        "random": dependent (a chase: latency-bound); "gather": independent random accesses.
+    pattern : {"stride1", "random", "gather", "scatter"}
+        "random": dependent (a chase: latency-bound); "gather": independent random accesses;
+        "scatter": stores into many buckets, each filled in turn (a radix sort's pass).
     op : {"load", "store", "copy", "triad"}
         Which MAPS curve prices the traffic.
     working_set_bytes : float or None

@@ -222,6 +222,10 @@ def _plan_maps(ctx: PlanContext) -> None:
         ctx.add("maps", ["--ops", op, "--patterns", "gather", "--threads", "1", *pin_args,
                          "--sizes", size_list(sorted(set(rsizes)))] + trials,
                 f"maps gather {op}", mem)
+    # stores into 256 buckets, each filled in turn (a radix sort's pass): more streams than
+    # the prefetchers track, the lines in flight limited by the store buffer
+    ctx.add("maps", ["--ops", "store", "--patterns", "scatter", "--threads", "1", *pin_args,
+                     "--sizes", size_list(sorted(set(rsizes)))] + trials, "maps scatter store", mem)
     # the same gather with 8..64 extra adds per element, from memory only: the time each
     # instruction between independent misses adds (the core's window holds fewer misses).
     # Nothing prices it yet, so quick mode, which a prediction needs, leaves it out

@@ -16,7 +16,8 @@
   element) reads MAPS gather copy, whose working set holds idx, x and y in equal parts: a
   store waiting for a missing load's value keeps fewer misses in flight than a gather whose
   values are summed, so the pair is not a gather load plus a store stream
-  (:meth:`MemoryRates.gather_copy_bandwidth`).
+  (:meth:`MemoryRates.gather_copy_bandwidth`).  A scatter into buckets (``pattern =
+  "scatter"``) reads MAPS scatter the same way, per store.
 - Access shapes (:meth:`MemoryRates.entry_bandwidth`): several concurrent streams and strided
   walks are read off MAPS's stream and stride sweeps at the entry's stream count or stride
   (interpolated in log count / log stride between measured ones, the plain curve standing for
@@ -81,11 +82,12 @@ class MemoryRates(RatesBase):
                 raise WorkloadError(f"needs MAPS {op} {pattern} points{at}, but signature "
                                     f"{sig.name!r} measured none (run maps with that op and "
                                     f"pattern)", key=key)
-            # MAPS gather's working set holds its index array and its target x in equal parts;
-            # the random accesses range over x alone, and a workload's gather entry states the
-            # footprint its accesses range over (its x): the curve is read against x's size.
+            # MAPS gather's working set holds its index array and its target x in equal parts
+            # (scatter's its bucket sequence and x); the random accesses range over x alone,
+            # and a workload's entry states the footprint its accesses range over (its x):
+            # the curve is read against x's size.
             share = (GATHER_TARGET_SHARES.get(op, GATHER_TARGET_SHARE)
-                     if pattern == "gather" and source == "maps" else 1.0)
+                     if pattern in ("gather", "scatter") and source == "maps" else 1.0)
             by_ws: dict[float, float] = {}
             for p in pts:
                 by_ws[share * float(p["working_set_bytes"])] = self._value(p.result, "rate")
@@ -408,6 +410,12 @@ class MemoryRates(RatesBase):
         sweeps run on one thread: on more, they scale with the plain curve's thread gain."""
         if m.pattern == "gather" and m.op == "copy":
             return self.gather_copy_bandwidth(working_set, key, threads)
+        if m.pattern == "scatter":
+            # per store, whatever its size: a scatter's stores wait in the store buffer for
+            # their lines, so the lines in flight are the buffer's stores over the stores per
+            # line, and a store costs the same whether it is 4 or 8 B (MAPS scatter's are 8)
+            return (self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
+                    * m.bytes_per_op / MAPS_ACCESS_BYTES)
         if m.pattern != "stride1" or (m.streams <= 1 and not m.strided):
             return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
         if m.op not in ("load", "store"):

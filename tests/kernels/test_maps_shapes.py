@@ -119,3 +119,24 @@ def test_every_gather_and_shape_op_has_a_time_bound_of_its_own():
     assert sorted(ops[("gather", "")]) == ["copy", "load", "store", "update"]
     assert sorted(ops[("stride1", "--strides")]) == sorted(ops[("stride1", "--streams")]) == \
         ["load", "store"]
+
+
+def test_a_scatter_into_buckets_stores_and_refuses_other_ops(binaries):
+    """Stores into 256 buckets filled in turn: the bucket sequence and x in equal halves of
+    the working set, 8 B counted per store; loads are no scatter."""
+    pts = maps(binaries, "--ops", "store", "--patterns", "scatter", "--sizes", "64K,1M")
+    assert [(p["params"]["op"], p["params"]["pattern"], p["params"]["working_set_bytes"])
+            for p in pts] == [("store", "scatter", 65536), ("store", "scatter", 1048576)]
+    assert all(r > 0 for p in pts for r in p["repetitions"])
+    for bad in (["--ops", "load"], ["--ops", "update"], ["--ops", "store", "--streams", "2"]):
+        with pytest.raises(MeasurementError):
+            maps(binaries, *bad, "--patterns", "scatter", "--sizes", "64K")
+
+
+def test_a_scatter_past_the_caches_is_slower_per_store_than_a_stream(binaries):
+    """Beyond the caches each bucket's new line is a miss the prefetchers do not foresee (256
+    streams), so a store costs more than one of a unit-stride store stream of the same size
+    (a scatter walked as one stream would not)."""
+    plain = maps(binaries, "--ops", "store", "--sizes", "128M")[0]["repetitions"]
+    scatter = maps(binaries, "--ops", "store", "--patterns", "scatter", "--sizes", "256M")[0]
+    assert max(scatter["repetitions"]) < max(plain) / 2

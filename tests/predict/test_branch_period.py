@@ -63,6 +63,24 @@ def test_a_slow_short_pass_never_raises_a_longer_ones_share():
     assert got == pytest.approx(max(1e6 / 10e9, 2e5 / 2e9) + 0.5 * 1e5 * PENALTY, rel=1e-9)
 
 
+def test_one_slow_unlearnable_pass_sets_neither_the_penalty_nor_the_shares():
+    """The passes past what a predictor learns (a quarter of the longest and longer) are one
+    plateau, read as its median: a longest pass measured 10 % slow (the 262144-bit point of
+    core_points, replaced here) moves neither the penalty nor 16 Ki's half share."""
+    doc = json.loads(json.dumps(signature().to_dict()))
+    for p in doc["kernels"]["core"]["points"]:
+        if p["op"] == "branch_random" and p.get("pass_bits", 262144) == 262144:
+            p["result"] = result("branch/s", 1 / (1.1 * RANDOM_S))
+    doc["kernels"]["core"]["points"].append(
+        {"op": "branch_random", "mispredict_share": 0.5, "pass_bits": 131072,
+         "result": result("branch/s", 1 / RANDOM_S)})
+    slow = Signature.from_dict(doc)
+    busy = max(1e6 / 10e9, 2e5 / 2e9)
+    assert core_s(slow, BASE) == pytest.approx(busy + 1e5 * PENALTY, rel=1e-9)
+    assert core_s(slow, BASE + "branch_period = 32768\n") == \
+        pytest.approx(busy + 0.5 * 1e5 * PENALTY, rel=1e-9)
+
+
 def test_without_a_period_or_a_sweep_every_misprediction_is_priced():
     full = max(1e6 / 10e9, 2e5 / 2e9) + 1e5 * PENALTY
     assert core_s(signature(), BASE) == pytest.approx(full, rel=1e-9)

@@ -202,6 +202,6 @@ def test_more_divider_work_never_predicts_less_and_the_time_is_the_formula(tab, 
     t = _core(tab, threads, rep)
     assert t == pytest.approx(expected(*(c * rep for c in tab), threads=threads),
                               rel=1e-9, abs=1e-300)
-    more_sqrt = fsqrt + (total - fsqrt) * more  # still <= total
+    more_sqrt = min(total, fsqrt + (total - fsqrt) * more)  # still <= total (rounding)
     assert _core((total, branches, fdiv, more_sqrt), threads, rep) >= t * (1 - 1e-12)
     assert t >= _core((total, branches, 0.0, 0.0), threads, rep) * (1 - 1e-12)

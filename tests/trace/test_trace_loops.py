@@ -171,9 +171,24 @@ def test_a_radix_pass_counts_at_a_loaded_digit_and_scatters_to_a_loaded_position
     # shrx writes eax without reading it: only the pointer's add is carried
     assert count.indirect == {0x136c} and count.carried == {"alu": 1.0}
     assert scatter.indirect == {0x13be} and scatter.dependent == set()
-    # the key's store into its bucket, and the bucket's position written back
-    assert scatter.scattered == {0x13c7, 0x13cb} and scatter.carried == {"alu": 1.0}
+    # the key's store at the position just loaded is scattered; the position written back, at
+    # a digit computed from the key, is not (a bin's update, stored in place)
+    assert scatter.scattered == {0x13c7} and scatter.carried == {"alu": 1.0}
     assert count.scattered == set() and one(TRIAD).scattered == set()
+
+
+def test_a_reloaded_spill_makes_no_scatter():
+    """A store indexed by a counter the loop reloads from its frame (GCC's slow path around a
+    call, ``mov rax, [rsp+0x28]``) is no scatter: the counter is no loaded position."""
+    f = one("""
+    1000:	mov    rax,QWORD PTR [rsp+0x28]
+    1005:	vmovsd QWORD PTR [rdi+rax*8],xmm5
+    100a:	add    rsp,0x8
+    100e:	sub    rsp,0x8
+    1012:	cmp    rax,r15
+    1015:	jne    1000 <kernel>
+""")
+    assert f.scattered == set()
 
 
 def test_triad_has_no_chain_and_no_indirection():

@@ -105,9 +105,9 @@ def test_a_chain_of_adds_longer_than_the_reorder_buffer_keeps_its_length():
     assert fl["chain_length"] == 2 * TRIPS
 
 
-def test_a_store_at_a_loaded_position_is_not_taken_as_a_column():
-    # a radix pass's scatter into 256 buckets: each store's address is a count just loaded,
-    # no register step; each bucket fills its lines in turn (a write miss per 16 keys of 4 B)
+def scatter_stores(store_misses: float, key_misses: float = N / 16) -> list[dict]:
+    """The store entries of a radix pass's scatter loop (each store's address a count just
+    loaded, no register step) whose bucket stores miss L1 ``store_misses`` times in N."""
     from test_trace_loops import RADIX_SCATTER
 
     code = parse_objdump(RADIX_SCATTER)
@@ -120,13 +120,28 @@ def test_a_store_at_a_loaded_position_is_not_taken_as_a_column():
             ev["Dr"] = N
         if addr in (0x13c7, 0x13cb):
             ev["Dw"] = N
-        if addr in (0x13b0, 0x13c7):  # the keys stream in, the buckets are written out
-            ev["D1mr" if addr == 0x13b0 else "D1mw"] = N / 16
+        if addr == 0x13b0:  # the keys stream in
+            ev["D1mr"] = key_misses
+        if addr == 0x13c7:  # the buckets are written out
+            ev["D1mw"] = store_misses
         p.costs[("prog", "kernel", addr)] = [ev[e] for e in EVENTS]
     tw = build_traced_workload([(L2, p)], {"prog": code}, (L1, L2), name="radix",
                                command=["./radix"], target="test")
-    stores = [m for m in tw.document["phases"][0]["memory"] if m["op"] == "store"]
-    scatter = next(m for m in stores if "in_place" not in m)
-    # a contiguous store stream: no stride of trips x 4 B (the heuristic for a column walk)
+    return [m for m in tw.document["phases"][0]["memory"] if m["op"] == "store"]
+
+
+def test_a_store_at_a_loaded_position_is_not_taken_as_a_column():
+    # a radix pass's scatter into 256 buckets: each bucket fills its lines in turn (a write
+    # miss per 16 keys of 4 B)
+    scatter = next(m for m in scatter_stores(N / 16) if "in_place" not in m)
+    # buckets filled in turn (16 stores per line missed): MAPS scatter, at the footprint of a
+    # stream served by L2, not a stride of trips x 4 B (the heuristic for a column walk)
     assert scatter["bytes"] == f"{4 * N} B" and "stride" not in scatter
-    assert scatter["hit_rates"] == {"L2": 1.0}
+    assert scatter["pattern"] == "scatter" and "hit_rates" not in scatter
+    assert scatter["working_set"] == f"{(L1.size_bytes * L2.size_bytes) ** 0.5:.0f} B"
+
+
+def test_a_store_at_a_loaded_position_missing_on_each_store_is_a_gather_store():
+    # a permutation's scatter y[p[i]] = x[i]: each store a line of its own
+    (scatter,) = [m for m in scatter_stores(0.9 * N) if m.get("pattern") == "gather"]
+    assert scatter["bytes"] == f"{4 * N} B"

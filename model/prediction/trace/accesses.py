@@ -174,8 +174,8 @@ def random_footprint(fractions, caches: tuple[CacheGeometry, ...]) -> float:
 
 
 def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], ...]:
-    """Hit fractions of one class: per byte for streams and strided walks, per access for
-    random classes (each miss moves one line of the level above).  A strided walk whose
+    """Hit fractions of one class: per byte for streams, strided walks and scatters, per access
+    for random classes (each miss moves one line of the level above).  A strided walk whose
     misses bring more bytes than it uses is served wholly below L1, read off MAPS's stride
     sweep, whose figure at a level's working set holds the line and page each access touches
     there (counted per access, a transpose's stores that reuse a line eight times would pay
@@ -188,7 +188,7 @@ def class_fractions(ac: AccessClass, runs, caches) -> tuple[tuple[str, float], .
     -> -30 / -42 / -63 %."""
     names = [c.name for c in caches[1:]] + ["memory"]
     pc = ac.counts(runs)
-    if ac.pattern in ("stride1", "strided") and ac.op != "update":
+    if ac.pattern in ("stride1", "strided", "scatter") and ac.op != "update":
         which = "read" if ac.op == "load" else "write"
         total = pc.load_bytes if ac.op == "load" else pc.store_bytes
         if ac.pattern == "strided" and ac.stride_known and ac.op == "load":
@@ -211,6 +211,11 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False, probe=None) 
     the probe run's geometry, whose counts follow the level runs' in the class's events."""
     fr = normalized(class_fractions(ac, runs, caches))
     op = "store" if in_place else ac.op
+    if ac.pattern == "scatter":
+        # buckets filled in turn: streams, each in its lines, placed as a stream is; MAPS
+        # scatter at that footprint holds the hits of its own lines
+        return {"bytes": f"{ac.bytes:.0f} B", "pattern": "scatter", "op": op,
+                "working_set": f"{footprint(fr, caches, probed(ac, runs, probe)):.0f} B"}
     if ac.pattern not in ("stride1", "strided"):
         # random accesses over a footprint: MAPS measured exactly that, hits at every level
         # included; hit rates priced level by level would count the curve's own hits twice

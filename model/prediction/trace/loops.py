@@ -13,7 +13,8 @@ per element, the stride and the concurrent streams of each access, and the trip 
   it is *dependent* when one of those tags is itself an indirect load or the load itself
   (each address waits for the previous load: Hennessy and Patterson, *Computer
   Architecture*, 6th ed., section 2.3, pointer chasing); otherwise it is a gather.  A store
-  whose address registers carry a tag is *scattered* (a bucket of a radix sort).  A chase
+  whose address register holds a value as it was loaded from where the loop walks (a count
+  just read) is *scattered* (a bucket of a radix sort).  A chase
   load whose address registers hold the values an earlier one of the same step read (a tree
   node's key and its two links, ``[rax]``, ``[rax+8]``, ``[rax+16]``) is a *sibling*: the
   loads of one node issue together once its address is known, so a step waits one latency.
@@ -154,10 +155,31 @@ def innermost(loops: list[LoopFacts], addr: int) -> LoopFacts | None:
     return None
 
 
+#: Moves that copy a value as it is (widened): a position loaded with one of them is the
+#: loaded value itself.
+_MOVES = re.compile(r"^mov(zx|sx|sxd)?$")
+#: Frame registers: a load at a fixed place in the frame (``[rsp+0x28]``) reloads a spill.
+_FRAME = frozenset({"rsp", "rbp"})
+
+
+def _track_loaded(loaded: set, ins, e, written: set) -> None:
+    """Keep ``loaded`` the registers whose value is a loaded one as it was loaded (a count just
+    read, ``mov rcx, [count + rax*8]``): a store at such a position is a scatter (a bucket of a
+    radix sort); a position computed from loaded data (a digit, a hash) is not, nor is one
+    reloaded from an address the loop does not move (a spilled counter)."""
+    if not e.writes:
+        return
+    moved = (e.address - _FRAME) & written if e.load else e.reads and e.reads <= loaded
+    direct = _MOVES.match(ins.mnemonic) and moved
+    for w in e.writes:
+        (loaded.add if direct else loaded.discard)(w)
+
+
 # long: one walk over a loop body's data flow; each branch is one instruction effect (load, store, move, arithmetic)
 def _indirection(body, facts: LoopFacts) -> None:
     tags: dict[str, frozenset] = {}
     parents: dict[int, set] = {}
+    loaded: set[str] = set()  # registers holding a loaded value as it was loaded
     written = set().union(*(effects(i).writes for _, i in body))
     for _ in range(2):  # the second round sees values carried round the loop
         for addr, ins in body:
@@ -165,8 +187,9 @@ def _indirection(body, facts: LoopFacts) -> None:
             at = frozenset().union(*(tags.get(r, frozenset()) for r in e.address))
             if e.load and at:
                 parents.setdefault(addr, set()).update(at)
-            elif e.store and at:
+            elif e.store and at and e.address & loaded:
                 facts.scattered.add(addr)
+            _track_loaded(loaded, ins, e, written)
             if not e.writes:
                 continue
             t = frozenset().union(*(tags.get(r, frozenset()) for r in e.reads))
