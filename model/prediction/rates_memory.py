@@ -17,7 +17,7 @@
   store waiting for a missing load's value keeps fewer misses in flight than a gather whose
   values are summed, so the pair is not a gather load plus a store stream
   (:meth:`MemoryRates.gather_copy_bandwidth`).  A scatter into buckets (``pattern =
-  "scatter"``) reads MAPS scatter the same way, per store.
+  "scatter"``) reads MAPS scatter the same way, per byte (per line its stores fill).
 - Access shapes (:meth:`MemoryRates.entry_bandwidth`): several concurrent streams and strided
   walks are read off MAPS's stream and stride sweeps at the entry's stream count or stride
   (interpolated in log count / log stride between measured ones, the plain curve standing for
@@ -410,12 +410,6 @@ class MemoryRates(RatesBase):
         sweeps run on one thread: on more, they scale with the plain curve's thread gain."""
         if m.pattern == "gather" and m.op == "copy":
             return self.gather_copy_bandwidth(working_set, key, threads)
-        if m.pattern == "scatter":
-            # per store, whatever its size: a scatter's stores wait in the store buffer for
-            # their lines, so the lines in flight are the buffer's stores over the stores per
-            # line, and a store costs the same whether it is 4 or 8 B (MAPS scatter's are 8)
-            return (self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
-                    * m.bytes_per_op / MAPS_ACCESS_BYTES)
         if m.pattern != "stride1" or (m.streams <= 1 and not m.strided):
             return self.memory_bandwidth(m.op, m.pattern, working_set, key, threads)
         if m.op not in ("load", "store"):

@@ -1,5 +1,5 @@
 """Stores into buckets filled in turn (``pattern = "scatter"``, a radix sort's pass): priced per
-store by MAPS scatter against the half of its working set its target x is, checked against
+byte by MAPS scatter against the half of its working set its target x is, checked against
 values computed here by hand; refused where the signature did not measure it, and read only
 with op store."""
 
@@ -38,16 +38,16 @@ def scatter(stores: float, size: int, x_bytes: float, op: str = "store"):
 
 
 @pytest.mark.parametrize("size", [4, 8])
-def test_a_store_costs_the_same_whatever_its_size(size):
+def test_a_scatter_is_priced_per_byte_at_the_size_of_x(size):
     sig = with_scatter()
-    # x of 64 MiB: the point whose working set is 128 MiB, 8 B per 5 ns
+    # x of 64 MiB: the point whose working set is 128 MiB, 1.6 GB/s
     assert convolve(sig, scatter(1e6, size, 64 * MiB)).seconds("memory") == \
-        pytest.approx(1e6 * 8 / 1.6e9, rel=1e-9)
+        pytest.approx(1e6 * size / 1.6e9, rel=1e-9)
     # x of 1 MiB: 7 of the 13 octaves from 8 KiB to 64 MiB, log bandwidth linear in log size
     w = math.log(1 * MiB / (8 * KiB)) / math.log(64 * MiB / (8 * KiB))
     bw = math.exp((1 - w) * math.log(10e9) + w * math.log(1.6e9))
     assert convolve(sig, scatter(1e6, size, 1 * MiB)).seconds("memory") == \
-        pytest.approx(1e6 * 8 / bw, rel=1e-9)
+        pytest.approx(1e6 * size / bw, rel=1e-9)
 
 
 def test_an_unmeasured_scatter_is_refused_and_other_ops_are_no_scatter():

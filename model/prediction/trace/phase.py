@@ -343,7 +343,7 @@ def _classify(pf, code, key, ins, drw, per_run, random_loads, tot, l1) -> None:
         _class(pf, _apart(pattern, stride, w), "load").add(dr, w, per_run, stride, streams)
     if dw and facts is not None and addr in facts.scattered:
         # a store at a loaded position: into buckets each filled in turn (lines written by
-        # several stores: MAPS scatter, per store) or each to a line of its own (MAPS gather)
+        # several stores: MAPS scatter) or each to a line of its own (MAPS gather)
         _class(pf, "scatter" if d1m < 0.5 * dw else "gather", "store").add(dw, w, per_run, None,
                                                                          streams)
     elif dw and pattern == "stride1" and facts is not None and addr in facts.in_place:
