@@ -136,7 +136,7 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # memory) at an address not known ahead (a binary
                                          # search's a[mid] < key): each waits for that load
     waits_working_set = "4 MiB"          # optional: its footprint (at most each level's
-                                         # middle); or groups [{level, count, working_set}]
+                                         # middle), or waits as [{ level, count, working_set }]
 
     [phases.dependencies]                # optional: operations on the longest dependency chain
     alu = 2000000                        # its loops carry from one iteration to the next,
