@@ -434,6 +434,9 @@ static uint64_t gather_store(const uint64_t *idx, double *x, size_t n, uint64_t 
     return j;
 }
 
+/* scatter: the buckets of an array of n elements (fewer than SCATTER_BUCKETS only for tiny n) */
+static size_t scatter_buckets(size_t n) { return n < SCATTER_BUCKETS ? n : SCATTER_BUCKETS; }
+
 /* scatter: bucket b owns x[b * reg, (b + 1) * reg); its positions wrap at the end, without
    a branch (one that mispredicts once per reg stores would time the predictor in L1) */
 static uint64_t scatter_store(const uint64_t *bucket, double *x, size_t n, size_t *fill,
@@ -602,10 +605,10 @@ static void run_body(worker_t *w)
             w->sink += triad_stride1(w->arr[0], w->arr[1], w->arr[2], w->arr[3], w->n, sh->iters);
         }
     } else if (sh->pattern == PAT_SCATTER) {
-        size_t buckets = w->n < SCATTER_BUCKETS ? w->n : SCATTER_BUCKETS;
         for (it = 0; it < sh->iters; it++) {
-            w->pos = scatter_store(w->chain, w->dst, w->n, w->fill, w->n / buckets, w->pos,
-                                   random_steps(w->n), (double)it);
+            w->pos = scatter_store(w->chain, w->dst, w->n, w->fill,
+                                   w->n / scatter_buckets(w->n), w->pos, random_steps(w->n),
+                                   (double)it);
             PP_CLOBBER();
         }
     } else if (sh->pattern == PAT_GATHER) {
@@ -702,7 +705,7 @@ static void *worker_main(void *arg)
         }
         w->pos = 0;
     } else if (sh->pattern == PAT_SCATTER) {
-        size_t i, buckets = w->n < SCATTER_BUCKETS ? w->n : SCATTER_BUCKETS;
+        size_t i, buckets = scatter_buckets(w->n);
         uint64_t s = xorshift(&rng_state) + (uint64_t)w->id * 7919u;
         w->chain = (uint64_t *)pp_alloc(w->n * sizeof(uint64_t));
         for (i = 0; i < w->n; i++) w->chain[i] = xorshift(&s) % buckets;

@@ -125,6 +125,9 @@ class Instructions:
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                                   or not 1 <= v <= top):
                 raise WorkloadError(f"{v!r} is not {what} (1 .. {top:g})", key=f"instructions.{name}")
+        # (level, count) pairs are groups without a working set of their own
+        object.__setattr__(self, "mispredicted_waits", tuple(
+            (*w, None) if len(w) == 2 else tuple(w) for w in self.mispredicted_waits))
         self._check_waits()
 
     def _check_waits(self) -> None:
@@ -134,9 +137,6 @@ class Instructions:
             raise WorkloadError(f"{ws!r} is not a size in bytes (> 0, finite)",
                                 key="instructions.waits_working_set")
         key = "instructions.mispredicted_waits"
-        # (level, count) pairs are groups without a working set of their own
-        object.__setattr__(self, "mispredicted_waits", tuple(
-            (*w, None) if len(w) == 2 else tuple(w) for w in self.mispredicted_waits))
         for group in self.mispredicted_waits:
             _check_group(*group, key)
         waits = math.fsum(n for _, n, _ in self.mispredicted_waits)

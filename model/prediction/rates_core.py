@@ -222,7 +222,7 @@ class CoreRates(RatesBase):
             best = max(pts, key=lambda p: self._value(p.result, "rate"))
             per[loop] = 1.0 / self._value(best.result, "rate")  # s per branch
             share[loop] = float(best["mispredict_share"])
-        per[loops.random] = self._plateau_time(loops) or per[loops.random]
+        per[loops.random] = _plateau(self._pass_times(loops))
         d_share = share[loops.random] - share[loops.sorted]
         d_time = per[loops.random] - per[loops.sorted]
         if d_share <= 0 or d_time <= 0:
@@ -234,16 +234,14 @@ class CoreRates(RatesBase):
         return d_time / d_share
 
 
-    def _plateau_time(self, loops: PredictorLoops) -> float | None:
-        """Time [s] per element of ``loops``' random loop past what a predictor learns (each
-        pass's fastest point: :func:`_plateau`; None without the loop's points)."""
+    def _pass_times(self, loops: PredictorLoops) -> dict[float, float]:
+        """Pass length -> time [s] per element of ``loops``' random loop (each pass's fastest
+        point)."""
         passes: dict[float, float] = {}
         for p in self._core_points(loops.random):
-            if "mispredict_share" not in p.params:
-                continue
             x = float(p.params.get(loops.pass_param, DEFAULT_PASS_BITS))
             passes[x] = min(passes.get(x, math.inf), 1.0 / self._value(p.result, "rate"))
-        return _plateau(passes) if passes else None
+        return passes
 
     def unlearnt_share(self, period: float,
                        loops: PredictorLoops = CONDITIONAL) -> tuple[float, str] | None:
@@ -258,10 +256,7 @@ class CoreRates(RatesBase):
         every longer pass (a slow outlier of a short pass, the sign noise has, is dropped);
         below the shortest pass its share, from the longest on 1.  (share, what) or None
         where the signature has no sweep (the mispredictions priced in full)."""
-        passes = {}
-        for p in self._core_points(loops.random):
-            bits = float(p.params.get(loops.pass_param, DEFAULT_PASS_BITS))
-            passes[bits] = min(passes.get(bits, math.inf), 1.0 / self._value(p.result, "rate"))
+        passes = self._pass_times(loops)
         sorted_ = _longest_pass(self._core_points(loops.sorted), loops.pass_param)
         if len(passes) < 2 or not sorted_:
             return None

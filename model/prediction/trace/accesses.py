@@ -211,17 +211,17 @@ def entry(ac: AccessClass, runs, caches, *, in_place: bool = False, probe=None) 
     the probe run's geometry, whose counts follow the level runs' in the class's events."""
     fr = normalized(class_fractions(ac, runs, caches))
     op = "store" if in_place else ac.op
-    if ac.pattern == "scatter":
-        # buckets filled in turn: streams, each in its lines, placed as a stream is; MAPS
-        # scatter at that footprint holds the hits of its own lines
-        return {"bytes": f"{ac.bytes:.0f} B", "pattern": "scatter", "op": op,
-                "working_set": f"{footprint(fr, caches, probed(ac, runs, probe)):.0f} B"}
-    if ac.pattern not in ("stride1", "strided"):
+    if ac.pattern not in ("stride1", "strided", "scatter"):
         # random accesses over a footprint: MAPS measured exactly that, hits at every level
         # included; hit rates priced level by level would count the curve's own hits twice
         return {"bytes": f"{ac.bytes:.0f} B", "pattern": ac.pattern, "op": op,
                 "working_set": f"{random_footprint(fr, caches):.0f} B"}
     ws = footprint(fr, caches, probed(ac, runs, probe))
+    if ac.pattern == "scatter":
+        # buckets filled in turn: streams, each in its lines, placed as a stream is; MAPS
+        # scatter at that footprint holds the hits of its own lines
+        return {"bytes": f"{ac.bytes:.0f} B", "pattern": "scatter", "op": op,
+                "working_set": f"{ws:.0f} B"}
     e = {"bytes": f"{ac.bytes:.0f} B", "pattern": "stride1", "op": op,
          "hit_rates": dict(fr), "working_set": f"{ws:.0f} B"}
     if ac.stride_known and ac.op != "update":

@@ -32,7 +32,7 @@ from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_conditional_jump, is_jump
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
-from pinchpoint.prediction.trace.traffic import PhaseCounts, RunCounts
+from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts, RunCounts
 from pinchpoint.prediction.trace.waits import add_waits, capped_waits
 
 _DEFAULT = Instruction("?", 8, False, ())
@@ -163,12 +163,12 @@ def _stride(facts, addr, ins, n, d1m, l1, trips=None) -> float | None:
     """Bytes per access: from the code; a step held in a register (not known from the code) is
     taken as a row of a square loop nest (the loop's trips x the access width: a column walk
     of an N x N matrix), and at least what the access's L1 misses show (a line per miss).
-    ``l1``: the L1's (line, size [B]).  A heuristic, named as such in the workload."""
+    ``l1``: the target's L1.  A heuristic, named as such in the workload."""
     if facts is None:
         return None
     s = facts.stride.get(addr, ins.mem_bytes)
     if s is None:
-        (line, size), w = l1, ins.mem_bytes
+        line, size, w = l1.line_bytes, l1.size_bytes, ins.mem_bytes
         rate = min(1.0, d1m / n) if n > 0 else 0.0
         # the row heuristic for innermost loops only: code between inner loops (a vector
         # loop's scalar remainder) steps by a register too, but walks a row; and not for a
@@ -203,9 +203,10 @@ def _count_units(pf: PhaseFacts, ins: Instruction, ir: float) -> None:
 
 
 def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
-                l1_line: int = 64, l1_bytes: int = 48 << 10, probe_runs=()) -> PhaseFacts:
-    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts; the
-    classes' events hold ``probe_runs``' after the level runs'."""
+                l1: CacheGeometry, probe_runs=()) -> PhaseFacts:
+    """Counts, classes and flops of the instructions ``select((obj, fn, addr))`` accepts, on
+    a target whose L1 is ``l1``; the classes' events hold ``probe_runs``' after the level
+    runs'."""
     with_probe = list(runs) + list(probe_runs)
     indices = [{e: prof.index(e) for e in ACCESS_EVENTS} for _, prof in with_probe]
     first, idx = runs[0][1], indices[0]
@@ -236,7 +237,7 @@ def phase_facts(runs, code: CodeFacts, select, random_loads: str = "auto", *,
         if not ins.width_known:
             pf.assumed += dr + dw
         per_run = access_events(with_probe, indices, key, dw, code.loop(obj, addr))
-        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, (l1_line, l1_bytes))
+        _classify(pf, code, key, ins, (dr, dw), per_run, random_loads, tot, l1)
     rc = tuple(RunCounts.from_events(ll, prof.totals(select)) for ll, prof in runs)
     pf.counts = PhaseCounts(tot["loads"], tot["stores"], tot["lb"], tot["sb"], rc)
     if {"Bc", "Bcm"} <= set(first.events):  # a run with Callgrind's branch simulation

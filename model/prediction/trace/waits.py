@@ -18,8 +18,7 @@ Pure: profiles in, counts out.
 
 from __future__ import annotations
 
-import math
-
+from pinchpoint.prediction.trace.accesses import footprint
 from pinchpoint.prediction.trace.footprint_probe import probe_geometry
 from pinchpoint.prediction.trace.traffic import _served
 
@@ -112,16 +111,16 @@ def waits_doc(waits: dict, caches=None) -> dict | list:
     """``mispredicted_waits`` of a workload from ``waits`` ((level, part) -> count): a table of
     counts by level, or, where a probed last level was split and the target's ``caches`` are
     given, a list of groups, each half with the footprint of its range's middle (the level
-    above to the probe, the probe to the level's size: as a stream's in
-    :func:`.accesses.footprint`)."""
+    above to the probe, the probe to the level's size), as a stream's
+    (:func:`.accesses.footprint`)."""
     probe = probe_geometry(caches) if caches else None
     if probe is None or all(part == WHOLE for _, part in waits):
         out: dict = {}
         for (level, _), n in waits.items():
             out[level] = out.get(level, 0) + n
         return out
-    above, last = caches[-2].size_bytes, caches[-1].size_bytes
-    middle = {NEAR: math.sqrt(above * probe.size_bytes), FAR: math.sqrt(probe.size_bytes * last)}
+    last = ((caches[-1].name, 1.0),)
+    middle = {part: footprint(last, caches, (probe, part == FAR)) for part in (NEAR, FAR)}
     return [{"level": level, "count": n,
              **({"working_set": f"{middle[part]:.0f} B"} if part != WHOLE else {})}
             for (level, part), n in waits.items()]

@@ -353,8 +353,8 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
     runs, probe_runs = split_runs(runs, caches)
     probe = probe_runs[0][0] if probe_runs else None
     for pname, fns in _groups(runs, name, top_functions):
-        pf = phase_facts(runs, code, _select(fns), random_loads, l1_line=caches[0].line_bytes,
-                         l1_bytes=caches[0].size_bytes, probe_runs=probe_runs)
+        pf = phase_facts(runs, code, _select(fns), random_loads, l1=caches[0],
+                         probe_runs=probe_runs)
         pc = pf.counts
         split = split_accesses(pc, caches)
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
