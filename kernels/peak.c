@@ -14,6 +14,13 @@
  *            overlaps as many consecutive chains as its window holds: short chains run near
  *            the add throughput, long ones at one add per latency (add_chain).  The shape of a
  *            matrix-vector product with one accumulator per row (a chain of row-length adds).
+ *   sum_chain sum = sum + x[i]: one chain of dependent adds fed by a stream   1 flop (8 B)
+ *   sum_chain2 sum = sum + (x[i] + x[i+1]): the same chain at one add per 16 B  2 flops (16 B)
+ *            Where the two chain loops touch no memory, these stream x from the level its
+ *            loop length places it in.  A chain fills the out-of-order window with adds that
+ *            wait, so the loads the window reaches ahead of it are few: how much of the shorter
+ *            of chain and stream time such a loop adds to the longer, per level and per ratio of
+ *            the two, is what pinchpoint.convolve reads from them.
  *   horner    y[i] = p(x[i]), p of degree D (--depths) by Horner's rule, written out for each
  *            depth so that the compiler vectorises across elements as it does a user's
  *            polynomial: D dependent multiply-add steps per element, elements independent
@@ -33,7 +40,7 @@
  * is read as 1048576 = 2^20).  Result: flop per second per repetition.
  *
  * Usage: peak [--ops division,daxpy,dot,poly5,add_chain,fma_chain,add_chains,horner,
- *                   horner_fma]
+ *                   horner_fma,sum_lanes,sum_chain,sum_chain2]
  *             [--lengths 1024,...] [--depths 1,2,4,8,16,32]
  *             [--reps N] [--min-time S] [--max-seconds S]
  */
@@ -43,11 +50,11 @@
 #include <math.h>
 
 enum { P_DIV, P_DAXPY, P_DOT, P_POLY, P_ADDCHAIN, P_FMACHAIN, P_ADDCHAINS, P_HORNER,
-       P_HORNER_FMA };
+       P_HORNER_FMA, P_SUMLANES, P_SUMCHAIN, P_SUMCHAIN2 };
 static const char *const OP_NAMES[] = {"division", "daxpy", "dot", "poly5", "add_chain",
                                        "fma_chain", "add_chains", "horner", "horner_fma",
-                                       NULL};
-static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1, 2, 2 /* horner: per step */};
+                                       "sum_lanes", "sum_chain", "sum_chain2", NULL};
+static const int OP_FLOPS[] = {1, 2, 2, 10, 1, 2, 1, 2, 2 /* horner: per step */, 1, 1, 1};
 
 /* Horner's rule of a fixed degree D over x: p = c[0]; p = p x + c[k], k = 1 .. D (unfused: this
    file builds with -ffp-contract=off), or each step one fma() */
@@ -129,6 +136,16 @@ static double body(void *p, long iters)
         case P_FMACHAIN:
             for (i = 0; i < n; i++) acc[0] = fma(step, s, acc[0]);
             break;
+        case P_SUMLANES:
+            for (i = 0; i + LANES <= n; i += LANES)
+                for (j = 0; j < LANES; j++) acc[j] += x[i + j];
+            break;
+        case P_SUMCHAIN:
+            for (i = 0; i < n; i++) acc[0] = acc[0] + x[i];
+            break;
+        case P_SUMCHAIN2: /* the pair's add waits for nothing: one chain add per 16 B */
+            for (i = 0; i + 2 <= n; i += 2) acc[0] = acc[0] + (x[i] + x[i + 1]);
+            break;
         case P_ADDCHAINS: {
             size_t k;
             for (k = 0; k < c->chains; k++) {
@@ -204,8 +221,8 @@ int main(int argc, char **argv)
     c.x = (double *)pp_alloc((size_t)maxlen * 8);
     c.y = (double *)pp_alloc((size_t)maxlen * 8);
     for (i = 0; i < maxlen; i++) { c.x[i] = 0.5 + (double)(i % 13) * 0.01; c.y[i] = 1.0; }
-    for (k = 0; k < nops; k++)
-        for (l = 0; l < nlens; l++)
+    for (l = 0; l < nlens; l++)
+        for (k = 0; k < nops; k++)
         for (d = 0; d < (IS_HORNER(ops[k]) ? ndepths : 1); d++) {
             long iters;
             double flops_per;

@@ -328,6 +328,25 @@ def _plan_peak(ctx: PlanContext) -> None:
     ctx.add("peak", ["--ops", "horner,horner_fma", "--lengths", "1024", "--depths",
                      "1,2,4,8,16,32" if ctx.quick else "1,2,3,4,5,6,8,10,12,16,24,32"],
             "peak horner", address_space_limit(GiB))
+    # one add chain fed by a stream, from L1 to memory: how much of the shorter of chain and
+    # stream such a loop adds to the longer at each level
+    lengths = sum_chain_lengths(ctx.llc_bytes, ctx.available_memory())
+    ctx.add("peak", ["--ops", "sum_lanes,sum_chain,sum_chain2", "--lengths", ",".join(map(str, lengths))],
+            "peak sum chains", address_space_limit(2 * 8 * lengths[-1] + 64 * MiB))
+
+
+def sum_chain_lengths(llc_bytes: int, memory_bytes: int | None = None) -> list[int]:
+    """PEAK sum_chain's loop lengths [elements of 8 B]: 16 KiB, 1 MiB, then powers of 4 from
+    4 MiB to twice the last-level cache (at least 256 MiB), the longest capped at a quarter
+    of the available memory (the kernel allocates two arrays of it)."""
+    top = max(2 * llc_bytes, 256 * MiB)
+    if memory_bytes:
+        top = max(32 * MiB, min(top, memory_bytes // 4))
+    sizes, size = {16 * KiB, MiB, top}, 4 * MiB
+    while size < top:
+        sizes.add(size)
+        size *= 4
+    return sorted({size // 8 for size in sizes if size <= top})
 
 
 def _plan_core(ctx: PlanContext) -> None:

@@ -19,6 +19,11 @@ Applications?", SC05), the time of each resource:
 - communication, I/O, network: :mod:`pinchpoint.prediction.rates_comm`;
 - fork_join: the forks and joins of a phase's OpenMP parallel regions (``parallel_regions``)
   at the omp kernel's measured overhead per region (:mod:`pinchpoint.prediction.rates_parallel`).
+- a chain fed by its loads: the longest loop-carried chain (the reductions' latency, when it
+  binds the flops, or the dependencies) fills the out-of-order window, so few loads beyond the
+  caches run ahead of it: the shorter of chain and loads adds the measured share phi of its
+  time to the longer (PEAK sum_chain against sum_lanes, per level and ratio of the two:
+  :meth:`~pinchpoint.prediction.rates_compute.ComputeRates.chain_stream_share`).
 
 PMaC assumes memory-bound blocks whose other work hides behind memory traffic; we report the
 range [overlapped = sum over phases of max_r T_r, serial = sum over phases of sum_r T_r], the
@@ -220,16 +225,17 @@ def _peak_entry(m: MemoryOps, nbytes: float, peak: "_PeakPriced", rates: Signatu
 
 
 def _memory_time(phase: Phase, rates: SignatureRates, key: str,
-                 detail: list) -> tuple[float, float, float]:
+                 detail: list) -> tuple[float, float, float, list]:
     """(memory time [s], its unit-stride part served by L1 [s], flops covered by PEAK loop
-    times) of one phase: the entries' times, less the measured share of store time hidden
-    behind the loads."""
+    times, (footprint [B], time [s]) of each load entry) of one phase: the entries' times,
+    less the measured share of store time hidden behind the loads."""
     rep, threads = phase.repeat, phase.threads
     has_maps = "maps" in rates.signature.kernels
     mem = {"load": 0.0, "in_place": 0.0, "store": 0.0, "other": 0.0}
     hidden = {"in_place": 0.0, "store": 0.0}  # store time x its overlap fraction, summed
     peak = _peak_priced(phase, rates, key)
     covered = l1 = 0.0
+    loads: list[tuple[float | None, float]] = []
     entries = [(f"{key}.memory[{i}]", m) for i, m in enumerate(phase.memory)]
     if phase.loop is not None:
         entries += [(f"{key}.loop", m) for m in rates.loop_memory(phase.loop, f"{key}.loop")]
@@ -250,20 +256,47 @@ def _memory_time(phase: Phase, rates: SignatureRates, key: str,
         detail.append(text)
         if part in hidden:
             hidden[part] += t * _overlap_of(m, part, rates, k, threads)
+        elif part == "load":
+            loads.append((_served_working_set(m, rates, k), t))
     total = math.fsum(mem.values())
-    return total - _hidden_stores(mem, hidden, detail), l1, covered
+    return total - _hidden_stores(mem, hidden, detail), l1, covered, loads
+
+
+def _served_working_set(m: MemoryOps, rates: SignatureRates, key: str) -> float | None:
+    """The footprint [B] at which most of ``m``'s bytes are served."""
+    if m.hit_rates:
+        level = max(m.hit_rates, key=lambda lf: lf[1])[0]
+        return rates.hit_working_set(level, m, key)
+    return m.working_set_bytes
 
 
 def _overlap_of(m: MemoryOps, part: str, rates: SignatureRates, key: str, threads: int) -> float:
     """The measured fraction of ``m``'s store time that hides behind the loads, read where
     most of its bytes are served."""
-    if m.hit_rates:
-        level = max(m.hit_rates, key=lambda lf: lf[1])[0]
-        ws = rates.hit_working_set(level, m, key)
-    else:
-        ws = m.working_set_bytes
     overlap = rates.in_place_overlap if part == "in_place" else rates.store_overlap
-    return overlap(ws, key, threads)
+    return overlap(_served_working_set(m, rates, key), key, threads)
+
+
+def _chain_wait(t: dict, chains: dict, loads: list, rates: SignatureRates, key: str,
+                detail: dict) -> None:
+    """Add to the longer of the longest loop-carried chain (``chains``: resource -> seconds)
+    and the memory time phi x the shorter of that chain and its loads' time: a chain fills
+    the window, so the loads beyond the caches it reaches ahead are few (PEAK sum_chain).  phi
+    is read per load entry at its footprint and weighted by its time; nothing is added where
+    the signature lacks sum_chain."""
+    res = max(chains, key=chains.get)
+    chain, t_loads = chains[res], math.fsum(s for _, s in loads)
+    if chain <= 0 or t_loads <= 0:
+        return
+    shares = [rates.chain_stream_share(ws, chain / t_loads, key) for ws, _ in loads]
+    if any(share is None for share in shares):
+        return
+    phi = math.fsum(share * s for share, (_, s) in zip(shares, loads)) / t_loads
+    if phi > 0:
+        longer = res if t[res] >= t["memory"] else "memory"
+        t[longer] += phi * min(chain, t_loads)
+        detail[longer].append(f"the chain waits for its loads: {phi:.0%} of the shorter of the "
+                              f"two added (PEAK sum_chain from L1 to memory against sum_lanes)")
 
 
 def _hidden_stores(mem: dict, hidden: dict, detail: list) -> float:
@@ -312,7 +345,7 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     """Per-resource times [s] of one phase and what priced them."""
     t = {r: 0.0 for r in RESOURCES}
     detail: dict[str, list[str]] = {r: [] for r in RESOURCES}
-    t["memory"], t_l1, covered = _memory_time(phase, rates, key, detail["memory"])
+    t["memory"], t_l1, covered, loads = _memory_time(phase, rates, key, detail["memory"])
     t["fp"] = throughput = throughput_time(phase, rates, key, covered, detail["fp"])
     latency = latency_time(phase, rates, key, detail["fp"])
     if (throughput or latency) and (note := packed_single_note(phase.flops)):
@@ -331,6 +364,8 @@ def _phase_times(phase: Phase, rates: SignatureRates, key: str) -> tuple[dict, d
     # after the short loops: the instruction counts hold the loops' control already
     t["core"] = core_time(phase, rates, key, detail["core"])
     t["dependencies"] = dependencies_time(phase, rates, key, detail["dependencies"])
+    fp_chain = latency if phase.flops.chain_overlap and latency >= throughput else 0.0
+    _chain_wait(t, {"fp": fp_chain, "dependencies": t["dependencies"]}, loads, rates, key, detail)
     # its own line, not the core's: a fork/join overlaps none of the region's work (SERIAL)
     t["fork_join"] = regions_time(phase, rates, key, detail["fork_join"])
     return t, detail

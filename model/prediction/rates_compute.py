@@ -10,6 +10,14 @@
   rule of degree N) run at PEAK horner's rate at depth N, measured at depths 1 .. 32; fused
   multiply-adds (FMAs: one instruction per step, a shorter latency than a multiply then an
   add) at PEAK horner_fma's, where measured.
+- A chain fed by a stream: a loop whose one chain of adds is fed by streamed loads fills the
+  out-of-order window with adds that wait, so the loads it reaches ahead are few; beyond the
+  caches such a loop adds a share phi of the shorter of its chain's and its stream's time to
+  the longer.  phi = (t_sum - max(t_chain, t_load)) / min(t_chain, t_load) per element, in
+  [0, 1], from PEAK sum_chain (one add per 8 B) and sum_chain2 (one per 16 B) at each loop
+  length, against the same loop over its shortest length (L1 hits: the chain alone) and PEAK
+  sum_lanes (16 partial sums: the stream alone) at the same length, measured just before.  On the Intel Xeon VM phi is 0 up to 32 MiB and 0.8 at 128 MiB and beyond, at
+  both ratios of chain to stream.
 - Short inner loops: work inside loops of T trips runs s(T) = t(T) / t_long - 1 slower than in
   long loops, from MAPS's trips sweep (one inner loop per row of T elements; t the time per
   element at T trips, t_long the fastest over the measured counts): the loop's control,
@@ -112,6 +120,47 @@ class ComputeRates(RatesBase):
         if "peak" not in self.signature.kernels:
             return []
         return [p for p in self.signature.points("peak", op=op) if "depth" in p.params]
+
+    def chain_stream_share(self, working_set: float | None, ratio: float,
+                           key: str) -> float | None:
+        """phi (module docstring) of a chain fed by a unit-stride stream over ``working_set``
+        [B] (None: the largest measured), ``ratio`` = chain time / stream time: interpolated in
+        log working set, then between sum_chain and sum_chain2 in log ratio; beyond the longer
+        chain's ratio as at it, below the shorter's linearly toward 0 at ratio 0 (a chain too
+        short to fill the window delays no load).  None without sum_chain points (nothing
+        added)."""
+        sig = self.signature
+        if "peak" not in sig.kernels:
+            return None
+        stream = {float(p["loop_length"]): 1.0 / self._value(p.result, "rate")
+                  for p in sig.points("peak", op="sum_lanes")}
+        per_op = []
+        for op in ("sum_chain", "sum_chain2"):
+            pts = sorted((p for p in sig.points("peak", op=op) if float(p["loop_length"]) in stream),
+                         key=lambda p: float(p["loop_length"]))
+            if len(pts) < 2:
+                return None
+            # the chain alone: the same loop over its shortest length, its loads L1 hits
+            t_chain = 1.0 / self._value(pts[0].result, "rate")
+            ws, phi, ratios = [], [], []
+            for p in pts:
+                ws.append(8.0 * float(p["loop_length"]))
+                t_sum = 1.0 / self._value(p.result, "rate")
+                t_load = stream[float(p["loop_length"])]
+                shorter = min(t_chain, t_load)
+                phi.append(min(1.0, max(0.0, t_sum - max(t_chain, t_load)) / shorter))
+                ratios.append(t_chain / t_load)
+            at = np.log(ws[-1] if working_set is None else working_set)
+            lx = np.log(ws)
+            per_op.append((float(np.interp(at, lx, ratios)), float(np.interp(at, lx, phi))))
+        (r1, p1), (r2, p2) = sorted(per_op)
+        if ratio <= r1:  # toward 0 with the chain: loads alone fill the window, none waits
+            return p1 * max(ratio, 0.0) / r1
+        if r2 <= r1:
+            return p1
+        if ratio >= r2:
+            return p2
+        return p1 + (p2 - p1) * (np.log(ratio / r1) / np.log(r2 / r1))
 
     def loop_slowdown(self, trips: float, key: str) -> float:
         """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations
