@@ -14,13 +14,17 @@
  *            overlaps as many consecutive chains as its window holds: short chains run near
  *            the add throughput, long ones at one add per latency (add_chain).  The shape of a
  *            matrix-vector product with one accumulator per row (a chain of row-length adds).
+ *   sum_lanes sum of x[i] into 16 partial sums: the stream alone        1 flop (8 B)
  *   sum_chain sum = sum + x[i]: one chain of dependent adds fed by a stream   1 flop (8 B)
- *   sum_chain2 sum = sum + (x[i] + x[i+1]): the same chain at one add per 16 B  2 flops (16 B)
- *            Where the two chain loops touch no memory, these stream x from the level its
- *            loop length places it in.  A chain fills the out-of-order window with adds that
- *            wait, so the loads the window reaches ahead of it are few: how much of the shorter
- *            of chain and stream time such a loop adds to the longer, per level and per ratio of
- *            the two, is what pinchpoint.convolve reads from them.
+ *   sum_chain2 sum = sum + (x[i] + x[i+1]): the same chain, one add of it per 16 B
+ *            (1 flop per 8 B).  Where the two chain loops touch no memory, these stream x
+ *            from the level its loop length places it in.  A chain fills the out-of-order
+ *            window with adds that wait, so few of the loads ahead of it are in flight: how
+ *            much of the shorter of chain and stream time such a loop adds to the longer, per
+ *            level and per ratio of the two, is what pinchpoint.convolve reads from them.
+ *            Every op runs at one length before the next length, so that the three at a
+ *            length are measured close together (a memory system whose speed drifts moves
+ *            them alike).
  *   horner    y[i] = p(x[i]), p of degree D (--depths) by Horner's rule, written out for each
  *            depth so that the compiler vectorises across elements as it does a user's
  *            polynomial: D dependent multiply-add steps per element, elements independent

@@ -11,13 +11,14 @@
   multiply-adds (FMAs: one instruction per step, a shorter latency than a multiply then an
   add) at PEAK horner_fma's, where measured.
 - A chain fed by a stream: a loop whose one chain of adds is fed by streamed loads fills the
-  out-of-order window with adds that wait, so the loads it reaches ahead are few; beyond the
-  caches such a loop adds a share phi of the shorter of its chain's and its stream's time to
-  the longer.  phi = (t_sum - max(t_chain, t_load)) / min(t_chain, t_load) per element, in
-  [0, 1], from PEAK sum_chain (one add per 8 B) and sum_chain2 (one per 16 B) at each loop
-  length, against the same loop over its shortest length (L1 hits: the chain alone) and PEAK
-  sum_lanes (16 partial sums: the stream alone) at the same length, measured just before.  On the Intel Xeon VM phi is 0 up to 32 MiB and 0.8 at 128 MiB and beyond, at
-  both ratios of chain to stream.
+  out-of-order window with adds that wait, so few of the loads ahead of it are in flight;
+  beyond the caches such a loop adds a share phi of the shorter of its chain's and its
+  stream's time to the longer.  phi = (t_sum - max(t_chain, t_load)) / min(t_chain, t_load)
+  per element, in [0, 1], from PEAK sum_chain (one add per 8 B) and sum_chain2 (one per
+  16 B) at each loop length, against the same loop over its shortest length (L1 hits: the
+  chain alone) and PEAK sum_lanes (16 partial sums: the stream alone) at the same length,
+  measured just before.  On the Intel Xeon VM phi was 0 up to 16 MiB and 0.1-1 from 64 MiB
+  on (a sum over 960 MiB: 0.86 ns per element, the chain alone 0.49, the stream alone 0.59).
 - Short inner loops: work inside loops of T trips runs s(T) = t(T) / t_long - 1 slower than in
   long loops, from MAPS's trips sweep (one inner loop per row of T elements; t the time per
   element at T trips, t_long the fastest over the measured counts): the loop's control,
@@ -136,7 +137,8 @@ class ComputeRates(RatesBase):
                   for p in sig.points("peak", op="sum_lanes")}
         per_op = []
         for op in ("sum_chain", "sum_chain2"):
-            pts = sorted((p for p in sig.points("peak", op=op) if float(p["loop_length"]) in stream),
+            pts = sorted((p for p in sig.points("peak", op=op)
+                          if float(p["loop_length"]) in stream),
                          key=lambda p: float(p["loop_length"]))
             if len(pts) < 2:
                 return None
@@ -160,7 +162,7 @@ class ComputeRates(RatesBase):
             return p1
         if ratio >= r2:
             return p2
-        return p1 + (p2 - p1) * (np.log(ratio / r1) / np.log(r2 / r1))
+        return float(p1 + (p2 - p1) * np.log(ratio / r1) / np.log(r2 / r1))
 
     def loop_slowdown(self, trips: float, key: str) -> float:
         """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations
