@@ -131,9 +131,9 @@ class ComputeRates(RatesBase):
         short to fill the window delays no load).  None without sum_chain points (nothing
         added)."""
         sig = self.signature
-        if "peak" not in sig.kernels:
+        if "peak" not in sig.kernels or not sig.points("peak", op="sum_chain"):
             return None
-        stream = {float(p["loop_length"]): 1.0 / self._value(p.result, "rate")
+        stream = {float(p["loop_length"]): self._element_time(p, "sum_lanes")
                   for p in sig.points("peak", op="sum_lanes")}
         per_op = []
         for op in ("sum_chain", "sum_chain2"):
@@ -141,13 +141,16 @@ class ComputeRates(RatesBase):
                           if float(p["loop_length"]) in stream),
                          key=lambda p: float(p["loop_length"]))
             if len(pts) < 2:
+                self._note(f"{key}: signature {sig.name!r} has PEAK {op} and sum_lanes at fewer "
+                           f"than two common loop lengths, so a chain fed by its loads is priced "
+                           f"as overlapping them (pinchpoint measure --only peak measures them)")
                 return None
             # the chain alone: the same loop over its shortest length, its loads L1 hits
-            t_chain = 1.0 / self._value(pts[0].result, "rate")
+            t_chain = self._element_time(pts[0], op)
             ws, phi, ratios = [], [], []
             for p in pts:
                 ws.append(8.0 * float(p["loop_length"]))
-                t_sum = 1.0 / self._value(p.result, "rate")
+                t_sum = self._element_time(p, op)
                 t_load = stream[float(p["loop_length"])]
                 shorter = min(t_chain, t_load)
                 phi.append(min(1.0, max(0.0, t_sum - max(t_chain, t_load)) / shorter))
@@ -163,6 +166,14 @@ class ComputeRates(RatesBase):
         if ratio >= r2:
             return p2
         return float(p1 + (p2 - p1) * np.log(ratio / r1) / np.log(r2 / r1))
+
+    def _element_time(self, point, op: str) -> float:
+        """Seconds per element of a PEAK sum loop's point (one flop per element)."""
+        rate = self._value(point.result, "rate")
+        if not rate > 0:
+            raise SignatureError(f"PEAK {op} at loop length {point['loop_length']}: the rate is "
+                                 f"{rate:g}, not positive", key="kernels.peak")
+        return 1.0 / rate
 
     def loop_slowdown(self, trips: float, key: str) -> float:
         """How much slower [fraction] in-core work runs in inner loops of ``trips`` iterations

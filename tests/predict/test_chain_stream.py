@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic_signature import result, synthetic_doc
 
+from pinchpoint.errors import SignatureError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.convolve import convolve
@@ -81,3 +82,28 @@ def test_never_faster_than_without_nor_slower_than_the_sum(adds, load_bytes, ws)
     without = convolve(signature(with_sums=False), w)
     serial = without.seconds("fp") + without.seconds("memory")
     assert without.estimate_s * (1 - 1e-9) <= with_sums <= serial * (1 + 1e-9)
+
+
+def _with_points(points: list) -> Signature:
+    doc = synthetic_doc()
+    doc["kernels"]["peak"]["points"].extend(points)
+    return Signature.from_dict(doc)
+
+
+def test_a_rate_of_zero_is_refused_naming_the_loop_and_its_length():
+    points = [{"op": op, "loop_length": size // 8, "result": result("flop/s", 1e9 / ns)}
+              for op, times in SUMS.items() for size, ns in zip((4 * KiB, 64 * MiB), times)]
+    # sum_lanes at 4 KiB: its median repetition moved nothing (the loader refuses a maximum of 0)
+    points[0]["result"] = {"unit": "flop/s", "min": 0.0, "median": 0.0, "max": 2e10,
+                           "repetitions": [0.0, 0.0, 2e10]}
+    with pytest.raises(SignatureError, match="sum_lanes at loop length 512: the rate is 0"):
+        convolve(_with_points(points), workload(1e6, 8e6, 64 * MiB))
+
+
+def test_a_chain_measured_at_one_length_adds_nothing_and_says_so():
+    points = [{"op": op, "loop_length": size // 8, "result": result("flop/s", 1e9 / ns)}
+              for op, times in SUMS.items() for size, ns in zip((4 * KiB, 64 * MiB), times)
+              if op != "sum_chain" or size == 4 * KiB]
+    pred = convolve(_with_points(points), workload(1e6, 8e6, 64 * MiB))
+    assert pred.estimate_s == pytest.approx(1e-3, rel=1e-6)  # max(chain 1 ms, loads 0.8 ms)
+    assert any("fewer than two common loop lengths" in n for n in pred.notes)
