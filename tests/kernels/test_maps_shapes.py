@@ -68,11 +68,13 @@ def test_pin_takes_a_cpu_list(binaries):
 
 
 def test_gather_pads_name_their_pad_and_slow_the_gather_from_memory(binaries):
-    """At 64 MiB each pad instruction holds the window's room for misses: 64 extra adds per
-    access take far longer than 8 (about 70 against 13 ns on the Zen 5 VM, 2.6 times as long on
-    an Intel Xeon VM whose L3 still holds part of 64 MiB); other ops, patterns and pads are
-    refused."""
-    pts = maps(binaries, "--ops", "load", "--patterns", "gather", "--pads", "8,64", "--sizes", "64M")
+    """From memory each pad instruction holds the window's room for misses: 64 extra adds per
+    access take far longer than 8 (about 70 against 13 ns on the Zen 5 VM at 64 MiB, 2.3-2.6
+    times as long on an Intel Xeon VM at 256 MiB).  At 64 MiB that VM's L3 holds part of the
+    working set: 2.0-2.6 times on a quiet machine, 1.47 beside the other half of the test
+    suite.  Other ops, patterns and pads are refused."""
+    pts = maps(binaries, "--ops", "load", "--patterns", "gather", "--pads", "8,64",
+               "--sizes", "256M")
     assert [(p["params"]["pattern"], p["params"]["pad"]) for p in pts] == [("gather", 8), ("gather", 64)]
     assert max(pts[1]["repetitions"]) < min(pts[0]["repetitions"]) / 1.5
     for bad in (["--ops", "store", "--patterns", "gather", "--pads", "8"],
