@@ -17,6 +17,7 @@ from pinchpoint.errors import SignatureError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.convolve import convolve
+from pinchpoint.prediction.rates import SignatureRates
 
 MiB, KiB = 2 ** 20, 2 ** 10
 #: ns per element at 4 KiB and at 64 MiB.  The synthetic add_chain takes 1 ns per add and MAPS
@@ -107,3 +108,16 @@ def test_a_chain_measured_at_one_length_adds_nothing_and_says_so():
     pred = convolve(_with_points(points), workload(1e6, 8e6, 64 * MiB))
     assert pred.estimate_s == pytest.approx(1e-3, rel=1e-6)  # max(chain 1 ms, loads 0.8 ms)
     assert any("fewer than two common loop lengths" in n for n in pred.notes)
+
+
+@settings(max_examples=80, deadline=None)
+@given(times=st.lists(st.tuples(st.floats(0.01, 10), st.floats(0.01, 10), st.floats(0.01, 10)),
+                      min_size=2, max_size=5),
+       ws=st.one_of(st.none(), st.floats(1.0, 1e12)), ratio=st.floats(0.0, 1e6))
+def test_phi_is_a_share_wherever_it_is_read(times, ws, ratio):
+    """Any measured times (sum_lanes, sum_chain, sum_chain2 per length, ns per element), read
+    at any footprint and any ratio of chain to loads: phi in [0, 1]."""
+    points = [{"op": op, "loop_length": 512 * 4 ** i, "result": result("flop/s", 1e9 / ns)}
+              for i, row in enumerate(times) for op, ns in zip(SUMS, row)]
+    phi = SignatureRates(_with_points(points)).chain_stream_share(ws, ratio, "k")
+    assert 0.0 <= phi <= 1.0
