@@ -130,21 +130,45 @@ class ComputeRates(RatesBase):
         chain's ratio as at it, below the shorter's linearly toward 0 at ratio 0 (a chain too
         short to fill the window delays no load).  None without sum_chain points (nothing
         added)."""
+        tables = self._chain_stream_tables()
+        if isinstance(tables, str):
+            self._note(f"{key}: signature {self.signature.name!r} has PEAK {tables} and sum_lanes "
+                       f"at fewer than two common loop lengths, so a chain fed by its loads is "
+                       f"priced as overlapping them (pinchpoint measure --only peak measures them)")
+            return None
+        if tables is None:
+            return None
+        at = tables[0][0][-1] if working_set is None else np.log(working_set)
+        per_op = [(float(np.interp(at, lx, ratios)), float(np.interp(at, lx, phi)))
+                  for lx, ratios, phi in tables]
+        (r1, p1), (r2, p2) = sorted(per_op)
+        if ratio <= r1:  # toward 0 with the chain: loads alone fill the window, none waits
+            return p1 * max(ratio, 0.0) / r1
+        if r2 <= r1:
+            return p1
+        if ratio >= r2:
+            return p2
+        return float(p1 + (p2 - p1) * np.log(ratio / r1) / np.log(r2 / r1))
+
+    def _chain_stream_tables(self):
+        """Per chain loop (sum_chain, sum_chain2): (log working sets [B], ratios chain / stream,
+        phi) at its loop lengths, computed once per signature; None without sum_chain points,
+        or the name of a loop measured at fewer than two of sum_lanes' lengths."""
+        if "chain_stream" in self._cache:
+            return self._cache["chain_stream"]
         sig = self.signature
         if "peak" not in sig.kernels or not sig.points("peak", op="sum_chain"):
             return None
         stream = {float(p["loop_length"]): self._element_time(p, "sum_lanes")
                   for p in sig.points("peak", op="sum_lanes")}
-        per_op = []
+        tables: list | str = []
         for op in ("sum_chain", "sum_chain2"):
             pts = sorted((p for p in sig.points("peak", op=op)
                           if float(p["loop_length"]) in stream),
                          key=lambda p: float(p["loop_length"]))
             if len(pts) < 2:
-                self._note(f"{key}: signature {sig.name!r} has PEAK {op} and sum_lanes at fewer "
-                           f"than two common loop lengths, so a chain fed by its loads is priced "
-                           f"as overlapping them (pinchpoint measure --only peak measures them)")
-                return None
+                tables = op
+                break
             # the chain alone: the same loop over its shortest length, its loads L1 hits
             t_chain = self._element_time(pts[0], op)
             ws, phi, ratios = [], [], []
@@ -155,17 +179,9 @@ class ComputeRates(RatesBase):
                 shorter = min(t_chain, t_load)
                 phi.append(min(1.0, max(0.0, t_sum - max(t_chain, t_load)) / shorter))
                 ratios.append(t_chain / t_load)
-            at = np.log(ws[-1] if working_set is None else working_set)
-            lx = np.log(ws)
-            per_op.append((float(np.interp(at, lx, ratios)), float(np.interp(at, lx, phi))))
-        (r1, p1), (r2, p2) = sorted(per_op)
-        if ratio <= r1:  # toward 0 with the chain: loads alone fill the window, none waits
-            return p1 * max(ratio, 0.0) / r1
-        if r2 <= r1:
-            return p1
-        if ratio >= r2:
-            return p2
-        return float(p1 + (p2 - p1) * np.log(ratio / r1) / np.log(r2 / r1))
+            tables.append((np.log(ws), ratios, phi))
+        self._cache["chain_stream"] = tables
+        return tables
 
     def _element_time(self, point, op: str) -> float:
         """Seconds per element of a PEAK sum loop's point (one flop per element)."""

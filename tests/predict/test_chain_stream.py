@@ -121,3 +121,10 @@ def test_phi_is_a_share_wherever_it_is_read(times, ws, ratio):
               for i, row in enumerate(times) for op, ns in zip(SUMS, row)]
     phi = SignatureRates(_with_points(points)).chain_stream_share(ws, ratio, "k")
     assert 0.0 <= phi <= 1.0
+
+
+def test_no_footprint_reads_phi_at_the_largest_measured():
+    rates = SignatureRates(signature())
+    for ratio in (0.3, 0.7, 1.0, 2.0):
+        assert rates.chain_stream_share(None, ratio, "k") == \
+            pytest.approx(rates.chain_stream_share(64 * MiB, ratio, "k"), rel=1e-12)
