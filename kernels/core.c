@@ -144,12 +144,20 @@
  *                  Microarchitectures", ASPLOS 2019), two of the vector pipes on AMD Zen 4 and
  *                  Zen 5, so code dense in them is held by that unit, not by dispatch.
  *   shuffle_lane   16 independent fixed-pattern in-lane shuffles of words and wider elements
- *                  (`vpshufd`, `vpshufhw`/`lw`, `vpunpck*`, `vshufps`/`pd`, `vunpck*`, `vpermilps`
- *                  with an immediate, `vmovshdup`, `vmovddup`), which some cores run on more
- *                  pipes than the others (on the Zen 5 VM 4 per cycle, as fast as adds, against
- *                  the shuffle loop's 2), others on the same port (Intel's port 5).  Prices
+ *                  (`vpshufd`, `vpshufhw`/`lw`, `vpunpck*`, `vshufps`/`pd`, `vmovshdup`/`sldup`),
+ *                  which some cores run on more pipes than the others (on the Zen 5 VM 4 per
+ *                  cycle, as fast as adds, against the shuffle loop's 2; Intel from Ice Lake on
+ *                  ports 1 and 5), others on the same port (Intel's port 5 to Skylake).  Prices
  *                  ``lane_shuffles``: with ``shuffles`` they occupy at most these pipes.
- *                  Both shuffle loops are built where the compiler targets AVX2 (-march=native
+ *   shuffle_fp     16 independent in-lane shuffles of floating-point elements (`vunpck*ps`/`pd`,
+ *                  `vpermilps`/`pd` with an immediate, `vmovddup`, `vmovhlps`/`vmovlhps`),
+ *                  which Intel's cores from Ice Lake run on port 5 alone while the kinds above
+ *                  run on two ports: on the Intel Xeon VM (family 6 model 167) 1 per cycle
+ *                  against shuffle_lane's 2 (Abel and Reineke, "uops.info", ASPLOS 2019, list
+ *                  the same ports).  Prices ``fp_shuffles``.  Each kind's pipes are taken to
+ *                  hold those of any slower kind, so the model reads which kinds share pipes
+ *                  off the measured rates, not off the names.
+ *                  The shuffle loops are built where the compiler targets AVX2 (-march=native
  *                  on an AVX2 host); elsewhere they are not measured.
  * The two branch loops execute the same instructions on the same data; the difference of their
  * times per branch, over the difference of their mispredicted shares (printed with each point
@@ -162,13 +170,14 @@
  * jump per byte), taken-branch/s (taken, taken_jumps),
  * division/s (divide, divide_chain; x86-64 only, like alu), operation/s (the chain loops,
  * x86-64 only; fadd_fmul_chain in pair/s, an add and a multiply), divider instruction/s (fdiv, fsqrt, fdiv_sqrt, fdiv_ymm, fsqrt_ymm; x86-64
- * only, the ymm ones with AVX), shuffle instruction/s (shuffle, shuffle_lane; x86-64 with AVX2).
+ * only, the ymm ones with AVX), shuffle instruction/s (shuffle, shuffle_lane, shuffle_fp; x86-64 with AVX2).
  *
  * Usage: core [--ops alu,mix,retire,branches,taken,taken_jumps,branch_sorted,branch_random,
  *                    indirect_sorted,indirect_random,
  *                    divide,divide_chain,alu_chain,multiply_chain,load_chain,fmul_chain,
  *                    fdiv_chain,fdiv,fsqrt,fdiv_sqrt,fdiv_ymm,fsqrt_ymm,
- *                    shuffle,shuffle_lane,load_index_chain,vector_chain,fadd_fmul_chain]
+ *                    shuffle,shuffle_lane,shuffle_fp,load_index_chain,vector_chain,
+ *                    fadd_fmul_chain]
  *             [--pass-bits 4096,...] [--reps N] [--min-time S] [--max-seconds S]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -183,7 +192,9 @@ enum { C_ALU, C_MIX, C_RETIRE, C_BRANCHES, C_SORTED, C_RANDOM, C_TAKEN, C_JUMPS,
        /* a load chain through a scaled index; vector operations and an add's handoff */
        C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN, C_FADD_FMUL_CHAIN,
        /* indirect jumps through a table */
-       C_IND_SORTED, C_IND_RANDOM };
+       C_IND_SORTED, C_IND_RANDOM,
+       /* the in-lane floating-point shuffles some cores run on fewer pipes */
+       C_SHUFFLE_FP };
 static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "branch_sorted",
                                        "branch_random", "taken", "taken_jumps", "divide",
                                        "divide_chain", "alu_chain", "multiply_chain",
@@ -191,7 +202,7 @@ static const char *const OP_NAMES[] = {"alu", "mix", "retire", "branches", "bran
                                        "fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm",
                                        "shuffle", "shuffle_lane", "load_index_chain",
                                        "vector_chain", "fadd_fmul_chain", "indirect_sorted",
-                                       "indirect_random", NULL};
+                                       "indirect_random", "shuffle_fp", NULL};
 static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instruction/s",
                                        "branch/s", "branch/s", "branch/s", "taken-branch/s",
                                        "taken-branch/s", "division/s", "division/s",
@@ -200,14 +211,16 @@ static const char *const OP_UNITS[] = {"instruction/s", "instruction/s", "instru
                                        "instruction/s", "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s",
                                        "instruction/s", "instruction/s", "operation/s",
-                                       "operation/s", "pair/s", "jump/s", "jump/s"};
+                                       "operation/s", "pair/s", "jump/s", "jump/s",
+                                       "instruction/s"};
 /* instructions (alu, mix, retire), branches (branches, the bit loops), taken branches
    (taken, taken_jumps), divisions (divide, divide_chain), chained operations (the chain
    loops), divider instructions (fdiv ... fsqrt_ymm) or shuffles per loop iteration or per bit */
 static const double OP_COUNT[] = {50.0, 9.0, 9.0, 17.0, 1.0, 1.0, 1.0, 9.0, 8.0, 1.0,
                                   16.0, 8.0, 8.0, 8.0, 8.0,
-                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0, 8.0, 8.0, 1.0, 1.0};
-#define N_OPS 27
+                                  8.0, 8.0, 8.0, 8.0, 8.0, 16.0, 16.0, 8.0, 8.0, 8.0, 1.0, 1.0,
+                                  16.0};
+#define N_OPS 28
 
 #define MIX_DOUBLES 512      /* 4 KiB of input, 4 KiB of output: in every L1 */
 #define BITS (256 * 1024)    /* decisions of the branch loops: 32 KiB of bits, in L1 */
@@ -544,12 +557,23 @@ SHUFFLE_LOOP(shuffle_loop, "16",
 SHUFFLE_LOOP(shuffle_lane_loop, "17",
              "vpshufd $0x1b, %%ymm8, %%ymm0\n\t" "vpunpcklbw %%ymm9, %%ymm8, %%ymm1\n\t"
              "vpshufhw $0x1b, %%ymm9, %%ymm2\n\t" "vpunpckhwd %%ymm8, %%ymm9, %%ymm3\n\t"
-             "vshufps $0x1b, %%ymm9, %%ymm8, %%ymm4\n\t" "vunpcklpd %%ymm9, %%ymm8, %%ymm5\n\t"
+             "vshufps $0x1b, %%ymm9, %%ymm8, %%ymm4\n\t" "vpunpckldq %%ymm9, %%ymm8, %%ymm5\n\t"
              "vpshuflw $0x1b, %%ymm8, %%ymm6\n\t" "vpunpcklqdq %%ymm9, %%ymm8, %%ymm7\n\t",
-             "vpermilps $0x1b, %%ymm9, %%ymm0\n\t" "vmovshdup %%ymm8, %%ymm1\n\t"
+             "vmovsldup %%ymm9, %%ymm0\n\t" "vmovshdup %%ymm8, %%ymm1\n\t"
              "vpunpckhdq %%ymm9, %%ymm8, %%ymm2\n\t" "vshufpd $0x5, %%ymm8, %%ymm9, %%ymm3\n\t"
-             "vpshufd $0x4e, %%ymm9, %%ymm4\n\t" "vunpckhps %%ymm8, %%ymm9, %%ymm5\n\t"
-             "vmovddup %%ymm9, %%ymm6\n\t" "vpunpckhbw %%ymm8, %%ymm9, %%ymm7\n\t")
+             "vpshufd $0x4e, %%ymm9, %%ymm4\n\t" "vpunpckhqdq %%ymm8, %%ymm9, %%ymm5\n\t"
+             "vshufps $0x4e, %%ymm8, %%ymm9, %%ymm6\n\t" "vpunpckhbw %%ymm8, %%ymm9, %%ymm7\n\t")
+/* in-lane shuffles of floating-point elements by unpack, vpermilps/pd with an immediate,
+   movddup and movhlps/movlhps (8 + 8 per iteration) */
+SHUFFLE_LOOP(shuffle_fp_loop, "18",
+             "vunpcklpd %%ymm9, %%ymm8, %%ymm0\n\t" "vunpckhpd %%ymm8, %%ymm9, %%ymm1\n\t"
+             "vunpcklps %%ymm9, %%ymm8, %%ymm2\n\t" "vunpckhps %%ymm8, %%ymm9, %%ymm3\n\t"
+             "vpermilps $0x1b, %%ymm9, %%ymm4\n\t" "vpermilpd $0x5, %%ymm8, %%ymm5\n\t"
+             "vmovddup %%ymm9, %%ymm6\n\t" "vmovhlps %%xmm9, %%xmm8, %%xmm7\n\t",
+             "vunpckhpd %%ymm9, %%ymm8, %%ymm0\n\t" "vunpcklpd %%ymm8, %%ymm9, %%ymm1\n\t"
+             "vunpckhps %%ymm9, %%ymm8, %%ymm2\n\t" "vunpcklps %%ymm8, %%ymm9, %%ymm3\n\t"
+             "vpermilpd $0x6, %%ymm9, %%ymm4\n\t" "vpermilps $0x4e, %%ymm8, %%ymm5\n\t"
+             "vmovddup %%ymm8, %%ymm6\n\t" "vmovlhps %%xmm8, %%xmm9, %%xmm7\n\t")
 #endif
 #endif
 
@@ -613,6 +637,7 @@ static double body(void *p, long iters)
 #if defined(__AVX2__)
     case C_SHUFFLE: return (double)shuffle_loop(iters);
     case C_SHUFFLE_LANE: return (double)shuffle_lane_loop(iters);
+    case C_SHUFFLE_FP: return (double)shuffle_fp_loop(iters);
 #endif
 #endif
     case C_IND_SORTED: case C_IND_RANDOM: return (double)indirect_loop(c->targets, c->nbits, iters);
@@ -631,7 +656,7 @@ static double per_call(const ctx_t *c)
     case C_DIVIDE: case C_DIVIDE_CHAIN: return OP_COUNT[op] * LOOP_ITERS;
     case C_ALU_CHAIN: case C_MUL_CHAIN: case C_LOAD_CHAIN: case C_FMUL_CHAIN: case C_FDIV_CHAIN:
     case C_LOAD_INDEX_CHAIN: case C_VECTOR_CHAIN: case C_FADD_FMUL_CHAIN: case C_FDIV: case C_FSQRT: case C_FDIV_SQRT: case C_FDIV_YMM: case C_FSQRT_YMM:
-    case C_SHUFFLE: case C_SHUFFLE_LANE:
+    case C_SHUFFLE: case C_SHUFFLE_LANE: case C_SHUFFLE_FP:
         return OP_COUNT[op] * LOOP_ITERS;
     default: return OP_COUNT[op] * (double)c->nbits;
     }
@@ -645,7 +670,7 @@ int main(int argc, char **argv)
                             C_LOAD_CHAIN, C_FMUL_CHAIN, C_FDIV_CHAIN,
                             C_FDIV, C_FSQRT, C_FDIV_SQRT, C_FDIV_YMM, C_FSQRT_YMM,
                             C_SHUFFLE, C_SHUFFLE_LANE, C_LOAD_INDEX_CHAIN, C_VECTOR_CHAIN,
-                            C_FADD_FMUL_CHAIN, C_IND_SORTED, C_IND_RANDOM};
+                            C_FADD_FMUL_CHAIN, C_IND_SORTED, C_IND_RANDOM, C_SHUFFLE_FP};
     long long passes[PP_MAX_LIST] = {BITS};
     int nops = N_OPS, npasses = 1, i, k, r, q, swept;
     double reps[PP_MAX_REPS];
@@ -703,7 +728,7 @@ int main(int argc, char **argv)
         if (c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM) continue;
 #endif
 #if !defined(__AVX2__)
-        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE) continue;
+        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE || c.op == C_SHUFFLE_FP) continue;
 #endif
         if (pp_out_of_time()) { pp_emit_status(1); return 0; }
         c.bits = c.op == C_RANDOM ? shuffled : sorted;
@@ -728,9 +753,10 @@ int main(int argc, char **argv)
         if (c.op >= C_FDIV && c.op <= C_FSQRT_YMM) /* double precision; lanes per instruction */
             printf(",\"precision\":\"double\",\"lanes\":%d",
                    c.op == C_FDIV_YMM || c.op == C_FSQRT_YMM ? 4 : 1);
-        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE) /* which shuffles */
+        if (c.op == C_SHUFFLE || c.op == C_SHUFFLE_LANE || c.op == C_SHUFFLE_FP) /* which ones */
             printf(",\"width_bits\":256,\"kinds\":\"%s\"",
-                   c.op == C_SHUFFLE ? "shuffle unit" : "fixed in-lane");
+                   c.op == C_SHUFFLE ? "shuffle unit"
+                   : c.op == C_SHUFFLE_LANE ? "fixed in-lane" : "fixed in-lane floating-point");
         pp_emit_end(OP_UNITS[c.op], reps, o.reps);
     }
     free(sorted); free(shuffled); free(jumps_sorted); free(jumps_random); free(c.a); free(c.b);

@@ -153,6 +153,23 @@ def run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+#: A traced phase's counts of divides and shuffles by kind, as the text output names them.
+_UNIT_COUNTS = (("divider", "fp_divisions", "FP divides"),
+                ("divider", "fp_square_roots", "FP square roots"),
+                ("shuffles", "shuffles", "shuffle-unit shuffles"),
+                ("shuffles", "lane_shuffles", "in-lane shuffles"),
+                ("shuffles", "fp_shuffles", "in-lane FP shuffles"))
+
+
+def _unit_counts(ph) -> str:
+    """", 12 integer divisions, 3 FP divides ...": the phase's nonzero unit counts."""
+    out = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
+    for group, count, words in _UNIT_COUNTS:
+        n = (getattr(ph, group) or {}).get(count, 0)
+        out += f", {n:.4g} {words}" if n else ""
+    return out
+
+
 def _print_text(args, program, target, seconds, tw, pred) -> None:
     from pinchpoint.cli.output import table
     from pinchpoint.cli.common import print_prediction
@@ -167,13 +184,8 @@ def _print_text(args, program, target, seconds, tw, pred) -> None:
         taken = "" if ph.taken is None else f", {ph.taken:.4g} taken jumps"
         br = ("" if ph.branches is None else f" ({ph.branches:.4g} conditional branches, "
               f"{ph.mispredicted:.4g} mispredicted by Callgrind's predictor model{taken})")
-        dv = f", {ph.divisions:.4g} integer divisions" if ph.divisions else ""
-        dv += "".join(f", {n:.4g} {words}" for n, words in (
-            ((ph.divider or {}).get("fp_divisions", 0), "FP divides"),
-            ((ph.divider or {}).get("fp_square_roots", 0), "FP square roots"),
-            ((ph.shuffles or {}).get("shuffles", 0), "shuffle-unit shuffles"),
-            ((ph.shuffles or {}).get("lane_shuffles", 0), "in-lane shuffles")) if n)
-        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{dv}, flops: {fl}")
+        print(f"\nphase {ph.name}: {ph.instructions:.4g} instructions{br}{_unit_counts(ph)}, "
+              f"flops: {fl}")
         print(table(rows, ["level", "loaded from", "stored to"], align="lrr"))
     for n in tw.notes:
         print(f"  note: {n}")

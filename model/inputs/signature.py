@@ -174,7 +174,7 @@ _PAIR_OPS = ("fadd_fmul_chain",)
 #: kernels/core.c's loops that count floating-point divider instructions (divides, square roots).
 _DIVIDER_OPS = ("fdiv", "fsqrt", "fdiv_sqrt", "fdiv_ymm", "fsqrt_ymm")
 #: kernels/core.c's loops that count shuffle instructions.
-_SHUFFLE_OPS = ("shuffle", "shuffle_lane")
+_SHUFFLE_OPS = ("shuffle", "shuffle_lane", "shuffle_fp")
 #: kernels/core.c's loops that count indirect jumps.
 _INDIRECT_OPS = ("indirect_sorted", "indirect_random")
 

@@ -113,9 +113,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # (vpmovzx* ymm, xmm, vextracti128, vperm*, vpshufb,
                                          # vpalignr, pack*, byte shifts, inserts, extracts,
                                          # register broadcasts; <= total): core shuffle loop
-    lane_shuffles = 100000               # optional: fixed-pattern in-lane shuffles (vpshufd,
-                                         # vpunpck*, vshufps, vunpck*, movddup ...): with the
-                                         # shuffles priced by the core shuffle_lane loop
+    lane_shuffles = 100000               # optional: in-lane vpshufd, vpunpck*, vshufps ...
+    fp_shuffles = 50000                  # optional: vunpck*ps/pd, vpermilps/pd imm, movddup,
+                                         # movhlps/lhps; core shuffle_lane and shuffle_fp
     fused_branches = 400000              # optional: conditional branches right after a cmp,
                                          # test, add, sub, and, inc or dec (<= branches): one
                                          # operation with it (macro-fusion), so the instruction

@@ -13,8 +13,8 @@ from pinchpoint.errors import WorkloadError
 
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
-                    "fp_square_roots", "shuffles", "lane_shuffles", "fused_branches", "indirect",
-                    "indirect_mispredicted")
+                    "fp_square_roots", "shuffles", "lane_shuffles", "fp_shuffles", "fused_branches",
+                    "indirect", "indirect_mispredicted")
 #: Keys of a phase's instruction table that are not counts: they do not scale with it.
 INSTRUCTION_VALUES = ("branch_period", "taken_period", "quotient_bits")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
@@ -51,10 +51,12 @@ class Instructions:
     ``vextracti128``, ``vpermq``, byte-granular ``vpshufb``, ``vpalignr``, packs, byte shifts,
     broadcasts from a register, inserts and extracts) and ``lane_shuffles`` the fixed-pattern
     in-lane shuffles of words and wider elements (``vpshufd``, ``vpunpck*``, ``vshufps``,
-    ``vunpck*``, ``movddup`` ...), which some cores run on more pipes (0: not priced).
-    mispredicted <= branches <= total, taken <= branches, divisions, fp_divisions,
-    fp_square_roots <= total, shuffles + lane_shuffles <= total; each >= 0 and finite (checked
-    here, where the object is built, so no invalid one exists).
+    ``movshdup`` ...), which some cores run on more pipes, and ``fp_shuffles`` the in-lane
+    shuffles of floating-point elements that some run on fewer (``vunpck*ps``/``pd``,
+    ``vpermilps``/``pd`` with an immediate, ``movddup``, ``movhlps``/``movlhps``; 0: not
+    priced).  mispredicted <= branches <= total, taken <= branches, divisions, fp_divisions,
+    fp_square_roots <= total, shuffles + lane_shuffles + fp_shuffles <= total; each >= 0 and
+    finite (checked here, where the object is built, so no invalid one exists).
     ``branch_period`` is not a count: the conditional branches after which the phase's branch
     outcomes repeat (a kernel called again on the same data repeats one call's branches), which
     lets a predictor learn them by heart; None: they never repeat.  ``taken_period`` (optional)
@@ -92,6 +94,7 @@ class Instructions:
     fp_square_roots: float = 0.0
     shuffles: float = 0.0
     lane_shuffles: float = 0.0
+    fp_shuffles: float = 0.0
     mispredicted_waits: tuple[tuple[str, float, float | None], ...] = ()
     fused_branches: float = 0.0
     indirect: float = 0.0
@@ -114,10 +117,7 @@ class Instructions:
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")
-        if self.shuffles + self.lane_shuffles > self.total:  # two kinds of the same instructions
-            raise WorkloadError(f"{self.lane_shuffles:g} with the {self.shuffles:g} shuffles is "
-                                f"more than the {self.total:g} total they are a part of",
-                                key="instructions.lane_shuffles")
+        self._check_shuffles()
         for name, top, what in (("branch_period", math.inf, "a number of branches"),
                                 ("taken_period", math.inf, "a number of branches"),
                                 ("quotient_bits", 64, "a quotient width in bits")):
@@ -129,6 +129,17 @@ class Instructions:
         object.__setattr__(self, "mispredicted_waits", tuple(
             (*w, None) if len(w) == 2 else tuple(w) for w in self.mispredicted_waits))
         self._check_waits()
+
+    def _check_shuffles(self) -> None:
+        """Three kinds of the same instructions: together at most the total (the last kind
+        stated is named)."""
+        kinds = ("shuffles", "lane_shuffles", "fp_shuffles")
+        n = sum(getattr(self, kind) for kind in kinds)
+        if n > self.total:
+            last = next(kind for kind in reversed(kinds) if getattr(self, kind) > 0)
+            raise WorkloadError(f"{n:g} shuffles of the three kinds are more than the "
+                                f"{self.total:g} total they are a part of",
+                                key=f"instructions.{last}")
 
     def _check_waits(self) -> None:
         ws = self.waits_working_set

@@ -352,8 +352,8 @@ def sum_chain_lengths(llc_bytes: int, memory_bytes: int | None = None) -> list[i
 def _plan_core(ctx: PlanContext) -> None:
     # instruction, branch and taken-branch rates, the misprediction cost, the dividers and the
     # shuffles, all in L1: every loop in quick mode too (0.46-0.50 s on the Zen 5 VM, the two
-    # taken loops 0.15 s of it; the five FP divider loops add 0.3-0.5 s on the loaded VM, the two
-    # shuffle loops about 0.06 s)
+    # taken loops 0.15 s of it; the five FP divider loops add 0.3-0.5 s on the loaded VM, the three
+    # shuffle loops about 0.25 s on the Intel Xeon VM, the setup included)
     ctx.add("core", [], "core", address_space_limit(GiB))
     # shuffled bits in shorter passes: how long a repeating pattern the predictor learns; the
     # steps are finer where it stops learning (16-32 Ki bits on Zen 5, 4-16 Ki on an Intel Xeon

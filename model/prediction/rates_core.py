@@ -101,18 +101,22 @@ from pinchpoint.prediction.rates_base import RatesBase
 CORE_FOR_COUNT = {"total": ("alu", "mix"), "branches": ("branches",), "taken": ("taken",),
                   "divisions": ("divide",), "fp_divisions": ("fdiv",),
                   "fp_square_roots": ("fsqrt",), "shuffles": ("shuffle",),
-                  "lane_shuffles": ("shuffle_lane",)}
+                  "lane_shuffles": ("shuffle_lane",), "fp_shuffles": ("shuffle_fp",)}
 #: What each count is called in a prediction's detail and in a refusal.
 COUNT_WORDS = {"total": "instructions", "branches": "branches", "taken": "taken branches",
                "divisions": "integer divisions", "fp_divisions": "FP divide instructions",
                "fp_square_roots": "FP square-root instructions",
-               "shuffles": "shuffle-unit shuffles", "lane_shuffles": "shuffles of both kinds"}
+               "shuffles": "shuffle-unit shuffles", "lane_shuffles": "in-lane shuffles",
+               "fp_shuffles": "in-lane floating-point shuffles"}
 #: Counts that occupy one unit, the floating-point divider: their times add.  Without their
 #: loop only their bound is left out (PEAK division still prices their flops).
 DIVIDER_COUNTS = ("fp_divisions", "fp_square_roots")
 #: Counts of shuffle instructions: without their loop only their bound is left out (the
 #: instruction total still prices them as instructions).
-SHUFFLE_COUNTS = ("shuffles", "lane_shuffles")
+SHUFFLE_COUNTS = ("shuffles", "lane_shuffles", "fp_shuffles")
+#: Shuffle loops whose rates differ by less than this factor run on the same pipes (the
+#: kinds' rates differ by whole pipes: 2x on Intel from Ice Lake and on AMD Zen 5).
+SAME_PIPES = 1.25
 #: What is left where a count's loop is missing, for the counts priced as a bound of their own.
 _INSTEAD = {**dict.fromkeys(DIVIDER_COUNTS, "no divider bound (PEAK division prices their "
                                             "flops alone)"),
@@ -162,6 +166,10 @@ class CoreRates(RatesBase):
         self._extrapolated(key, f"its {what} need the core kernel's {loops} (kernels/core.c; "
                                 f"pinchpoint measure runs it), which signature "
                                 f"{self.signature.name!r} did not measure", instead)
+
+    def has_core_loop(self, *loops: str) -> bool:
+        """Whether the signature measured any of core.c's ``loops``."""
+        return any(self._core_points(loop) for loop in loops)
 
     def core_rate(self, count: str, key: str) -> tuple[float, str] | None:
         """(rate [1/s], loop) that prices ``count`` (a key of CORE_FOR_COUNT) on one
@@ -319,6 +327,27 @@ def _count_bounds(counts: dict, rates: CoreRates, k: str, threads: int,
     return max(busy, divider)
 
 
+def _nest_shuffles(counts: dict, rates: CoreRates, k: str, said: list) -> None:
+    """Make each shuffle count the bound of its kind's pipes: the kind's own shuffles and
+    those of every kind measured no faster (within SAME_PIPES), which run on a subset of the
+    same pipes (Intel from Ice Lake: the unit's and the floating-point kinds on port 5, the
+    other in-lane kinds on ports 1 and 5; Skylake: all on port 5; AMD Zen 5: the unit's kinds
+    on two of the four pipes that run the in-lane ones).  So a mix takes
+    max over kinds r of (sum of n over kinds no faster than r) / r.  A signature without the
+    shuffle_fp loop prices the floating-point kinds as the other in-lane ones."""
+    if counts["fp_shuffles"] > 0 and not rates.has_core_loop("shuffle_fp"):
+        counts["lane_shuffles"] += counts["fp_shuffles"]
+        counts["fp_shuffles"] = 0.0
+        said.append("in-lane floating-point shuffles priced as the other in-lane ones (core "
+                    "shuffle_fp not measured)")
+    rated = {kind: rates.core_rate(kind, f"{k}.{kind}")[0] for kind in SHUFFLE_COUNTS
+             if counts[kind] > 0 and rates.has_core_loop(*CORE_FOR_COUNT[kind])}
+    own = {kind: counts[kind] for kind in rated}
+    for kind, rate in rated.items():
+        counts[kind] = math.fsum(n for other, n in own.items()
+                                 if rated[other] <= rate * SAME_PIPES)
+
+
 def _waits_time(ins, rates, k: str, factor: float, said: list) -> float:
     """Time [s, summed over threads] the mispredicted branches that wait for a load served
     below L1 add to their penalty: each waits that load's latency there (rates.chase_latency,
@@ -344,7 +373,7 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     T_core = max((total - fused_branches) / instruction rate, branches / branch rate,
     taken / taken-branch rate,
     divisions / division rate, fp_divisions / fdiv rate + fp_square_roots / fsqrt rate,
-    shuffles / shuffle rate, (shuffles + lane_shuffles) / lane-shuffle rate)
+    each shuffle kind's pipes: :func:`_nest_shuffles`)
     + mispredicted x penalty + sum over levels of waits(level) x chase latency beyond L1
     (:func:`_waits_time`), each count divided by the threads (the counts are totals over
     them, as flops are).  0 without an instruction table or with zero counts (the signature
@@ -357,11 +386,12 @@ def core_time(phase: Phase, rates: CoreRates, key: str, detail: list) -> float:
     counts = {count: getattr(ins, count) * rep for count in CORE_FOR_COUNT}
     # a fused compare-and-branch issues and executes as one operation, as one add of core alu
     counts["total"] -= ins.fused_branches * rep
-    if counts["lane_shuffles"] > 0:  # the in-lane kinds' pipes run the shuffle unit's too
-        counts["lane_shuffles"] += counts["shuffles"]
+    said: list = []
+    _nest_shuffles(counts, rates, k, said)
     # the details join the phase's only once the whole time is priced
-    said: list = [f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
-                  f"one operation each"] if ins.fused_branches > 0 else []
+    if ins.fused_branches > 0:
+        said.append(f"{ins.fused_branches * rep:.4g} compare-and-branch pairs fused: "
+                    f"one operation each")
     busy = _count_bounds(counts, rates, k, threads, said, ins.quotient_bits)
     if busy is None:
         return 0.0

@@ -1,5 +1,5 @@
 """kernels/core.c's shuffle loops (shuffle: the shuffle unit's kinds; shuffle_lane: fixed-pattern
-in-lane shuffles): their points in a quick signature are within physical bounds of the measured
+in-lane shuffles; shuffle_fp: in-lane shuffles of floating-point elements): their points in a quick signature are within physical bounds of the measured
 clock, and the loops execute the instructions the kernel divides by (counted by Valgrind's
 callgrind and by the trace's own reading of the disassembly)."""
 
@@ -14,7 +14,7 @@ from test_core_kernel import X86
 
 from pinchpoint.measure.runner import compile_kernel, find_compiler
 
-LOOPS = ("shuffle", "shuffle_lane")
+LOOPS = ("shuffle", "shuffle_lane", "shuffle_fp")
 
 
 def _host_has_avx2() -> bool:
@@ -77,9 +77,10 @@ def test_the_trace_reads_the_shuffles_of_each_loop(core_binary):
     cmd = [str(core_binary), "--ops", ",".join(LOOPS), "--reps", "1", "--min-time", "1e-6"]
     runs, disasm, _ = trace_program(cmd, caches, progress=False, jobs=1)
     tw = build_traced_workload(runs, disasm, caches, name="core", command=cmd, target="test",
-                               top_functions=4)
+                               top_functions=6)
     by = {p.name: p.instructions for p in tw.workload.phases}
-    for op, (unit, lane) in {"shuffle": (16, 0), "shuffle_lane": (0, 16)}.items():
+    for op, kinds in {"shuffle": (16, 0, 0), "shuffle_lane": (0, 16, 0),
+                      "shuffle_fp": (0, 0, 16)}.items():
         ins = by[f"{op}_loop"]
-        assert ins.shuffles / ins.total == pytest.approx(unit / 18, rel=0.01), op
-        assert ins.lane_shuffles / ins.total == pytest.approx(lane / 18, rel=0.01), op
+        got = (ins.shuffles, ins.lane_shuffles, ins.fp_shuffles)
+        assert [n / ins.total for n in got] == pytest.approx([k / 18 for k in kinds], abs=0.01), op

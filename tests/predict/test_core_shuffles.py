@@ -87,7 +87,7 @@ def test_a_byte_count_is_held_by_its_shuffles_not_by_dispatch():
     # the in-lane kinds' pipes take the shuffle unit's kinds too: 21e6 + 21e6 at 4 G/s
     p = convolve(SIG, workload(table(43e6, shuf=21e6, lane=21e6)))
     assert p.seconds("core") == pytest.approx(10.5e-3, rel=1e-12)
-    assert ("4.2e+07 shuffles of both kinds at 4 G/s (core shuffle_lane)"
+    assert ("4.2e+07 in-lane shuffles at 4 G/s (core shuffle_lane)"
             in p.resources[RESOURCES.index("core")].detail)
 
 
@@ -130,7 +130,10 @@ def test_the_counts_are_read_checked_and_written():
     ("total = 5\nshuffles = 6\n", "shuffles", "more than the 5 total"),
     ("total = 5\nlane_shuffles = 6\n", "lane_shuffles", "more than the 5 total"),
     # two kinds of the same instructions: together at most the total
-    ("total = 5\nshuffles = 3\nlane_shuffles = 3\n", "lane_shuffles", "with the 3 shuffles"),
+    ("total = 5\nshuffles = 3\nlane_shuffles = 3\n", "lane_shuffles", "three kinds are more"),
+    ("total = 5\nlane_shuffles = 3\nfp_shuffles = 3\n", "fp_shuffles", "three kinds are more"),
+    ("total = 5\nfp_shuffles = 6\n", "fp_shuffles", "more than the 5 total"),
+    ("total = 5\nfp_shuffles = -1\n", "fp_shuffles", "negative"),
     ("total = 5\nshuffles = -1\n", "shuffles", "negative"),
     ("total = 5\nlane_shuffles = 'one'\n", "lane_shuffles", "not a number"),
     ("total = 5\nshuffles = inf\n", "shuffles", "finite"),
@@ -196,3 +199,78 @@ def test_more_shuffles_never_predict_less_and_the_time_is_the_formula(tab, more,
     moved = lane * more
     assert _core((total, branches, shuf + moved, lane - moved), threads, rep) >= t * (1 - 1e-9)
     assert t >= _core((total, branches, 0.0, 0.0), threads, rep) * (1 - 1e-12)
+
+
+# -- the third kind: in-lane shuffles of floating-point elements, on pipes read off the rates --
+
+def fp_signature(fp_rate: float | None) -> Signature:
+    """The synthetic signature with a shuffle_fp loop at ``fp_rate`` (None: not measured)."""
+    doc = synthetic_doc()
+    pts = core_points() + shuffle_points()
+    if fp_rate is not None:
+        pts.append({"op": "shuffle_fp", "width_bits": 256, "kinds": "fixed in-lane floating-point",
+                    "result": result("instruction/s", fp_rate)})
+    doc["kernels"]["core"] = {"source_sha256": None, "points": pts}
+    return Signature.from_dict(doc)
+
+
+def fp_table(total, shuf=0.0, lane=0.0, fp=0.0) -> str:
+    return table(total, 0.0, shuf, lane) + f"fp_shuffles = {fp!r}\n"
+
+
+@pytest.mark.parametrize("fp_rate, counts, seconds", [
+    # Intel from Ice Lake: the unit's kinds and the FP kinds on one port (2 G/s), the other
+    # in-lane kinds on two (4 G/s).  An array-of-structures loop: 22 lane-crossing vpermpd and
+    # 22 vunpck*pd per step, 1e6 steps: (22 + 22) / 2 G/s = 22 ms, not 22 / 2 or 44 / 4 (11 ms)
+    (2e9, (1e8, 22e6, 0.0, 22e6), 22e-3),
+    # with 40e6 in-lane ones too: max((22 + 22) / 2, (22 + 40 + 22) / 4) = 22 ms, then 84 / 4
+    (2e9, (1e8, 22e6, 40e6, 22e6), 22e-3),
+    (2e9, (2e8, 22e6, 80e6, 22e6), 31e-3),
+    # an FP kind measured within 25 % of the unit's (2.4 G/s against 2): the same port, so
+    # each of the two levels takes both kinds: max(44 / 2, 44 / 2.4) = 22 ms
+    (2.4e9, (1e8, 22e6, 0.0, 22e6), 22e-3),
+    # AMD Zen 5: the FP kinds run as fast as the other in-lane ones (4 G/s): one level of 4
+    (4e9, (1e8, 22e6, 0.0, 22e6), 11e-3),
+    (4e9, (5e7, 0.0, 0.0, 36e6), 9e-3),
+    # FP kinds alone on their one port: 36e6 / 2 G/s
+    (2e9, (1e8, 0.0, 0.0, 36e6), 18e-3),
+])
+def test_each_kind_takes_the_pipes_of_every_kind_no_faster(fp_rate, counts, seconds):
+    p = convolve(fp_signature(fp_rate), workload(fp_table(*counts)))
+    assert p.seconds("core") == pytest.approx(seconds, rel=1e-12)
+
+
+def test_a_signature_without_the_fp_loop_prices_the_fp_kinds_as_in_lane_ones():
+    # 22e6 unit + 22e6 FP at the in-lane rate: max(22 / 2, 44 / 4) = 11 ms, as before the loop
+    p = convolve(fp_signature(None), workload(fp_table(1e8, 22e6, 0.0, 22e6)))
+    assert p.seconds("core") == pytest.approx(11e-3, rel=1e-12)
+    detail = p.resources[RESOURCES.index("core")].detail
+    assert "priced as the other in-lane ones (core shuffle_fp not measured)" in detail
+    assert not p.extrapolations
+
+
+@st.composite
+def mixes(draw):
+    """(total, shuffles, lane_shuffles, fp_shuffles), the three within the total."""
+    total = draw(st.floats(1, 1e12))
+    shares = [draw(st.floats(0, 1)) for _ in range(3)]
+    scale = max(1.0, sum(shares)) * (1 + 1e-9)  # the three summed within the total, rounded
+    return (total, *(total * x / scale for x in shares))
+
+
+@settings(max_examples=80, deadline=None)
+@given(mixes(), st.sampled_from([1e9, 2e9, 3e9, 4e9, 8e9]), st.floats(0, 1))
+def test_the_shuffle_time_lies_between_its_kinds_alone_and_all_on_the_slowest(mix, fp_rate, move):
+    total, shuf, lane, fp = mix
+    sig = fp_signature(fp_rate)
+    t = convolve(sig, workload(fp_table(*mix))).seconds("core")
+    rates = {"shuffles": SHUF, "lane_shuffles": LANE, "fp_shuffles": fp_rate}
+    own = max(n / r for n, r in zip((shuf, lane, fp), rates.values()))
+    slowest = (shuf + lane + fp) / min(r for n, r in zip((shuf, lane, fp), rates.values()) if n > 0) \
+        if shuf + lane + fp > 0 else 0.0
+    assert max(own, total / ISSUE) * (1 - 1e-9) <= t <= max(slowest, total / ISSUE) * (1 + 1e-9)
+    # an in-lane shuffle turned into one of a kind measured no faster never predicts less
+    if fp_rate <= LANE:
+        moved = lane * move
+        t2 = convolve(sig, workload(fp_table(total, shuf, lane - moved, fp + moved))).seconds("core")
+        assert t2 >= t * (1 - 1e-9)

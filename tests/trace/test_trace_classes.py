@@ -1,5 +1,6 @@
 """Access classes from the code: a histogram's memory-destination update is a gather update
-(its keys held by MAPS gather update's figure), a gather's index loads likewise; a pointer chase
+(its keys held by MAPS gather update's figure, and their stream beside it where served beyond
+L1), a gather's index loads likewise; a pointer chase
 stays a random load; threads come from the per-thread profiles; footprints beside hit rates."""
 
 import math
@@ -50,7 +51,8 @@ def test_histogram_is_a_gather_update_with_its_bins_loaded_and_stored():
     tw = build_traced_workload([(L2, prof)], HIST, (L1, L2), name="hist", command=["./hist"],
                                target="test")
     (ph,) = tw.document["phases"]
-    (upd,) = ph["memory"]  # the keys: inside MAPS gather update's figure
+    # the keys: inside MAPS gather update's figure, whose index lies as far as its bins
+    (upd,) = ph["memory"]
     assert (upd["pattern"], upd["op"], upd["bytes"]) == ("gather", "update", f"{8 * N} B")
     # per access L2 is missed by half: the footprint that holds L2's 1 MiB twice over, priced
     # on MAPS's curve (no hit rates: the curve's own hits would count twice)
@@ -60,6 +62,42 @@ def test_histogram_is_a_gather_update_with_its_bins_loaded_and_stored():
     assert tw.phases[0].counts.store_bytes == 8 * N
     wl = loads_workload(tw.to_toml(), file="hist.workload.toml")
     assert wl.phases[0].memory[0].op == "update" and "decided from the code" in wl.description
+
+
+@pytest.mark.parametrize("key_misses_l1, key_misses_l2, served", [
+    (0.0, 0.0, None),                 # keys in L1: the gather's figure holds them
+    (N / 64, 0.0, None),              # a quarter of their lines from L2: mostly L1 still
+    (N / 16, 0.0, {"L2": 1.0}),       # every line from L2
+    (N / 16, N / 32, {"L2": 0.5, "memory": 0.5}),
+    (N / 16, N / 16, {"memory": 1.0}),
+])
+def test_a_gathers_keys_get_an_entry_where_mostly_served_beyond_l1(key_misses_l1, key_misses_l2,
+                                                                   served):
+    prof = hist_profile(bin_misses_l1=0.0, bin_misses_l2=0.0)
+    prof.costs[("prog", "kernel", 0x1380)] = cost(Ir=N, Dr=N, D1mr=key_misses_l1,
+                                                  DLmr=key_misses_l2)
+    tw = build_traced_workload([(L2, prof)], HIST, (L1, L2), name="hist", command=["./hist"],
+                               target="test")
+    memory = tw.document["phases"][0]["memory"]
+    assert memory[0]["pattern"] == "gather" and memory[0]["bytes"] == f"{8 * N} B"
+    streams = [m for m in memory if m["pattern"] == "stride1"]
+    if served is None:
+        assert streams == []
+    else:
+        (keys,) = streams
+        assert keys["op"] == "load" and keys["bytes"] == f"{4 * N} B"
+        assert keys["hit_rates"] == pytest.approx(served)
+
+
+def test_keys_no_farther_than_the_gathers_target_stay_inside_its_figure():
+    # bins missing L2 by half (a 2 MiB footprint) and keys streamed from L2 (nearer): MAPS
+    # gather update at the bins' size walks an index that far already
+    prof = hist_profile(bin_misses_l1=0.75 * N, bin_misses_l2=0.5 * N)
+    prof.costs[("prog", "kernel", 0x1380)] = cost(Ir=N, Dr=N, D1mr=N / 16, DLmr=0)
+    tw = build_traced_workload([(L2, prof)], HIST, (L1, L2), name="hist", command=["./hist"],
+                               target="test")
+    (upd,) = tw.document["phases"][0]["memory"]
+    assert (upd["pattern"], upd["working_set"]) == ("gather", f"{2 << 20} B")
 
 
 def test_forced_dependent_keeps_the_keys_and_prices_a_chase():

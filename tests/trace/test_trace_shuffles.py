@@ -1,7 +1,8 @@
 """Vector shuffles of a traced phase: the executions of its shuffle instructions, one per
 instruction whatever its width (Callgrind's per-instruction Ir times the disassembly's mnemonic),
-written as ``[phases.instructions]`` ``shuffles`` (the shuffle unit's kinds) and
-``lane_shuffles`` (fixed-pattern in-lane kinds)."""
+written as ``[phases.instructions]`` ``shuffles`` (the shuffle unit's kinds),
+``lane_shuffles`` (fixed-pattern in-lane kinds) and ``fp_shuffles`` (in-lane shuffles of
+floating-point elements)."""
 
 import platform
 
@@ -34,9 +35,14 @@ from pinchpoint.prediction.trace.workload import build_traced_workload, instruct
     # fixed-pattern in-lane
     ("vpshufd ymm0,ymm1,0x1b", "lane_shuffles"), ("pshuflw xmm0,xmm1,0x1b", "lane_shuffles"),
     ("vpunpcklbw ymm0,ymm1,ymm2", "lane_shuffles"), ("punpckhqdq xmm0,xmm1", "lane_shuffles"),
-    ("unpcklpd xmm0,xmm1", "lane_shuffles"), ("vshufps ymm0,ymm1,ymm2,0x1b", "lane_shuffles"),
-    ("vpermilps ymm0,ymm1,0x1b", "lane_shuffles"), ("movddup xmm0,xmm1", "lane_shuffles"),
-    ("vmovshdup ymm0,ymm1", "lane_shuffles"), ("movhlps xmm0,xmm1", "lane_shuffles"),
+    ("vshufps ymm0,ymm1,ymm2,0x1b", "lane_shuffles"), ("shufpd xmm0,xmm1,0x1", "lane_shuffles"),
+    ("vmovshdup ymm0,ymm1", "lane_shuffles"), ("movsldup xmm0,xmm1", "lane_shuffles"),
+    # in-lane shuffles of floating-point elements (one port on Intel from Ice Lake)
+    ("unpcklpd xmm0,xmm1", "fp_shuffles"), ("vunpckhps ymm0,ymm1,ymm2", "fp_shuffles"),
+    ("vunpcklpd ymm0,ymm1,YMMWORD PTR [rax]", "fp_shuffles"),
+    ("vpermilps ymm0,ymm1,0x1b", "fp_shuffles"), ("vpermilpd xmm0,xmm1,0x1", "fp_shuffles"),
+    ("movddup xmm0,xmm1", "fp_shuffles"), ("vmovddup ymm0,ymm1", "fp_shuffles"),
+    ("movhlps xmm0,xmm1", "fp_shuffles"), ("vmovlhps xmm0,xmm1,xmm2", "fp_shuffles"),
     # not shuffles: loads that widen or broadcast, blends, shifts within elements, arithmetic
     ("vpmovzxbw ymm1,XMMWORD PTR [rdi]", None), ("vpbroadcastd ymm0,DWORD PTR [rax]", None),
     ("vbroadcastsd ymm0,QWORD PTR [rax]", None), ("vpblendd ymm0,ymm1,ymm2,0x5", None),
@@ -143,3 +149,15 @@ def test_a_traced_loop_counts_its_shuffles_by_kind(build_c, valgrind):
     iterations = 3 * n // 32
     assert kernel["instructions"]["shuffles"] == 5 * iterations
     assert kernel["instructions"]["lane_shuffles"] == 2 * iterations
+
+
+def test_the_text_output_names_each_nonzero_count_by_kind():
+    from types import SimpleNamespace
+
+    from pinchpoint.cli.trace_cmds import _unit_counts
+
+    ph = SimpleNamespace(divisions=12, divider={"fp_divisions": 3, "fp_square_roots": 0},
+                         shuffles={"shuffles": 0, "lane_shuffles": 7, "fp_shuffles": 5})
+    assert _unit_counts(ph) == ", 12 integer divisions, 3 FP divides, 7 in-lane shuffles, " \
+                               "5 in-lane FP shuffles"
+    assert _unit_counts(SimpleNamespace(divisions=0, divider=None, shuffles=None)) == ""

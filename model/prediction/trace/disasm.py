@@ -24,17 +24,20 @@ al., SC2002): bytes = accesses x operand width, flops = executions x flops per i
   (:func:`divider_kind`): a divider takes about as long for a packed division as for a scalar
   one, so they are priced per instruction by the core kernel's fdiv and fsqrt loops as well as
   by their flops.
-- Vector shuffles (:func:`shuffle_kind`), one per instruction of any width, of two kinds.  The
-  shuffle unit's (``shuffles``): widening ``pmovzx``/``pmovsx`` from a register, lane-crossing
-  ``vextract*``/``vinsert*``, ``vperm*`` (``vpermilps``/``pd`` with a control register),
-  ``vperm2*``, broadcasts from a register, byte-granular ``pshufb``, ``palignr``, packs,
-  ``pslldq``/``psrldq``, ``pinsr*``/``pextr*``, ``insertps``/``extractps``.  Fixed-pattern
-  in-lane shuffles of words and wider elements (``lane_shuffles``): ``pshufd``, ``pshufhw``/
-  ``lw``, ``punpck*``, ``unpck*``, ``shufps``/``pd``, ``vpermilps``/``pd`` with an immediate,
-  ``movddup``/``movshdup``/``movsldup``, ``movhlps``/``movlhps``.  All run on Intel's port 5
-  alone from Haswell to Skylake (Agner Fog, "Instruction tables"; uops.info); AMD Zen 5 runs
-  the second kind on twice the pipes of the first (kernels/core.c's shuffle loops).  Blends are
-  not shuffles (they run on the vector ALUs), nor are loads that broadcast or widen from memory.
+- Vector shuffles (:func:`shuffle_kind`), one per instruction of any width, of three kinds.
+  The shuffle unit's (``shuffles``): widening ``pmovzx``/``pmovsx`` from a register,
+  lane-crossing ``vextract*``/``vinsert*``, ``vperm*`` (``vpermilps``/``pd`` with a control
+  register), ``vperm2*``, broadcasts from a register, byte-granular ``pshufb``, ``palignr``,
+  packs, ``pslldq``/``psrldq``, ``pinsr*``/``pextr*``, ``insertps``/``extractps``.
+  Fixed-pattern in-lane shuffles of words and wider elements (``lane_shuffles``): ``pshufd``,
+  ``pshufhw``/``lw``, ``punpck*``, ``shufps``/``pd``, ``movshdup``/``movsldup``.  In-lane
+  shuffles of floating-point elements (``fp_shuffles``): ``unpck*ps``/``pd``, ``vpermilps``/
+  ``pd`` with an immediate, ``movddup``, ``movhlps``/``movlhps``.  All run on Intel's port 5
+  alone from Haswell to Skylake (Agner Fog, "Instruction tables"; uops.info); from Ice Lake the
+  second kind runs on ports 1 and 5, the third still on port 5 alone; AMD Zen 5 runs the
+  second kind on twice the pipes of the first (kernels/core.c's three shuffle loops measure
+  each kind).  Blends are not shuffles (they run on the vector ALUs), nor are loads that
+  broadcast or widen from memory.
 
 Pure: takes text, returns data.  No I/O.
 """
@@ -72,8 +75,10 @@ _SHUFFLE = re.compile(r"^(vextract[if](128|32x4|64x2|32x8|64x4)|vinsert[if](128|
                       r"vperm(q|d|pd|ps|b|w|2[if]128|[it]2(b|w|d|q|ps|pd))|v?pshufb|v?palignr|"
                       r"v?pack[su]s(wb|dw)|v?ps[lr]ldq)$")
 #: fixed-pattern in-lane shuffles of words and wider elements (vpermilp* only with an immediate)
-_LANE_SHUFFLE = re.compile(r"^(v?pshuf(d|hw|lw)|v?punpck[lh](bw|wd|dq|qdq)|v?unpck[lh]p[sd]|"
-                           r"v?shufp[sd]|v?mov(ddup|shdup|sldup|hlps|lhps))$")
+_LANE_SHUFFLE = re.compile(r"^(v?pshuf(d|hw|lw)|v?punpck[lh](bw|wd|dq|qdq)|v?shufp[sd]|"
+                           r"v?mov(shdup|sldup))$")
+#: in-lane shuffles of floating-point elements (vpermilp* only with an immediate)
+_FP_SHUFFLE = re.compile(r"^(v?unpck[lh]p[sd]|v?mov(ddup|hlps|lhps))$")
 _PERMIL = re.compile(r"^vpermilp[sd]$")
 #: packed-integer arithmetic whose last letter names the lane: b(yte), w(ord), d(ouble word),
 #: q(uad word) (``vpaddd``, ``vpminsd``, ``pcmpeqb``, ``vpmullq``, ``vpsraw``)
@@ -178,15 +183,18 @@ def divider_kind(mnemonic: str) -> str | None:
 
 def shuffle_kind(mnemonic: str, operands: str) -> str | None:
     """The shuffle count ``mnemonic operands`` (Intel syntax) adds to ("shuffles",
-    "lane_shuffles"), or None for any other instruction (see the module docstring)."""
+    "lane_shuffles", "fp_shuffles"), or None for any other instruction (see the module
+    docstring)."""
     if _SHUFFLE.match(mnemonic):
         return "shuffles"
     if _SHUFFLE_REG.match(mnemonic):
         return None if "PTR" in operands else "shuffles"
     if _LANE_SHUFFLE.match(mnemonic):
         return "lane_shuffles"
+    if _FP_SHUFFLE.match(mnemonic):
+        return "fp_shuffles"
     if _PERMIL.match(mnemonic):
-        return "lane_shuffles" if _IMMEDIATE.search(operands) else "shuffles"
+        return "fp_shuffles" if _IMMEDIATE.search(operands) else "shuffles"
     return None
 
 

@@ -76,7 +76,8 @@ class PhaseFacts:
     #: executed floating-point divider instructions by count (:func:`.disasm.divider_kind`)
     divider: dict = field(default_factory=lambda: {"fp_divisions": 0.0, "fp_square_roots": 0.0})
     #: executed vector shuffles by kind (:func:`.disasm.shuffle_kind`)
-    shuffles: dict = field(default_factory=lambda: {"shuffles": 0.0, "lane_shuffles": 0.0})
+    shuffles: dict = field(default_factory=lambda: {"shuffles": 0.0, "lane_shuffles": 0.0,
+                                                    "fp_shuffles": 0.0})
     #: (level, part) -> kept mispredictions whose branch waits for a load that level (or part
     #: of a probed last level) serves (:mod:`.waits`)
     waits: dict = field(default_factory=dict)

@@ -38,8 +38,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   its integer divisions, the executions of its ``div``/``idiv`` instructions, and its
   floating-point divide and square-root instructions (``fp_divisions``, ``fp_square_roots``:
   one per executed instruction, any width), and its vector shuffles (``shuffles``,
-  ``lane_shuffles``: :func:`pinchpoint.prediction.trace.disasm.shuffle_kind`), and the
-  conditional branches right after an instruction they fuse with (``fused_branches``:
+  ``lane_shuffles``, ``fp_shuffles``: :func:`pinchpoint.prediction.trace.disasm.shuffle_kind`),
+  and the conditional branches right after an instruction they fuse with (``fused_branches``:
   :meth:`pinchpoint.prediction.trace.phase.CodeFacts.fused`), all read off the disassembly.
 
 What a trace cannot know is said in the workload rather than guessed: chains through memory,
@@ -115,7 +115,7 @@ class TracedPhase:
     divisions: float = 0.0
     #: executed floating-point divider instructions: {"fp_divisions": n, "fp_square_roots": n}
     divider: dict | None = None
-    #: executed vector shuffles: {"shuffles": n, "lane_shuffles": n}
+    #: executed vector shuffles: {"shuffles": n, "lane_shuffles": n, "fp_shuffles": n}
     shuffles: dict | None = None
     #: conditional branches fused with the instruction before them (one operation each)
     fused_branches: float = 0.0
@@ -189,13 +189,15 @@ def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
     """One entry per access class; plain stores keep the write-allocate / in-place split of
     :func:`pinchpoint.prediction.trace.traffic.split_accesses`; a stride-1 update is a load and
     an in-place store of the same bytes."""
-    out = []
+    out, far = [], []
     classes = dict(pf.classes)
     index = classes.pop(("index", "load"), None)
     if index is not None and not any(k[0] == "gather" for k in merge_small(classes)):
         # no gather left to hold them (too few to price, or a pointer chase): plain loads
         into = classes.get(("stride1", "load")) or AccessClass("stride1", "load")
         classes[("stride1", "load")] = absorb(copy.deepcopy(into), index)
+    elif index is not None:
+        far = [_index_entry(index, runs, caches, probe)]
     for (pattern, op), ac in sorted(merge_small(classes).items()):
         if ac.bytes <= 0:
             continue
@@ -217,7 +219,28 @@ def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
             out += [{**e, "op": "load"}, {**e, "op": "store", "in_place": True}]
         else:
             out.append(entry(ac, runs, caches, probe=probe))
-    return out
+    return out + [e for e in far if _beyond_the_gathers(e, out, caches)]
+
+
+def _index_entry(index: AccessClass, runs, caches, probe=None) -> dict:
+    """A gather's index loads as a stream at the levels that serve them."""
+    return entry(AccessClass(**{**vars(index), "pattern": "stride1"}), runs, caches, probe=probe)
+
+
+def _beyond_the_gathers(index: dict, entries: list, caches) -> bool:
+    """Whether a gather's index stream (:func:`_index_entry`) is priced beside the gathers:
+    when most of its lines come from beyond L1 and its footprint lies in a farther level than
+    their targets'.  MAPS gather walks an index as large as its target beside it, so the
+    gather's figure holds an index read from the target's level; keys streamed from L3 or
+    memory into a small table (a histogram of 32 MiB of keys into 32 KiB of bins: 0.84 ns per
+    key on the Intel Xeon VM, 0.27-0.30 with the keys in L1 or L2) also cost their stream."""
+    def level(e):  # 0 .. len(caches): the first cache the entry's footprint fits, or memory
+        size = float(e["working_set"].split()[0])
+        return next((i for i, c in enumerate(caches) if size <= c.size_bytes), len(caches))
+
+    targets = [level(e) for e in entries if e["pattern"] == "gather"]
+    return (index["hit_rates"].get(caches[0].name, 0.0) < 0.5
+            and level(index) > max(targets, default=0))
 
 
 def _flops_doc(flops: dict) -> dict:
@@ -275,7 +298,7 @@ def instructions_doc(pf: PhaseFacts, caches=None) -> dict | None:
     for count, n in pf.divider.items():  # so is each FP divide and square root
         if round(n) > 0:
             out[count] = min(round(n), total)
-    left = total  # and each shuffle, of one kind or the other
+    left = total  # and each shuffle, of one kind or another
     for count, n in pf.shuffles.items():
         if round(n) > 0:
             out[count] = min(round(n), left)
