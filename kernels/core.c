@@ -146,15 +146,14 @@
  *   shuffle_lane   16 independent fixed-pattern in-lane shuffles of words and wider elements
  *                  (`vpshufd`, `vpshufhw`/`lw`, `vpunpck*`, `vshufps`/`pd`, `vmovshdup`/`sldup`),
  *                  which some cores run on more pipes than the others (on the Zen 5 VM 4 per
- *                  cycle, as fast as adds, against the shuffle loop's 2; Intel from Ice Lake on
- *                  ports 1 and 5), others on the same port (Intel's port 5 to Skylake).  Prices
+ *                  cycle, as fast as adds, against the shuffle loop's 2; the Intel Xeon VM 2 per
+ *                  cycle), others on the same port (Intel's port 5 to Skylake).  Prices
  *                  ``lane_shuffles``: with ``shuffles`` they occupy at most these pipes.
  *   shuffle_fp     16 independent in-lane shuffles of floating-point elements (`vunpck*ps`/`pd`,
  *                  `vpermilps`/`pd` with an immediate, `vmovddup`, `vmovhlps`/`vmovlhps`),
- *                  which Intel's cores from Ice Lake run on port 5 alone while the kinds above
- *                  run on two ports: on the Intel Xeon VM (family 6 model 167) 1 per cycle
- *                  against shuffle_lane's 2 (Abel and Reineke, "uops.info", ASPLOS 2019, list
- *                  the same ports).  Prices ``fp_shuffles``.  Each kind's pipes are taken to
+ *                  which the Intel Xeon VM (family 6 model 167, a Sapphire Rapids or later
+ *                  core) runs 1 per cycle against shuffle_lane's 2 (one port against two).
+ *                  Prices ``fp_shuffles``.  Each kind's pipes are taken to
  *                  hold those of any slower kind, so the model reads which kinds share pipes
  *                  off the measured rates, not off the names.
  *                  The shuffle loops are built where the compiler targets AVX2 (-march=native

@@ -115,7 +115,7 @@ DIVIDER_COUNTS = ("fp_divisions", "fp_square_roots")
 #: instruction total still prices them as instructions).
 SHUFFLE_COUNTS = ("shuffles", "lane_shuffles", "fp_shuffles")
 #: Shuffle loops whose rates differ by less than this factor run on the same pipes (the
-#: kinds' rates differ by whole pipes: 2x on Intel from Ice Lake and on AMD Zen 5).
+#: kinds' rates differ by whole pipes: 2x on the Intel Xeon VM and on AMD Zen 5).
 SAME_PIPES = 1.25
 #: What is left where a count's loop is missing, for the counts priced as a bound of their own.
 _INSTEAD = {**dict.fromkeys(DIVIDER_COUNTS, "no divider bound (PEAK division prices their "
@@ -330,10 +330,10 @@ def _count_bounds(counts: dict, rates: CoreRates, k: str, threads: int,
 def _nest_shuffles(counts: dict, rates: CoreRates, k: str, said: list) -> None:
     """Make each shuffle count the bound of its kind's pipes: the kind's own shuffles and
     those of every kind measured no faster (within SAME_PIPES), which run on a subset of the
-    same pipes (Intel from Ice Lake: the unit's and the floating-point kinds on port 5, the
-    other in-lane kinds on ports 1 and 5; Skylake: all on port 5; AMD Zen 5: the unit's kinds
-    on two of the four pipes that run the in-lane ones).  So a mix takes
-    max over kinds r of (sum of n over kinds no faster than r) / r.  A signature without the
+    same pipes (the Intel Xeon VM, a Sapphire Rapids or later core: the unit's and the
+    floating-point kinds one per cycle, the other in-lane kinds two; Skylake: all on port 5;
+    AMD Zen 5: the unit's kinds on two of the four pipes that run the in-lane ones).  So a mix
+    takes max over kinds r of (sum of n over kinds no faster than r) / r.  A signature without the
     shuffle_fp loop prices the floating-point kinds as the other in-lane ones."""
     if counts["fp_shuffles"] > 0 and not rates.has_core_loop("shuffle_fp"):
         counts["lane_shuffles"] += counts["fp_shuffles"]

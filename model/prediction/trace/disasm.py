@@ -33,8 +33,8 @@ al., SC2002): bytes = accesses x operand width, flops = executions x flops per i
   ``pshufhw``/``lw``, ``punpck*``, ``shufps``/``pd``, ``movshdup``/``movsldup``.  In-lane
   shuffles of floating-point elements (``fp_shuffles``): ``unpck*ps``/``pd``, ``vpermilps``/
   ``pd`` with an immediate, ``movddup``, ``movhlps``/``movlhps``.  All run on Intel's port 5
-  alone from Haswell to Skylake (Agner Fog, "Instruction tables"; uops.info); from Ice Lake the
-  second kind runs on ports 1 and 5, the third still on port 5 alone; AMD Zen 5 runs the
+  alone from Haswell to Skylake (Agner Fog, "Instruction tables"; uops.info); on the Intel Xeon VM
+  (a Sapphire Rapids or later core) the second kind runs two per cycle, the third one; AMD Zen 5 runs the
   second kind on twice the pipes of the first (kernels/core.c's three shuffle loops measure
   each kind).  Blends are not shuffles (they run on the vector ALUs), nor are loads that
   broadcast or widen from memory.
