@@ -74,7 +74,7 @@ _SHUFFLE = re.compile(r"^(vextract[if](128|32x4|64x2|32x8|64x4)|vinsert[if](128|
                       r"64x4)|v?extractps|v?insertps|v?pextr[bwdq]|v?pinsr[bwdq]|"
                       r"vperm(q|d|pd|ps|b|w|2[if]128|[it]2(b|w|d|q|ps|pd))|v?pshufb|v?palignr|"
                       r"v?pack[su]s(wb|dw)|v?ps[lr]ldq)$")
-#: fixed-pattern in-lane shuffles of words and wider elements (vpermilp* only with an immediate)
+#: fixed-pattern in-lane shuffles of words and wider elements
 _LANE_SHUFFLE = re.compile(r"^(v?pshuf(d|hw|lw)|v?punpck[lh](bw|wd|dq|qdq)|v?shufp[sd]|"
                            r"v?mov(shdup|sldup))$")
 #: in-lane shuffles of floating-point elements (vpermilp* only with an immediate)

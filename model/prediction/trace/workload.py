@@ -189,7 +189,7 @@ def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
     """One entry per access class; plain stores keep the write-allocate / in-place split of
     :func:`pinchpoint.prediction.trace.traffic.split_accesses`; a stride-1 update is a load and
     an in-place store of the same bytes."""
-    out, far = [], []
+    out, far = [], None
     classes = dict(pf.classes)
     index = classes.pop(("index", "load"), None)
     if index is not None and not any(k[0] == "gather" for k in merge_small(classes)):
@@ -197,7 +197,7 @@ def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
         into = classes.get(("stride1", "load")) or AccessClass("stride1", "load")
         classes[("stride1", "load")] = absorb(copy.deepcopy(into), index)
     elif index is not None:
-        far = [_index_entry(index, runs, caches, probe)]
+        far = _index_entry(index, runs, caches, probe)
     for (pattern, op), ac in sorted(merge_small(classes).items()):
         if ac.bytes <= 0:
             continue
@@ -219,7 +219,9 @@ def _memory_entries(pf: PhaseFacts, runs, caches, probe=None) -> list[dict]:
             out += [{**e, "op": "load"}, {**e, "op": "store", "in_place": True}]
         else:
             out.append(entry(ac, runs, caches, probe=probe))
-    return out + [e for e in far if _beyond_the_gathers(e, out, caches)]
+    if far is not None and _beyond_the_gathers(far, out, caches):
+        out.append(far)
+    return out
 
 
 def _index_entry(index: AccessClass, runs, caches, probe=None) -> dict:
