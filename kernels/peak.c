@@ -9,11 +9,13 @@
  *   add_chain a = a + c, loop_length times: one chain of dependent adds   1 flop per step
  *   fma_chain a = fma(x, m, a), loop_length times: dependent FMAs        2 flops per step
  *   add_chains  short chains back to back: for each of K chains, a = x[c]; loop_length
- *            dependent adds a = a + c; y[c] = a (K x loop_length >= 8192 adds in all)  1 flop
- *            per add.  Each chain depends on nothing before it, so an out-of-order core
- *            overlaps as many consecutive chains as its window holds: short chains run near
- *            the add throughput, long ones at one add per latency (add_chain).  The shape of a
- *            matrix-vector product with one accumulator per row (a chain of row-length adds).
+ *            dependent adds a = a + c, four to an iteration; y[c] = a (K x loop_length >=
+ *            8192 adds in all)  1 flop per add.  Each chain depends on nothing before it, so
+ *            an out-of-order core overlaps as many consecutive chains as its window holds:
+ *            short chains run near the add throughput, long ones at one add per latency
+ *            (add_chain).  The shape of a matrix-vector product with one accumulator per row
+ *            (a chain of row-length adds).  Each point states the instructions one chain
+ *            takes (x86-64), what the window holds of it.
  *   sum_lanes sum of x[i] into 16 partial sums: the stream alone        1 flop (8 B)
  *   sum_chain sum = sum + x[i]: one chain of dependent adds fed by a stream   1 flop (8 B)
  *   sum_chain2 sum = sum + (x[i] + x[i+1]): the same chain, one add of it per 16 B
@@ -120,6 +122,53 @@ typedef struct {
 
 static volatile double s_v = 1.0000001;
 
+/* add_chains: ``chains`` chains of ``n`` dependent adds, one after the other.  Four adds of a
+   chain to an iteration, as a compiled reduction unrolled or vectorised by four runs them: a
+   back branch per add would bound the loop by the core's taken branches rather than by how
+   many chains its reorder window overlaps.  On x86-64 the iteration is written out (the four
+   adds, a decrement, a branch: 1.5 instructions per add, whatever the compiler would unroll)
+   so that each point can state the instructions one chain takes, about 10 around its adds
+   (the load, the store, the chain loop's own) and 4 per add of a remainder past a multiple
+   of four (the compiled loop's index step, add, compare and branch; the plans' lengths have
+   none): ADD_CHAINS_INSTRUCTIONS, which tests/kernels counts under Callgrind.  Elsewhere the
+   loop is C and its points state no count. */
+#if defined(__x86_64__)
+#define ADD_CHAINS_INSTRUCTIONS(n) (6.0 * (double)((n) / 4) + 4.0 * (double)((n) % 4) + 10.0)
+#ifdef __AVX__
+#define ADD_STEP "vaddsd %[s], %[a], %[a]\n\t"
+#else
+#define ADD_STEP "addsd %[s], %[a]\n\t"
+#endif
+#endif
+__attribute__((noinline)) static void add_chains(const double *x, double *y, size_t chains,
+                                                 size_t n, double step)
+{
+    size_t i, k;
+    for (k = 0; k < chains; k++) {
+        double a = x[k];
+#if defined(__x86_64__)
+        size_t quads = n / 4;
+        if (quads)
+            __asm__ volatile("1:\n\t" ADD_STEP ADD_STEP ADD_STEP ADD_STEP
+                             "dec %[q]\n\t"
+                             "jnz 1b"
+                             : [a] "+x"(a), [q] "+r"(quads)
+                             : [s] "x"(step)
+                             : "cc");
+        i = n - n % 4;
+#else
+        for (i = 0; i + 4 <= n; i += 4) {
+            a = a + step;
+            a = a + step;
+            a = a + step;
+            a = a + step;
+        }
+#endif
+        for (; i < n; i++) a = a + step;
+        y[k] = a;
+    }
+}
+
 static double body(void *p, long iters)
 {
     ctx_t *c = (ctx_t *)p;
@@ -150,15 +199,9 @@ static double body(void *p, long iters)
         case P_SUMCHAIN2: /* the pair's add waits for nothing: one chain add per 16 B */
             for (i = 0; i + 2 <= n; i += 2) acc[0] = acc[0] + (x[i] + x[i + 1]);
             break;
-        case P_ADDCHAINS: {
-            size_t k;
-            for (k = 0; k < c->chains; k++) {
-                double a = x[k];
-                for (i = 0; i < n; i++) a = a + step;
-                y[k] = a;
-            }
+        case P_ADDCHAINS:
+            add_chains(x, y, c->chains, n, step);
             break;
-        }
         case P_HORNER:
         case P_HORNER_FMA:
             horner(c->depth, c->op == P_HORNER_FMA, x, y, n);
@@ -256,6 +299,10 @@ int main(int argc, char **argv)
                    OP_NAMES[c.op], lens[l], iters);
             if (IS_HORNER(c.op))
                 printf(",\"depth\":%d", c.depth);
+#ifdef ADD_CHAINS_INSTRUCTIONS
+            if (c.op == P_ADDCHAINS)
+                printf(",\"instructions_per_chain\":%.6g", ADD_CHAINS_INSTRUCTIONS(c.n));
+#endif
             pp_emit_end("flop/s", reps, o.reps);
         }
     free(c.x); free(c.y);

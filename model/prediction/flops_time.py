@@ -64,6 +64,15 @@ def packed_single_note(f: Flops) -> str | None:
             f"lanes of PEAK's doubles")
 
 
+def _instructions_per_add(phase: Phase) -> float | None:
+    """Instructions the phase executes per add of its chains (its chains side by side count
+    as one: the window holds all of them), or None without an instruction count."""
+    f = phase.flops
+    total = phase.instructions.total if phase.instructions is not None else 0.0
+    adds = f.chained_adds / max(f.chains or 1, 1)
+    return total / adds if total > 0 and adds > 0 else None
+
+
 def latency_time(phase: Phase, rates: SignatureRates, key: str, detail: list) -> float:
     """Time [s] the reduction chains take at one add (FMA) latency per step, short chains
     overlapping out of order at PEAK add_chains' rate."""
@@ -77,7 +86,8 @@ def latency_time(phase: Phase, rates: SignatureRates, key: str, detail: list) ->
         if rate is None:
             continue
         if chained == "chained_adds" and f.chain_length:
-            short = rates.short_chain_rate(f.chain_length, f"{key}.flops.chain_length")
+            short = rates.short_chain_rate(f.chain_length, f"{key}.flops.chain_length",
+                                           _instructions_per_add(phase))
             if short is not None and short > rate:
                 rate = short
                 detail.append(f"chains of {f.chain_length:g} adds overlap out of order "

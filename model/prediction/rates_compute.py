@@ -76,11 +76,17 @@ class ComputeRates(RatesBase):
             raise SignatureError(f"PEAK {loop}: the rate is zero", key="kernels.peak")
         return rate
 
-    def short_chain_rate(self, length: float, key: str) -> float | None:
+    def short_chain_rate(self, length: float, key: str,
+                         per_add: float | None = None) -> float | None:
         """Add rate [flop/s] of short chains of ``length`` dependent adds run back to back,
         consecutive chains overlapping out of order: PEAK add_chains interpolated in log
-        length (beyond its longest chain: the one-chain rate).  None, with a note, without
-        add_chains points: the chains are then priced as one long chain."""
+        length (beyond its longest chain: the one-chain rate).  How many chains a core
+        overlaps is how many its reorder window holds, so where the points state the
+        instructions one of their chains takes and the phase its instructions per add
+        (``per_add``), the curve is read at as many instructions per chain, length x per_add
+        (a matrix product's chain of 160 adds amid 5 instructions per add fills the window as
+        add_chains' chain of 540 adds at 1.5).  None, with a note, without add_chains
+        points: the chains are then priced as one long chain."""
         pts = [p for p in (self.signature.points("peak", op="add_chains")
                            if "peak" in self.signature.kernels else []) if "loop_length" in p.params]
         if not pts:
@@ -88,12 +94,17 @@ class ComputeRates(RatesBase):
                        f"chains overlapping out of order), so the chains are priced as one long "
                        f"chain (pinchpoint measure measures add_chains)")
             return None
-        by_len = {float(p["loop_length"]): self._value(p.result, "rate") for p in pts}
-        xs = sorted(by_len)
+        axis = "loop_length"
+        if per_add and all("instructions_per_chain" in p.params for p in pts):
+            axis, length = "instructions_per_chain", length * per_add
+            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add) "
+                       f"read off add_chains' instructions per chain (as many in the reorder "
+                       f"window)")
+        by_x = {float(p[axis]): self._value(p.result, "rate") for p in pts}
+        xs = sorted(by_x)
         if length > xs[-1]:
             return None  # longer than measured: as one long chain (add_chain)
-        return float(log_interp(max(length, xs[0]), xs, [by_len[x] for x in xs]))
-
+        return float(log_interp(max(length, xs[0]), xs, [by_x[x] for x in xs]))
 
     def depth_rate(self, depth: float, key: str, fused: bool = False) -> tuple[float, str] | None:
         """(flop rate [flop/s], PEAK op) of multiply-adds in per-element chains of ``depth``

@@ -1,0 +1,103 @@
+"""Short chains read off PEAK add_chains at as many instructions per chain as the reorder window
+holds of the phase's: each point states its own loop's instructions per chain, the phase its
+instructions (``[phases.instructions] total``) per chained add."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic_signature import result, synthetic_doc
+
+from pinchpoint.inputs.signature import Signature
+from pinchpoint.inputs.workload import loads_workload
+from pinchpoint.prediction.convolve import convolve
+
+#: add_chains of the kernel's shape: 1.5 instructions per add and 10 around each chain
+CHAINS = ((4, 7.8e9), (64, 6.0e9), (256, 3.0e9), (4096, 2.0e9))
+
+
+def _instructions(length: int) -> float:
+    return 1.5 * length + 10
+
+
+def _sig(with_counts: bool = True) -> Signature:
+    doc = synthetic_doc()
+    peak = [p for p in doc["kernels"]["peak"]["points"] if p["op"] != "add_chains"]
+    for length, rate in CHAINS:
+        point = {"op": "add_chains", "loop_length": length, "result": result("flop/s", rate)}
+        if with_counts:
+            point["instructions_per_chain"] = _instructions(length)
+        peak.append(point)
+    # one chain: an add every 0.5 ns
+    for p in peak:
+        if p["op"] == "add_chain":
+            p["result"] = result("flop/s", 2e9)
+    doc["kernels"]["peak"]["points"] = peak
+    return Signature.from_dict(doc)
+
+
+def _workload(length: float, per_add: float | None, adds: float = 1e9):
+    body = (f"[phases.flops]\nadd_multiply = {adds:g}\nchained_adds = {adds:g}\nchains = 1\n"
+            f"chain_length = {length:g}\n")
+    if per_add is not None:
+        body += f"[phases.instructions]\ntotal = {per_add * adds:g}\n"
+    return loads_workload("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n" + body, file="w.toml")
+
+
+def _by_hand(x: float) -> float:
+    """The rate at ``x`` instructions per chain, interpolated in log x between the points."""
+    xs = [_instructions(n) for n, _ in CHAINS]
+    ys = [r for _, r in CHAINS]
+    x = max(x, xs[0])
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        if x0 <= x <= x1:
+            w = math.log(x / x0) / math.log(x1 / x0)
+            return math.exp((1 - w) * math.log(y0) + w * math.log(y1))
+    raise AssertionError("beyond the points")
+
+
+def _fp_rate(sig, length, per_add) -> float:
+    """Chained adds per second the prediction's latency bound implies."""
+    pred = convolve(sig, _workload(length, per_add), extrapolate=True)  # no core loops
+    return 1e9 / pred.seconds("fp")
+
+
+def test_read_at_the_phase_instructions_per_chain():
+    sig = _sig()
+    # a matrix-vector row of 55 adds amid 3.4 instructions per add: 187 per chain
+    assert _fp_rate(sig, 55, 3.4) == pytest.approx(_by_hand(55 * 3.4))
+    # as dense as add_chains' own loop: its own point
+    assert _fp_rate(sig, 64, (1.5 * 64 + 10) / 64) == pytest.approx(6.0e9)
+    # a sparser loop fills the window sooner: slower than the same length read by length
+    assert _fp_rate(sig, 64, 5.0) < 6.0e9
+
+
+def test_by_length_without_the_phase_instructions_or_the_points_counts():
+    # no instruction count in the phase: the length is the reading
+    assert _fp_rate(_sig(), 64, None) == pytest.approx(6.0e9)
+    # points from a kernel that states no count (an older signature): by length as well
+    assert _fp_rate(_sig(with_counts=False), 64, 5.0) == pytest.approx(6.0e9)
+
+
+def test_past_the_longest_chain_measured_one_long_chain():
+    # 1000 adds at 10 instructions each: past add_chains' 6154 instructions per chain
+    assert _fp_rate(_sig(), 1000, 10.0) == pytest.approx(2e9)
+
+
+def test_the_detail_says_how_it_was_read():
+    pred = convolve(_sig(), _workload(55, 3.4), extrapolate=True)
+    assert any("chains of 187 instructions (3.4 per add)" in n for n in pred.notes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(length=st.integers(4, 2000), per_add=st.floats(1.0, 20.0), more=st.floats(1.0, 4.0))
+def test_more_instructions_per_add_never_runs_the_chains_faster(length, per_add, more):
+    """A curve that falls with the chain's instructions: a sparser loop holds fewer chains in
+    the window, so it is never read faster, and never slower than one long chain."""
+    sig = _sig()
+    dense, sparse = _fp_rate(sig, length, per_add), _fp_rate(sig, length, per_add * more)
+    assert sparse <= dense * (1 + 1e-9)
+    assert sparse >= 2e9 * (1 - 1e-9)
