@@ -95,11 +95,17 @@ class ComputeRates(RatesBase):
                        f"chain (pinchpoint measure measures add_chains)")
             return None
         axis = "loop_length"
-        if per_add and all("instructions_per_chain" in p.params for p in pts):
+        counted = all("instructions_per_chain" in p.params for p in pts)
+        if per_add and counted:
             axis, length = "instructions_per_chain", length * per_add
             self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add) "
                        f"read off add_chains' instructions per chain (as many in the reorder "
                        f"window)")
+        elif counted:
+            self._note(f"{key}: the phase states no instructions, so its chains are read at "
+                       f"add_chains' length, as if its loop were as dense as add_chains' "
+                       f"(state [phases.instructions] total to read how many the reorder "
+                       f"window holds)")
         by_x = {float(p[axis]): self._value(p.result, "rate") for p in pts}
         xs = sorted(by_x)
         if length > xs[-1]:

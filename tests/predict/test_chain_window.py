@@ -76,8 +76,10 @@ def test_read_at_the_phase_instructions_per_chain():
 
 
 def test_by_length_without_the_phase_instructions_or_the_points_counts():
-    # no instruction count in the phase: the length is the reading
+    # no instruction count in the phase: the length is the reading, and the notes say so
     assert _fp_rate(_sig(), 64, None) == pytest.approx(6.0e9)
+    pred = convolve(_sig(), _workload(64, None))
+    assert any("states no instructions" in n for n in pred.notes)
     # points from a kernel that states no count (an older signature): by length as well
     assert _fp_rate(_sig(with_counts=False), 64, 5.0) == pytest.approx(6.0e9)
 
