@@ -14,8 +14,8 @@
  *            an out-of-order core overlaps as many consecutive chains as its window holds:
  *            short chains run near the add throughput, long ones at one add per latency
  *            (add_chain).  The shape of a matrix-vector product with one accumulator per row
- *            (a chain of row-length adds).  Each point states the instructions one chain
- *            takes (x86-64), what the window holds of it.
+ *            (a chain of row-length adds).  On x86-64 each point also states
+ *            instructions_per_chain, what one chain occupies in the reorder window.
  *   sum_lanes sum of x[i] into 16 partial sums: the stream alone        1 flop (8 B)
  *   sum_chain sum = sum + x[i]: one chain of dependent adds fed by a stream   1 flop (8 B)
  *   sum_chain2 sum = sum + (x[i] + x[i+1]): the same chain, one add of it per 16 B

@@ -83,7 +83,7 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     # chain_length = 1000                # optional: the chained adds come in short chains of
                                          # this many adds, one after the other (one accumulator
                                          # per matrix row): consecutive chains overlap out of
-                                         # order, priced by PEAK add_chains at this length
+                                         # order (PEAK add_chains, read at their instructions)
     # chain_overlap = true               # false: the chains wait for the loads feeding them
                                          # (their latency adds to the memory time)
     # dependency_depth = 8               # dependent multiply-add steps per element (Horner of

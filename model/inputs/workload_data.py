@@ -105,7 +105,9 @@ class Flops:
     (:mod:`pinchpoint.prediction.convolve`).  ``chains`` may be None only when nothing is chained.
     ``chain_length`` (optional) says the chained adds come in short chains of that many adds,
     each independent of the one before (a matrix-vector product with one accumulator per row):
-    an out-of-order core overlaps consecutive chains, as PEAK's add_chains measures.
+    an out-of-order core overlaps as many consecutive chains as its window holds, as PEAK's
+    add_chains measures (read at the phase's instructions per chain where ``instructions``
+    states its total).
     ``chain_overlap`` False says the chains wait for the loads that feed them (a sparse row sum
     whose gathers and adds do not overlap): their latency is added to the memory time.
     ``dependency_depth`` N says each element's multiply-adds form a chain of N dependent steps

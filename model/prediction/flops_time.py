@@ -65,11 +65,13 @@ def packed_single_note(f: Flops) -> str | None:
 
 
 def _instructions_per_add(phase: Phase) -> float | None:
-    """Instructions the phase executes per add of its chains (its chains side by side count
-    as one: the window holds all of them), or None without an instruction count."""
+    """Instructions the phase executes per add of one chain, or None without an instruction
+    count.  With ``chains`` partial sums interleaved, each add of one chain comes with the
+    others' adds and their instructions, all in the window at once; an FMA on a chain (2
+    flops) is one operation of it."""
     f = phase.flops
     total = phase.instructions.total if phase.instructions is not None else 0.0
-    adds = f.chained_adds / max(f.chains or 1, 1)
+    adds = (f.chained_adds + f.chained_fma / 2) / max(f.chains or 1, 1)
     return total / adds if total > 0 and adds > 0 else None
 
 

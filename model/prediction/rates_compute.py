@@ -28,6 +28,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pinchpoint.errors import SignatureError, WorkloadError
@@ -38,6 +40,10 @@ from pinchpoint.prediction.rates_base import RatesBase
 PEAK_FOR_FLOP = {"division": "division", "add_multiply": "poly5", "fma": "poly5"}
 #: PEAK loop that measures the latency of each kind of chained flop (one dependency chain).
 PEAK_FOR_CHAIN = {"chained_adds": "add_chain", "chained_fma": "fma_chain"}
+#: Instructions per add of a chain in a loop of one add per iteration, as written before a
+#: compiler unrolls or vectorises it: the add, the element's load, the index step and the
+#: compare-and-branch.  Short chains of a phase that states no instructions are read at it.
+ROLLED_INSTRUCTIONS_PER_ADD = 4.0
 
 
 class ComputeRates(RatesBase):
@@ -82,10 +88,12 @@ class ComputeRates(RatesBase):
         consecutive chains overlapping out of order: PEAK add_chains interpolated in log
         length (beyond its longest chain: the one-chain rate).  How many chains a core
         overlaps is how many its reorder window holds, so where the points state the
-        instructions one of their chains takes and the phase its instructions per add
-        (``per_add``), the curve is read at as many instructions per chain, length x per_add
-        (a matrix product's chain of 160 adds amid 5 instructions per add fills the window as
-        add_chains' chain of 540 adds at 1.5).  None, with a note, without add_chains
+        instructions one of their chains takes (x86-64 builds) the curve is read at as many
+        instructions per chain, length x the phase's instructions per add ``per_add`` (a
+        matrix product's chain of 160 adds amid 5 instructions per add fills the window as
+        add_chains' chain of about 530 adds at 1.5); a phase that states no instructions is
+        taken as a loop of one add per iteration (:data:`ROLLED_INSTRUCTIONS_PER_ADD`).
+        Points without the count are read by length.  None, with a note, without add_chains
         points: the chains are then priced as one long chain."""
         pts = [p for p in (self.signature.points("peak", op="add_chains")
                            if "peak" in self.signature.kernels else []) if "loop_length" in p.params]
@@ -95,17 +103,17 @@ class ComputeRates(RatesBase):
                        f"chain (pinchpoint measure measures add_chains)")
             return None
         axis = "loop_length"
-        counted = all("instructions_per_chain" in p.params for p in pts)
-        if per_add and counted:
-            axis, length = "instructions_per_chain", length * per_add
-            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add) "
-                       f"read off add_chains' instructions per chain (as many in the reorder "
-                       f"window)")
-        elif counted:
-            self._note(f"{key}: the phase states no instructions, so its chains are read at "
-                       f"add_chains' length, as if its loop were as dense as add_chains' "
-                       f"(state [phases.instructions] total to read how many the reorder "
-                       f"window holds)")
+        if _states_instructions(pts):
+            axis, stated = "instructions_per_chain", per_add
+            per_add = per_add or ROLLED_INSTRUCTIONS_PER_ADD
+            length *= per_add
+            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add"
+                       + ("" if stated else ", the phase states none: a loop of one add per "
+                          "iteration") + ") read off add_chains' instructions per chain (as "
+                       "many in the reorder window)")
+        elif per_add:
+            self._note(f"{key}: signature {self.signature.name!r}'s add_chains points state no "
+                       f"instructions per chain, so the chains are read at their length")
         by_x = {float(p[axis]): self._value(p.result, "rate") for p in pts}
         xs = sorted(by_x)
         if length > xs[-1]:
@@ -239,3 +247,15 @@ class ComputeRates(RatesBase):
         t = self._range(trips, xs[0], xs[-1], "inner trip count", key)
         slow = [per[x] / per[fastest] - 1.0 for x in xs]
         return float(np.interp(np.log(t), np.log(xs), slow))
+
+
+def _states_instructions(pts) -> bool:
+    """Whether every add_chains point states its instructions per chain; a stated value that
+    is not a positive finite number is refused, naming the key."""
+    vals = [p.params.get("instructions_per_chain") for p in pts]
+    for v in vals:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                              or not 0 < v < math.inf):
+            raise SignatureError(f"PEAK add_chains: instructions_per_chain is {v!r}, not a "
+                                 f"positive number", key="kernels.peak")
+    return all(v is not None for v in vals)

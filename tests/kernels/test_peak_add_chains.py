@@ -32,14 +32,17 @@ def test_short_chains_overlap_and_state_their_instructions(binaries):
 
 @pytest.mark.slow
 @pytest.mark.needs_tool
-@pytest.mark.parametrize("length, chains", [(256, 32), (4096, 2)])
+@pytest.mark.parametrize("length, chains", [(256, 32), (1024, 8)])
 def test_the_stated_instructions_are_what_the_loop_executes(length, chains, tmp_path):
     if not X86:
         pytest.skip("the counted loop is x86-64 assembly")
     binary = compile_kernel("peak", find_compiler(flags=("-O3", "-mavx2")))
-    counts = callgrind_self_counts(binary, "add_chains", tmp_path / "callgrind.out",
-                                   extra=["--lengths", str(length)])
-    e = counts["add_chains"]
-    # each call runs `chains` chains
-    per_chain = e["Ir"] / e["calls"] / chains
-    assert per_chain == pytest.approx(1.5 * length + 10, rel=0.03)
+    args = ["--ops", "add_chains", "--lengths", str(length)]
+    point, = run_kernel(binary, args + ["--reps", "1", "--min-time", "1e-6"], kernel="peak",
+                        timeout=60).points
+    stated = point["params"]["instructions_per_chain"]
+    e = callgrind_self_counts(binary, "add_chains", tmp_path / "callgrind.out",
+                              extra=args[2:])["add_chains"]
+    # each call runs `chains` chains; the call's own entry and return, about 10 instructions,
+    # add under 2 per chain at these lengths
+    assert e["Ir"] / e["calls"] / chains == pytest.approx(stated, abs=2.0)

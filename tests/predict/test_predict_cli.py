@@ -121,3 +121,22 @@ def test_classify_figure_above_every_ceiling_is_not_hardware_bound(capsys):
     first = out.splitlines()[0]
     assert "above-ceiling" in first and "at-ceiling" not in first
     assert "must be wrong" in out
+
+
+def test_a_signature_value_the_pricing_refuses_names_the_file(capsys, tmp_path):
+    """A count the loader accepts as a number's place but the pricing cannot use (PEAK
+    add_chains' instructions per chain, stated as a word): exit 2, the file and the key."""
+    from synthetic_signature import synthetic_doc
+
+    doc = synthetic_doc()
+    for p in doc["kernels"]["peak"]["points"]:
+        if p["op"] == "add_chains":
+            p["instructions_per_chain"] = "many"
+    sig = tmp_path / "sig.json"
+    sig.write_text(json.dumps(doc))
+    wl = tmp_path / "w.toml"
+    wl.write_text("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n[phases.flops]\nadd_multiply = 10\n"
+                  "chained_adds = 10\nchains = 1\nchain_length = 8\n")
+    code, out, err = run(capsys, "predict", "--signature", str(sig), "--workload", str(wl))
+    assert code == 2 and out == ""
+    assert f"{sig}: kernels.peak: PEAK add_chains: instructions_per_chain is 'many'" in err
