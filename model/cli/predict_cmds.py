@@ -50,7 +50,6 @@ def add_parser(sub) -> None:
 def run_predict(args: argparse.Namespace) -> int:
     from pinchpoint.api import predict
     from pinchpoint.cli.output import print_json, warn
-    from pinchpoint.errors import SignatureError
     from pinchpoint.inputs.host_match import mismatch_warnings
 
     sig = load_signature_arg(args.signature)
@@ -59,10 +58,7 @@ def run_predict(args: argparse.Namespace) -> int:
     warnings = mismatch_warnings(profile, sig) if profile is not None else ()
     for w in warnings:
         warn(w)
-    try:
-        pred = predict(sig, wl, profile=profile, stat=args.stat, extrapolate=args.extrapolate)
-    except SignatureError as exc:  # a value the pricing found unusable: name the signature
-        raise exc.located(file=args.signature) from None
+    pred = predict(sig, wl, profile=profile, stat=args.stat, extrapolate=args.extrapolate)
     if args.json:
         print_json({**pred.to_dict(), "warnings": list(warnings)})
     else:

@@ -310,6 +310,9 @@ class Signature:
     created: str
     kernels: Mapping[str, KernelRun]
     schema: int = SCHEMA_VERSION
+    #: the file it was read from (None: built in memory), which names it when a value of it
+    #: is refused while it prices a workload
+    file: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         # read-only all the way down (host facts are nested tables and arrays) and hashable
@@ -391,7 +394,8 @@ class Signature:
                 raise doc.error("kernels", f"{name!r} is not a kernel name")
             kernels[name] = KernelRun.from_dict(run, file=file, key=f"kernels.{name}")
             _check_meaning(doc, name, kernels[name], f"kernels.{name}")
-        return cls(dict(d["host"]), dict(d["compiler"]), d["created"], kernels, d["schema"])
+        return cls(dict(d["host"]), dict(d["compiler"]), d["created"], kernels, d["schema"],
+                   None if file is None else str(file))
 
 
 def loads_signature(text: str, *, file=None) -> Signature:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pinchpoint.errors import WorkloadError
+from pinchpoint.errors import SignatureError, WorkloadError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload_data import MemoryOps, Phase, Workload
 from pinchpoint.prediction.formulas import (PEAK_BYTES_PER_FLOP, in_place_overlap, log_interp,
@@ -461,6 +461,8 @@ def convolve(signature: Signature, workload: Workload, *, profile=None, stat: st
             t, d = _phase_times(ph, rates, f"phases[{i}]")
         except WorkloadError as exc:
             raise exc.located(file=workload.file) from None
+        except SignatureError as exc:  # a value the pricing cannot use: name its file
+            raise exc.located(file=signature.file) from None
         lo, hi = overlap_range(v for r, v in t.items() if r not in SERIAL)
         lo, hi = lo + sum(t[r] for r in SERIAL), hi + sum(t[r] for r in SERIAL)
         low += lo

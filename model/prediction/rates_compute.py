@@ -104,13 +104,13 @@ class ComputeRates(RatesBase):
             return None
         axis = "loop_length"
         if _states_instructions(pts):
-            axis, stated = "instructions_per_chain", per_add
+            axis = "instructions_per_chain"
+            why = "" if per_add else ", the phase states none: a loop of one add per iteration"
             per_add = per_add or ROLLED_INSTRUCTIONS_PER_ADD
             length *= per_add
-            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add"
-                       + ("" if stated else ", the phase states none: a loop of one add per "
-                          "iteration") + ") read off add_chains' instructions per chain (as "
-                       "many in the reorder window)")
+            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add{why}) "
+                       f"read off add_chains' instructions per chain (as many in the reorder "
+                       f"window)")
         elif per_add:
             self._note(f"{key}: signature {self.signature.name!r}'s add_chains points state no "
                        f"instructions per chain, so the chains are read at their length")
