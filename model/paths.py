@@ -133,15 +133,18 @@ def _output_target(path: str | os.PathLike, *, key: str | None = None,
     # The atomic write needs a new file beside the target: try one (root passes access()
     # checks that a read-only file system still refuses).
     probe = None
-    try:  # one block, so that a signal between creating and removing the probe removes it too
-        fd, probe = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".probe", dir=folder)
-        os.close(fd)
-    except OSError as exc:
-        raise InputError(f"{shown!r} cannot be written: the folder {_clip(str(folder))!r} refuses new files "
-                         f"({exc.strerror})", key=key) from None
-    finally:
-        if probe is not None:
-            os.unlink(probe)
+    # signals held: one inside mkstemp, after it made the file and before it returned the
+    # name, left the probe behind
+    with _signals_held():
+        try:
+            fd, probe = tempfile.mkstemp(prefix=f".{real.name[:50]}.", suffix=".probe", dir=folder)
+            os.close(fd)
+        except OSError as exc:
+            raise InputError(f"{shown!r} cannot be written: the folder {_clip(str(folder))!r} refuses new "
+                             f"files ({exc.strerror})", key=key) from None
+        finally:
+            if probe is not None:
+                os.unlink(probe)
     return real
 
 

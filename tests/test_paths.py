@@ -118,3 +118,33 @@ def test_an_error_while_writing_leaves_the_old_file_and_no_temporary(tmp_path):
 
 def test_refusals_are_pinchpoint_errors():
     assert issubclass(InputError, PinchpointError)
+
+
+def test_a_signal_inside_the_probes_mkstemp_leaves_no_probe(tmp_path, monkeypatch):
+    """Found by the long fuzz run (SIGTERM during ``signature plot -o``): a signal arriving
+    after mkstemp made the writability probe and before it returned the name left
+    ``.out.svg.*.probe`` behind.  Signals are now held over the probe's life."""
+    import signal
+    import tempfile
+
+    class Stop(Exception):
+        pass
+
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_then_signal(*a, **kw):
+        made = real_mkstemp(*a, **kw)
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered here, unless held
+        return made
+
+    def stop(signum, frame):
+        raise Stop
+
+    old = signal.signal(signal.SIGTERM, stop)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_signal)
+    try:
+        with pytest.raises(Stop):
+            output_target(tmp_path / "out.svg")
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert list(tmp_path.iterdir()) == []

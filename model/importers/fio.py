@@ -151,6 +151,10 @@ def parse_fio_json(text: str, *, file: str | None = None) -> list[dict]:
         key = f"jobs[{j}]"
         doc.table(job, key)
         name = job.get("jobname", key)
+        for field, value in (("jobname", name), ("groupid", job.get("groupid"))):
+            if isinstance(value, (dict, list)):  # hashed below to group a job's clones
+                raise InputError(f"fio's {field} is a single value, not {type(value).__name__}",
+                                 file=file, key=f"{key}.{field}")
         if job.get("error", 0):
             raise InputError(f"fio job {name!r} failed with error {job['error']}", file=file, key=f"{key}.error")
         opts = {**glob, **doc.table(job.get("job options") or {}, f"{key}.job options")}

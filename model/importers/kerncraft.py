@@ -358,6 +358,11 @@ def to_signature(machine: dict, *, file: str | None = None, notes: list[str] | N
                      created, {KERNEL: KernelRun(None, points)})
 
 
+def _strings(value) -> list[str] | str:
+    """A port list as strings; a lone value (a hand-edited file's) as one string."""
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value)
+
+
 def extras(machine: dict, *, file=None) -> dict:
     """What the profile format has no field for: SP flops per cycle, NUMA domains, each cache
     level's upstream throughput and whether its transfers overlap (kerncraft's ECM inputs)."""
@@ -385,6 +390,6 @@ def extras(machine: dict, *, file=None) -> dict:
         ports = (machine.get(model) or {}).get("ports") if isinstance(machine.get(model), dict) else None
         if ports is not None:
             out[model.replace(" ", "_").replace("-", "_") + "_ports"] = (
-                {str(k): [str(p) for p in v] for k, v in ports.items()} if isinstance(ports, dict)
-                else [str(p) for p in ports])
+                {str(k): _strings(v) for k, v in ports.items()} if isinstance(ports, dict)
+                else _strings(ports))
     return out

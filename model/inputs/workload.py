@@ -151,6 +151,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
                                          # entries of short loops that exit on their data
     # exits_mispredicted = 90000         # with it: those exits mispredicted; only that share
                                          # of the chains waits, each plus a penalty
+    # entries = 100000                   # optional, not with exits: the chains restart on each
+                                         # of this many entries of short counted loops, which
+                                         # overlap as PEAK add_chains' chains do
 
     [[phases.messages]]
     count = 1000                         # one-way messages (a ping-pong round trip is 2)
@@ -266,53 +269,49 @@ def _memory(ctx: Reader, d, key) -> MemoryOps:
     return MemoryOps(total, pattern, op, ws, rates, in_place, per, stride, streams)
 
 
-#: Most grid dimensions and offsets per array a loop nest may state.
+def _at_least_one(ctx: Reader, d, key: str, name: str, what: str = "") -> float | None:
+    """``d[name]``, a whole number of at least 1 (``what`` says what it counts), or None."""
+    if name not in d:
+        return None
+    n = read_count(ctx, d[name], f"{key}.{name}", integer=True)
+    if n < 1:
+        raise ctx.error(f"{key}.{name}", f"must be at least 1{what}")
+    return n
+
+
 def _flops(ctx: Reader, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length", "chain_overlap",
                                     "dependency_depth", "packed_single") + tuple(CHAINED))
     vals = {k: read_count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
-    ll = None
-    if "loop_length" in d:
-        ll = read_count(ctx, d["loop_length"], f"{key}.loop_length", integer=True)
-        if ll < 1:
-            raise ctx.error(f"{key}.loop_length", "must be at least 1")
+    ll = _at_least_one(ctx, d, key, "loop_length")
     for chained, kind in CHAINED.items():
         if vals[chained] > vals[kind]:
             raise ctx.error(f"{key}.{chained}", f"{vals[chained]:g} is more than the {vals[kind]:g} "
                                               f"{kind} flops it is a part of")
-    chains = None
-    if "chains" in d:
-        chains = int(read_count(ctx, d["chains"], f"{key}.chains", integer=True))
-        if chains < 1:
-            raise ctx.error(f"{key}.chains", "must be at least 1 (the number of partial sums)")
-    chain_length = None
-    if "chain_length" in d:
-        chain_length = read_count(ctx, d["chain_length"], f"{key}.chain_length", integer=True)
-        if chain_length < 1:
-            raise ctx.error(f"{key}.chain_length", "must be at least 1 (adds per chain)")
+    chains = _at_least_one(ctx, d, key, "chains", " (the number of partial sums)")
+    chain_length = _at_least_one(ctx, d, key, "chain_length", " (adds per chain)")
+    if chain_length is not None:
         if not vals["chained_adds"]:
             raise ctx.error(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
+        if chain_length > (on_chains := vals["chained_adds"] + vals["chained_fma"]):
+            raise ctx.error(f"{key}.chain_length", f"{chain_length:g} is more than all {on_chains:g} "
+                                                   "chained operations")
     overlap = d.get("chain_overlap", True)
     if not isinstance(overlap, bool):
         raise ctx.error(f"{key}.chain_overlap", f"{overlap!r} must be true or false")
     if "chain_overlap" in d and not (vals["chained_adds"] or vals["chained_fma"]):
         raise ctx.error(f"{key}.chain_overlap", "needs chained_adds or chained_fma (the chains)")
-    depth = None
-    if "dependency_depth" in d:
-        depth = read_count(ctx, d["dependency_depth"], f"{key}.dependency_depth", integer=True)
-        if depth < 1:
-            raise ctx.error(f"{key}.dependency_depth", "must be at least 1 (dependent steps per "
-                                                     "element)")
-        if not (vals["add_multiply"] or vals["fma"]):
-            raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
+    depth = _at_least_one(ctx, d, key, "dependency_depth", " (dependent steps per element)")
+    if depth is not None and not (vals["add_multiply"] or vals["fma"]):
+        raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
     single = read_count(ctx, d.get("packed_single", 0), f"{key}.packed_single")
     total = sum(vals[k] for k in FLOP_KINDS)
     if single > total * (1 + 1e-9):
         raise ctx.error(f"{key}.packed_single", f"{single:g} is more than the {total:g} flops it "
                                                 f"is a part of")
     try:  # Flops checks its own rule (chained flops need chains) where it is built
-        return Flops(loop_length=ll, chains=chains, chain_length=chain_length,
-                     chain_overlap=overlap, dependency_depth=depth,
+        return Flops(loop_length=ll, chains=None if chains is None else int(chains),
+                     chain_length=chain_length, chain_overlap=overlap, dependency_depth=depth,
                      packed_single=min(single, total), **vals)
     except WorkloadError as exc:
         raise ctx.error(f"{key}.{exc.key.rsplit('.', 1)[-1]}", exc.message) from None
@@ -415,9 +414,10 @@ def _work(phase: Phase):
         yield "dependencies", phase.dependencies.total
     for i, m in enumerate(phase.messages):
         yield f"messages[{i}]", m.count * max(m.size_bytes, 1.0)
-    for name, items in (("io", phase.io), ("network", phase.network)):
-        for i, item in enumerate(items):
-            yield f"{name}[{i}]", item.bytes
+    for i, item in enumerate(phase.io):
+        yield f"io[{i}]", item.bytes
+    for i, item in enumerate(phase.network):  # the payload, and its passes through memory
+        yield f"network[{i}]", item.bytes * max(1.0, item.memory_passes)
 
 
 def workload_from_dict(doc, *, file=None, default_name="workload") -> Workload:

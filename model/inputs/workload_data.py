@@ -164,8 +164,9 @@ class Flops:
 #: its own measured latency.
 DEPENDENCY_KINDS = ("alu", "multiply", "divide", "load", "indexed_load", "fp_add",
                     "fp_add_to_other", "fp_multiply", "fma", "fp_divide", "vector")
-#: [phases.dependencies] counts beside the kinds: entries of loops exiting on data, misses.
-EXIT_KEYS = ("exits", "exits_mispredicted")
+#: [phases.dependencies] counts beside the kinds, where the chains restart: entries of loops
+#: exiting on data and their mispredicted exits, or entries of short counted loops.
+RESTART_KEYS = ("exits", "exits_mispredicted", "entries")
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,10 @@ class Dependencies:
     those exits a predictor misses (<= exits).  A core runs the next entry's chain beside this
     one's while it predicts the exit; a mispredicted exit flushes it, so only that share of
     the chains runs one after the other, each plus the penalty (Hennessy and Patterson,
-    "Computer Architecture: A Quantitative Approach", 6th ed., 3.6: speculation)."""
+    "Computer Architecture: A Quantitative Approach", 6th ed., 3.6: speculation).
+    ``entries`` (optional, not with ``exits``) says the chains restart on each of that many
+    entries of short counted loops (a hash of each 24-byte string): a core runs the next
+    entries' chains beside this one's as far as its window holds their instructions."""
 
     alu: float = 0.0
     multiply: float = 0.0
@@ -204,9 +208,10 @@ class Dependencies:
     vector: float = 0.0
     exits: float = 0.0
     exits_mispredicted: float = 0.0
+    entries: float = 0.0
 
     def __post_init__(self):
-        for name in DEPENDENCY_KINDS + EXIT_KEYS:
+        for name in DEPENDENCY_KINDS + RESTART_KEYS:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise WorkloadError(f"{value!r} is not a count (finite, >= 0)",
@@ -214,13 +219,19 @@ class Dependencies:
         if self.exits_mispredicted > self.exits * (1 + 1e-9):
             raise WorkloadError(f"{self.exits_mispredicted:g} is more than the {self.exits:g} "
                                 f"exits it is a part of", key="dependencies.exits_mispredicted")
+        if self.entries > self.total * (1 + 1e-9):
+            raise WorkloadError(f"{self.entries:g} entries is more than the {self.total:g} chained "
+                                f"operations they restart", key="dependencies.entries")
+        if self.entries and self.exits:
+            raise WorkloadError("short counted loops' entries and exits on data are two ways the "
+                                "chains restart: give one", key="dependencies.entries")
 
     @property
     def total(self) -> float:
         return sum(getattr(self, k) for k in DEPENDENCY_KINDS)
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in DEPENDENCY_KINDS + EXIT_KEYS if getattr(self, k)}
+        return {k: getattr(self, k) for k in DEPENDENCY_KINDS + RESTART_KEYS if getattr(self, k)}
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pinchpoint.errors import WorkloadError
 from pinchpoint.inputs.document import Reader
-from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, EXIT_KEYS, INSTRUCTION_KEYS,
-                                             INSTRUCTION_VALUES, WAIT_LEVELS,
+from pinchpoint.inputs.workload_data import (DEPENDENCY_KINDS, INSTRUCTION_KEYS,
+                                             INSTRUCTION_VALUES, RESTART_KEYS, WAIT_LEVELS,
                                              Dependencies, Instructions, LoopNest)
 
 
@@ -119,10 +119,10 @@ def _read_waits(ctx: Reader, waits, key) -> tuple:
 
 
 def read_dependencies(ctx: Reader, d, key) -> Dependencies:
-    ctx.table(d, key, DEPENDENCY_KINDS + EXIT_KEYS, ())
+    ctx.table(d, key, DEPENDENCY_KINDS + RESTART_KEYS, ())
     if "exits_mispredicted" in d and "exits" not in d:
         raise ctx.error(f"{key}.exits_mispredicted", "needs exits (the entries it is a part of)")
-    counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in DEPENDENCY_KINDS + EXIT_KEYS if k in d}
+    counts = {k: read_count(ctx, d[k], f"{key}.{k}") for k in DEPENDENCY_KINDS + RESTART_KEYS if k in d}
     try:  # Dependencies checks exits_mispredicted <= exits where it is built
         return Dependencies(**counts)
     except WorkloadError as exc:

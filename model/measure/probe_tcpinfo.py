@@ -88,36 +88,62 @@ class PeerRun:
     command: list[str] = field(default_factory=list)
 
 
+#: Seconds iperf3 may take to connect to the peer.
+CONNECT_S = 5
+
+
 def run_peer(peer: str, *, port: int = 5201, seconds: float = 5.0, extra: tuple[str, ...] = (),
              interval: float = 0.2, iperf3: str = "iperf3", ss: str = "ss") -> PeerRun:
     """Run ``iperf3 -c PEER -J`` for ``seconds`` while sampling ``ss -tin`` on its sockets.
 
-    Bounded: iperf3 gets ``seconds`` + 15 s (its own connect timeout is 5 s), then is killed.
+    Bounded: iperf3 gets ``seconds`` + 15 s, or :data:`CONNECT_S` + 2 s where no data has
+    moved by then (its own connect timeout is :data:`CONNECT_S`, which iperf3 3.12 with ``-J``
+    can outlive, hanging after its error report), then is killed.
     """
-    cmd = [iperf3, "-c", peer, "-p", str(port), "-t", f"{seconds:g}", "-J", "--connect-timeout", "5000",
-           *extra]
+    cmd = [iperf3, "-c", peer, "-p", str(port), "-t", f"{seconds:g}", "-J", "--connect-timeout",
+           f"{CONNECT_S * 1000:.0f}", *extra]
     out = PeerRun(command=cmd)
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as exc:
         out.warnings.append(f"skipped the run against {peer}: cannot start iperf3 ({exc.strerror or exc})")
         return out
-    best: dict | None = None
-    deadline = time.monotonic() + seconds + 15
-    while proc.poll() is None and time.monotonic() < deadline:
-        sample = _sample(ss, peer, port, out)
-        if sample is not None and (best is None or (sample.get("bytes_sent") or 0) >= (best.get("bytes_sent") or 0)):
-            best = sample
-        time.sleep(interval)
-    if proc.poll() is None:
-        proc.kill()
-        out.warnings.append(f"iperf3 against {peer} did not finish in {seconds + 15:g} s: killed")
+    best, silent = _watch(proc, peer, port, seconds, interval, ss, out)
     stdout, stderr = proc.communicate()
-    out.iperf3_json = _checked_json(stdout, stderr, peer, out)
+    out.iperf3_json = None if silent else _checked_json(stdout, stderr, peer, out)
     out.tcp_info = limit_shares(best) if best else None
     if best is None and out.iperf3_json is not None:
         out.warnings.append("no TCP_INFO sample of the data socket (ss missing or the run too short)")
     return out
+
+
+def _watch(proc, peer: str, port: int, seconds: float, interval: float, ss: str,
+           out: PeerRun) -> tuple[dict | None, bool]:
+    """(the data socket's fullest ss sample, whether iperf3 was killed having moved no data):
+    sample while iperf3 runs, within run_peer's bounds, and kill it past them."""
+    best: dict | None = None
+    start = time.monotonic()
+    deadline, connect_by = start + seconds + 15, start + CONNECT_S + 2
+    while proc.poll() is None and time.monotonic() < deadline:
+        sample = _sample(ss, peer, port, out)
+        if sample is not None and (best is None or (sample.get("bytes_sent") or 0) >= (best.get("bytes_sent") or 0)):
+            best = sample
+        if best is None and time.monotonic() > connect_by and not _ss_missing(out):
+            break  # no data socket though ss sees sockets: no connection
+        time.sleep(interval)
+    if proc.poll() is not None:
+        return best, False
+    proc.kill()
+    if best is not None:
+        out.warnings.append(f"iperf3 against {peer} did not finish in {seconds + 15:g} s: killed")
+        return best, False
+    out.warnings.append(f"iperf3 moved no data to {peer} port {port} in {time.monotonic() - start:.0f} s "
+                        f"(is iperf3 -s running there?): killed")
+    return None, True
+
+
+def _ss_missing(out: PeerRun) -> bool:
+    return any("cannot run ss" in w for w in out.warnings)
 
 
 def _sample(ss, peer, port, out) -> dict | None:
@@ -126,7 +152,7 @@ def _sample(ss, peer, port, out) -> dict | None:
         res = subprocess.run([ss, "-tin", "dst", peer, "dport", "=", str(port)], capture_output=True, text=True,
                              timeout=5)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        if not any("ss" in w and "TCP_INFO" in w for w in out.warnings):
+        if not _ss_missing(out):
             out.warnings.append(f"skipped TCP_INFO: cannot run ss ({getattr(exc, 'strerror', None) or exc})")
         return None
     socks = [s for s in parse_ss(res.stdout) if s.get("bytes_sent")]

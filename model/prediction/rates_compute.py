@@ -82,8 +82,8 @@ class ComputeRates(RatesBase):
             raise SignatureError(f"PEAK {loop}: the rate is zero", key="kernels.peak")
         return rate
 
-    def short_chain_rate(self, length: float, key: str,
-                         per_add: float | None = None) -> float | None:
+    def short_chain_rate(self, length: float, key: str, per_add: float | None = None,
+                         what: str = "add") -> float | None:
         """Add rate [flop/s] of short chains of ``length`` dependent adds run back to back,
         consecutive chains overlapping out of order: PEAK add_chains interpolated in log
         length (beyond its longest chain: the one-chain rate).  How many chains a core
@@ -93,8 +93,10 @@ class ComputeRates(RatesBase):
         matrix product's chain of 160 adds amid 5 instructions per add fills the window as
         add_chains' chain of about 530 adds at 1.5); a phase that states no instructions is
         taken as a loop of one add per iteration (:data:`ROLLED_INSTRUCTIONS_PER_ADD`).
-        Points without the count are read by length.  None, with a note, without add_chains
-        points: the chains are then priced as one long chain."""
+        Points without the count are read by length.  ``what`` names a chain's operations in
+        the notes (other chains than adds, restarted on short loops' entries, are read the
+        same way).  None, with a note, without add_chains points: the chains are then priced
+        as one long chain."""
         pts = [p for p in (self.signature.points("peak", op="add_chains")
                            if "peak" in self.signature.kernels else []) if "loop_length" in p.params]
         if not pts:
@@ -105,10 +107,10 @@ class ComputeRates(RatesBase):
         axis = "loop_length"
         if _states_instructions(pts):
             axis = "instructions_per_chain"
-            why = "" if per_add else ", the phase states none: a loop of one add per iteration"
+            why = "" if per_add else f", the phase states none: a loop of one {what} per iteration"
             per_add = per_add or ROLLED_INSTRUCTIONS_PER_ADD
             length *= per_add
-            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per add{why}) "
+            self._note(f"{key}: chains of {length:.4g} instructions ({per_add:.3g} per {what}{why}) "
                        f"read off add_chains' instructions per chain (as many in the reorder "
                        f"window)")
         elif per_add:

@@ -20,7 +20,9 @@ cores charge (on the Zen 5 VM of benchmarks/results an add forwards to an add in
 multiply in 3), never less than an add's into an add.  The time overlaps
 the phase's other work (out-of-order execution runs it while the chain waits), so it is one
 more bound in the max, not a sum.  A signature without a kind's loop is refused or, with
-``extrapolate``, that kind is left out and listed.
+``extrapolate``, that kind is left out and listed.  Chains that restart on each entry of a short
+loop overlap the next entries: past predicted exits of loops that exit on their data
+(``exits``), and as far as the window holds for counted loops (``entries``).
 """
 
 from __future__ import annotations
@@ -109,7 +111,31 @@ def dependencies_time(phase: Phase, rates: DependencyRates, key: str, detail: li
                       + (f", on {phase.threads} threads" if phase.threads > 1 else ""))
     if total > 0 and deps.exits > 0:
         total = _on_exits(phase, rates, key, total, detail)
+    if total > 0 and deps.entries > 0:
+        total = _on_entries(phase, rates, key, total, detail)
     return total
+
+
+def _on_entries(phase: Phase, rates, key: str, chains: float, detail: list) -> float:
+    """Time [s] of chains that restart on each entry of short counted loops
+    (Dependencies.entries): the next entries' chains run beside each one as far as the core's
+    window holds their instructions, as many as PEAK add_chains overlaps of chains that take
+    as many instructions as an entry (its rate there times one add's latency, add_chain's).
+    Without add_chains points, or beyond its longest chain, one after the other.  ``rates``
+    is a SignatureRates (short_chain_rate reads add_chains)."""
+    deps, ins = phase.dependencies, phase.instructions
+    k = f"{key}.dependencies.entries"
+    ops = deps.total / deps.entries  # chained operations per entry
+    per_op = ins.total / deps.total if ins is not None and ins.total > 0 else None
+    rate = rates.short_chain_rate(ops, k, per_op, what="chained operation")
+    one = rates.latency("fp_add", k)
+    if rate is None or one is None:
+        return chains
+    overlap = max(1.0, rate * one[0])
+    detail.append(f"the chains restart on {deps.entries * phase.repeat:.4g} entries of short "
+                  f"counted loops, {ops:.3g} chained operations each: {overlap:.3g} entries "
+                  f"overlap (PEAK add_chains against {one[1]})")
+    return chains / overlap
 
 
 def _on_exits(phase: Phase, rates, key: str, chains: float, detail: list) -> float:

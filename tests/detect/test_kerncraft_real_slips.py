@@ -84,3 +84,13 @@ def test_huge_integer_is_one_clear_error():
     with pytest.raises(InputError) as e:
         _machine(text)
     assert e.value.file == "m.yml" and e.value.line == 11 and "digits" in str(e.value)
+
+
+def test_a_lone_port_name_is_kept_as_a_string():
+    """A port list edited down to one bare value (``OSACA: 5.0``) is metadata, read as it is
+    (it raised a TypeError inside the import)."""
+    fixture = FIXTURES / "kerncraft" / "kerncraft-A64FX_qpace4-mem-only.yml"
+    text = fixture.read_text().replace("OSACA: ['5D', '6D']", "OSACA: 5.0")
+    machine = kerncraft.load_machine(text, file="m.yml")
+    ports = kerncraft.to_signature(machine, file="m.yml").host["kerncraft"]["non_overlapping_model_ports"]
+    assert ports["OSACA"] == "5.0" and tuple(ports["LLVM-MCA"]) == ("A64FXIPEAGA", "A64FXIPEAGB")

@@ -114,3 +114,20 @@ def test_a_trace_counts_the_entries_of_loops_exiting_on_data():
     # a counted exit overlaps its next entry whatever the data: its chain is left out
     code.counted = lambda obj, facts: True
     assert carried_chains(code, by_loop, runs, {}) == {"multiply": 3e8}
+
+
+def test_a_trace_keeps_the_chains_of_short_counted_loops_with_their_entries():
+    """An FNV hash's 24 steps per string: a short counted loop whose chain (xor, multiply)
+    restarts on every entry.  Where such loops hold nearly all of the phase's chains they are
+    kept, with the entries, for the model to overlap as far as the window holds; a chain that
+    binds on its own beside them (a long loop's) leaves them out, as before."""
+    inner = _loop(0x20, 0x2e, {"alu": 1, "multiply": 1})  # h = (h ^ c) * p: 24 per string
+    outer = _loop(0x10, 0x3a, {"alu": 1})                  # acc += h: one add per string
+    code = SimpleNamespace(trip_counts={("p", 0x2e): (2.4e7, 1e6), ("p", 0x3a): (1e6, 10)},
+                           counted=lambda obj, facts: True)
+    runs = {("p", 0x2e): 2.4e7, ("p", 0x20): 2.4e7, ("p", 0x3a): 1e6, ("p", 0x10): 1e6}
+    by_loop = {("p", 0x20): [inner, 1.44e8, 0.0, "p"], ("p", 0x10): [outer, 1.5e8, 0.0, "p"]}
+    assert carried_chains(code, by_loop, runs, {}) == {"alu": 2.4e7, "multiply": 2.4e7,
+                                                      "entries": 1e6}
+    outer.carried = {"multiply": 300}  # a recurrence over the whole array binds on its own
+    assert carried_chains(code, by_loop, runs, {}) == {"multiply": 3e8}

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic_signature import result, synthetic_doc
 
-from pinchpoint.errors import SignatureError
+from pinchpoint.errors import SignatureError, WorkloadError
 from pinchpoint.inputs.signature import Signature
 from pinchpoint.inputs.workload import loads_workload
 from pinchpoint.prediction.convolve import convolve
@@ -139,3 +139,65 @@ def test_more_instructions_per_add_never_runs_the_chains_faster(length, per_add,
     sig = _sig()
     dense, sparse = _fp_rate(sig, length, per_add), _fp_rate(sig, length, per_add * more)
     assert sparse <= dense * (1 + 1e-9)
+
+
+# --- chains restarted on the entries of short counted loops ([phases.dependencies] entries) --
+
+def _entries_workload(ops: float, entries: float | None, total: float | None):
+    deps = f"fp_add = {ops:g}\n" + (f"entries = {entries:g}\n" if entries else "")
+    body = "[phases.dependencies]\n" + deps
+    if total is not None:
+        body += f"[phases.instructions]\ntotal = {total:g}\n"
+    return loads_workload("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n" + body, file="w.toml")
+
+
+def _chains_s(sig, ops, entries, total) -> float:
+    return convolve(sig, _entries_workload(ops, entries, total), extrapolate=True).seconds("dependencies")
+
+
+def test_short_loop_chains_overlap_as_add_chains_at_an_entrys_instructions():
+    """A hash's 48 chained operations per string amid 150 instructions: as many entries run
+    side by side as add_chains' chains of 150 instructions (its rate there times one add's
+    latency, 0.5 ns)."""
+    sig = _sig()
+    one_after_other = _chains_s(sig, 48e6, None, 150e6)
+    assert one_after_other == pytest.approx(48e6 * 0.5e-9)
+    overlap = _by_hand(150) * 0.5e-9
+    assert overlap > 1
+    assert _chains_s(sig, 48e6, 1e6, 150e6) == pytest.approx(one_after_other / overlap)
+    pred = convolve(sig, _entries_workload(48e6, 1e6, 150e6), extrapolate=True)
+    detail = pred.resources[[r.name for r in pred.resources].index("dependencies")].detail
+    assert "restart on 1e+06 entries of short counted loops, 48 chained operations each" in detail
+
+
+def test_short_loop_entries_without_instructions_are_read_as_a_rolled_loop():
+    sig = _sig()
+    assert _chains_s(sig, 48e6, 1e6, None) == pytest.approx(
+        48e6 * 0.5e-9 / (_by_hand(48 * 4.0) * 0.5e-9))
+
+
+def test_entries_past_the_longest_chain_measured_run_one_after_the_other():
+    # 10,000 instructions an entry: past add_chains' longest chain (6154)
+    assert _chains_s(_sig(), 48e6, 1e4, 1e8) == pytest.approx(48e6 * 0.5e-9)
+
+
+@pytest.mark.parametrize("deps, words", [
+    ("fp_add = 10\nentries = 11\n", "more than the 10 chained"),
+    ("fp_add = 10\nentries = 2\nexits = 2\n", "give one"),
+])
+def test_bad_entries_are_refused_naming_the_key(deps, words):
+    with pytest.raises(WorkloadError) as exc:
+        loads_workload("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n[phases.dependencies]\n"
+                       + deps, file="w.toml")
+    assert exc.value.key == "phases[0].dependencies.entries" and words in exc.value.message
+
+
+@settings(max_examples=60, deadline=None)
+@given(per_entry=st.floats(2.0, 3000.0), more=st.floats(1.0, 4.0))
+def test_more_instructions_per_entry_never_runs_the_chains_faster(per_entry, more):
+    sig = _sig()
+    entries = 1e6
+    dense = _chains_s(sig, 4 * entries, entries, per_entry * entries)
+    sparse = _chains_s(sig, 4 * entries, entries, per_entry * more * entries)
+    assert sparse >= dense * (1 - 1e-9)
+    assert dense <= 4 * entries * 0.5e-9 * (1 + 1e-9)  # never slower than one after the other

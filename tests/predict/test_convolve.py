@@ -481,7 +481,8 @@ def test_short_chains_overlap_out_of_order(sig):
 
 
 @pytest.mark.parametrize("extra, key", [("chain_length = 0\n", "chain_length"),
-                                        ("chain_length = 2.5\n", "chain_length")])
+                                        ("chain_length = 2.5\n", "chain_length"),
+                                        ("chain_length = 11\n", "chain_length")])
 def test_bad_chain_length(extra, key):
     with pytest.raises(WorkloadError) as exc:
         wl("[phases.flops]\nadd_multiply = 10\nchained_adds = 10\nchains = 1\n" + extra)

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
 
 from pinchpoint.diagnose.live import live_buffer_defaults, mtu_mismatch
 from pinchpoint.measure import probe as probe_mod
+from pinchpoint.measure import probe_tcpinfo
 from pinchpoint.measure.probe_tcpinfo import limit_shares, parse_ss
 
 #: ss -tin on Debian 12 (iproute2 6.1) during an iperf3 run on loopback: the control and the data socket.
@@ -199,3 +201,35 @@ def test_the_rest_of_a_bbr_senders_busy_time_names_no_limit():
     assert tcp_info_bound(reno) == ("cwnd_limited", pytest.approx(0.72))
     text, notes = tcp_info_notes(reno, "window")
     assert text.startswith("the network") and any("an input of the model is off" in n for n in notes)
+
+
+def _script(path, text):
+    path.write_text("#!/bin/sh\n" + text + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_peer_run_that_moves_no_data_is_killed_early(tmp_path, monkeypatch):
+    """Found by the long fuzz run (``probe --peer 2``): iperf3 3.12 with -J can hang after its
+    connect timeout; with no data socket in ss by the connect timeout + 2 s it is killed, with
+    one warning, not after the run's whole bound."""
+    monkeypatch.setattr(probe_tcpinfo, "CONNECT_S", 0)
+    hang = _script(tmp_path / "iperf3", "exec sleep 60")
+    quiet_ss = _script(tmp_path / "ss", "echo 'State Recv-Q Send-Q Local Peer'")
+    t0 = time.monotonic()
+    run = probe_tcpinfo.run_peer("192.0.2.1", seconds=30, iperf3=hang, ss=quiet_ss, interval=0.05)
+    assert time.monotonic() - t0 < 10  # the bound without data: 2 s, not 30 + 15
+    assert run.iperf3_json is None and len(run.warnings) == 1
+    assert "moved no data" in run.warnings[0] and "killed" in run.warnings[0]
+
+
+def test_without_ss_a_peer_run_is_not_cut_short(tmp_path, monkeypatch):
+    """Without ss no socket is seen at all, so the connect deadline does not apply: the run
+    gets its whole time."""
+    monkeypatch.setattr(probe_tcpinfo, "CONNECT_S", 0)
+    slow = _script(tmp_path / "iperf3", "sleep 3; echo '{}'")
+    t0 = time.monotonic()
+    run = probe_tcpinfo.run_peer("192.0.2.1", seconds=1, iperf3=slow, ss=str(tmp_path / "no-ss"), interval=0.05)
+    assert time.monotonic() - t0 >= 3
+    assert any("cannot run ss" in w for w in run.warnings)
+    assert not any("moved no data" in w for w in run.warnings)

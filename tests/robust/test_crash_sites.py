@@ -234,3 +234,24 @@ def test_kerncraft_benchmarks_that_are_not_tables(tmp_path):
     with pytest.raises(InputError) as exc:
         stream_bytes({"benchmarks": {"kernels": "copy"}}, "copy", file="m.yml")
     assert exc.value.key == "benchmarks.kernels"
+
+
+@pytest.mark.parametrize("field, value", [("jobname", {"a": 1}), ("groupid", [0])])
+def test_fio_job_name_or_group_that_is_a_table(field, value):
+    """Found by the long fuzz run: a clone's job name or group id that is a table or list
+    (they group the clones of numjobs) raised TypeError; now refused with the key."""
+    doc = json.loads((FIXTURES / "fio" / "seqwrite-64k-numjobs4-fio3.33-vm.json").read_text())
+    doc["jobs"][1][field] = value
+    with pytest.raises(InputError) as exc:
+        fio.to_signature([(json.dumps(doc), "f.json")])
+    assert exc.value.key == f"jobs[1].{field}" and exc.value.file == "f.json"
+
+
+def test_network_passes_through_memory_that_overflow_are_refused():
+    """Found by the long fuzz run: 1 GB x 1e308 passes through memory priced as an infinite
+    time with a NaN share; the passes now count toward the phase's work bound."""
+    text = ("schema = 1\nname = 'w'\n[[phases]]\nname = 'p'\n"
+            "network = [{ bytes = '1 GB', flow = 'f', memory_passes = 1e308 }]\n")
+    with pytest.raises(WorkloadError) as exc:
+        loads_workload(text, file="w.toml")
+    assert exc.value.key == "phases[0].network[0]" and "1e+40" in exc.value.message
