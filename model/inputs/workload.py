@@ -189,8 +189,8 @@ from pinchpoint.inputs.document import Reader
 from pinchpoint.errors import WorkloadError, did_you_mean
 from pinchpoint.inputs.input_text import parse_bounded, read_text, toml_loads
 from pinchpoint.paths import data_root, display_stem, exists
-from pinchpoint.inputs.workload_loops import (read_count, read_dependencies, read_instructions,
-                                              read_loop, read_trips)
+from pinchpoint.inputs.workload_loops import (read_at_least_one, read_count, read_dependencies,
+                                              read_instructions, read_loop, read_trips)
 from pinchpoint.inputs.workload_data import (  # noqa: F401 - the objects are part of this module's API
     CHAINED, FLOP_KINDS, INSTRUCTION_KEYS, IO_TESTS, LEVEL_NAMES, MAX_THREADS, MEMORY_OPS, MESSAGE_PATTERNS, PATTERNS,
     SCHEMA_VERSION, Flops, Instructions, IOOps, LoopNest, MemoryOps, Messages, NetworkTraffic, Phase, Workload)
@@ -269,27 +269,17 @@ def _memory(ctx: Reader, d, key) -> MemoryOps:
     return MemoryOps(total, pattern, op, ws, rates, in_place, per, stride, streams)
 
 
-def _at_least_one(ctx: Reader, d, key: str, name: str, what: str = "") -> float | None:
-    """``d[name]``, a whole number of at least 1 (``what`` says what it counts), or None."""
-    if name not in d:
-        return None
-    n = read_count(ctx, d[name], f"{key}.{name}", integer=True)
-    if n < 1:
-        raise ctx.error(f"{key}.{name}", f"must be at least 1{what}")
-    return n
-
-
 def _flops(ctx: Reader, d, key) -> Flops:
     ctx.table(d, key, FLOP_KINDS + ("loop_length", "chains", "chain_length", "chain_overlap",
                                     "dependency_depth", "packed_single") + tuple(CHAINED))
     vals = {k: read_count(ctx, d.get(k, 0), f"{key}.{k}") for k in FLOP_KINDS + tuple(CHAINED)}
-    ll = _at_least_one(ctx, d, key, "loop_length")
+    ll = read_at_least_one(ctx, d, key, "loop_length")
     for chained, kind in CHAINED.items():
         if vals[chained] > vals[kind]:
             raise ctx.error(f"{key}.{chained}", f"{vals[chained]:g} is more than the {vals[kind]:g} "
                                               f"{kind} flops it is a part of")
-    chains = _at_least_one(ctx, d, key, "chains", " (the number of partial sums)")
-    chain_length = _at_least_one(ctx, d, key, "chain_length", " (adds per chain)")
+    chains = read_at_least_one(ctx, d, key, "chains", " (the number of partial sums)")
+    chain_length = read_at_least_one(ctx, d, key, "chain_length", " (adds per chain)")
     if chain_length is not None:
         if not vals["chained_adds"]:
             raise ctx.error(f"{key}.chain_length", "needs chained_adds (the adds in those chains)")
@@ -301,7 +291,7 @@ def _flops(ctx: Reader, d, key) -> Flops:
         raise ctx.error(f"{key}.chain_overlap", f"{overlap!r} must be true or false")
     if "chain_overlap" in d and not (vals["chained_adds"] or vals["chained_fma"]):
         raise ctx.error(f"{key}.chain_overlap", "needs chained_adds or chained_fma (the chains)")
-    depth = _at_least_one(ctx, d, key, "dependency_depth", " (dependent steps per element)")
+    depth = read_at_least_one(ctx, d, key, "dependency_depth", " (dependent steps per element)")
     if depth is not None and not (vals["add_multiply"] or vals["fma"]):
         raise ctx.error(f"{key}.dependency_depth", "needs add_multiply or fma flops (the steps)")
     single = read_count(ctx, d.get("packed_single", 0), f"{key}.packed_single")

@@ -17,6 +17,17 @@ def read_count(ctx: Reader, value, key, *, integer=False) -> float:
     return ctx.number(value, key, minimum=0, integer=integer, hint="give a count such as 1000 or 1e6")
 
 
+def read_at_least_one(ctx: Reader, d, key: str, name: str, what: str = "", *,
+                      integer: bool = True) -> float | None:
+    """``d[name]``, a count of at least 1 (``what`` says what it counts), or None where absent."""
+    if name not in d:
+        return None
+    n = read_count(ctx, d[name], f"{key}.{name}", integer=integer)
+    if n < 1:
+        raise ctx.error(f"{key}.{name}", f"must be at least 1{what}")
+    return n
+
+
 MAX_LOOP_DIMS, MAX_OFFSETS = 8, 1000
 
 
@@ -43,11 +54,9 @@ def _offsets(ctx: Reader, d, key, dims: int, extents) -> tuple:
 
 def read_trips(ctx: Reader, d, key) -> tuple:
     """(inner_trips, inner_loops) of a phase or its loop table (None where not given)."""
-    trips = loops = None
-    if "inner_trips" in d:
-        trips = read_count(ctx, d["inner_trips"], f"{key}.inner_trips")
-        if trips < 1:
-            raise ctx.error(f"{key}.inner_trips", "must be at least 1 (iterations of the inner loop)")
+    loops = None
+    trips = read_at_least_one(ctx, d, key, "inner_trips", " (iterations of the inner loop)",
+                              integer=False)
     if "inner_loops" in d:
         if trips is None:
             raise ctx.error(f"{key}.inner_loops", "needs inner_trips (the trip count of those loops)")

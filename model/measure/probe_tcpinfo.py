@@ -86,6 +86,7 @@ class PeerRun:
     tcp_info: dict | None = None
     warnings: list[str] = field(default_factory=list)
     command: list[str] = field(default_factory=list)
+    ss_failed: bool = False  # ss could not run: no socket is ever seen
 
 
 #: Seconds iperf3 may take to connect to the peer.
@@ -128,7 +129,7 @@ def _watch(proc, peer: str, port: int, seconds: float, interval: float, ss: str,
         sample = _sample(ss, peer, port, out)
         if sample is not None and (best is None or (sample.get("bytes_sent") or 0) >= (best.get("bytes_sent") or 0)):
             best = sample
-        if best is None and time.monotonic() > connect_by and not _ss_missing(out):
+        if best is None and time.monotonic() > connect_by and not out.ss_failed:
             break  # no data socket though ss sees sockets: no connection
         time.sleep(interval)
     if proc.poll() is not None:
@@ -142,18 +143,15 @@ def _watch(proc, peer: str, port: int, seconds: float, interval: float, ss: str,
     return None, True
 
 
-def _ss_missing(out: PeerRun) -> bool:
-    return any("cannot run ss" in w for w in out.warnings)
-
-
 def _sample(ss, peer, port, out) -> dict | None:
     """The data socket's sample: the one to the peer's port that sent the most."""
     try:
         res = subprocess.run([ss, "-tin", "dst", peer, "dport", "=", str(port)], capture_output=True, text=True,
                              timeout=5)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        if not _ss_missing(out):
+        if not out.ss_failed:
             out.warnings.append(f"skipped TCP_INFO: cannot run ss ({getattr(exc, 'strerror', None) or exc})")
+        out.ss_failed = True
         return None
     socks = [s for s in parse_ss(res.stdout) if s.get("bytes_sent")]
     return max(socks, key=lambda s: s["bytes_sent"]) if socks else None
