@@ -151,19 +151,31 @@ def _output_target(path: str | os.PathLike, *, key: str | None = None,
 @contextmanager
 def _signals_held():
     """SIGTERM and SIGINT held back (delivered on leaving) while a temporary file is created,
-    renamed or removed: a signal inside ``mkstemp`` or the clean-up left a ``.tmp`` behind."""
+    renamed or removed: a signal inside ``mkstemp`` or the clean-up left a ``.tmp`` behind.
+
+    Held at Python's level: their handlers are swapped for one that notes them, and the noted
+    ones are raised again under the restored handlers.  A thread mask would not do: the
+    kernel hands a process's signal to any thread that does not block it (a progress bar's
+    monitor, a test runner's), and Python runs the handler in the main thread all the same.
+    Outside the main thread, where handlers cannot be set, Python never interrupts this code."""
     import signal
     import threading
 
-    held = {signal.SIGTERM, signal.SIGINT}
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
+    kinds = (signal.SIGTERM, signal.SIGINT)
+    old = {k: signal.getsignal(k) for k in kinds}
+    if threading.current_thread() is not threading.main_thread() or None in old.values():
+        yield  # a handler not set from Python (None) could not be put back
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    noted: list[int] = []
+    for k in kinds:
+        signal.signal(k, lambda signum, frame: noted.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for k in kinds:
+            signal.signal(k, old[k])
+        for k in noted:
+            signal.raise_signal(k)
 
 
 @contextmanager

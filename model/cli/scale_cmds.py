@@ -119,7 +119,8 @@ def _print_fit(f, unit: str) -> None:
     if f.fitted:
         for p in usl.PARAMS:
             e = getattr(f, p)
-            ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {e.high:.4g}" if e.low is not None
+            high = "beyond the float range" if e.high is None else f"{e.high:.4g}"
+            ci = (f"  {f.level:.0%} CI {e.low:.4g} .. {high}" if e.low is not None
                   else ("  (fixed)" if e.fixed else ""))
             print(f"  {p:5s} = {e.value:.4g}{ci}")
         pk = f.peak_clients

@@ -34,7 +34,14 @@ def stream_bytes(machine: dict, kernel: str, *, file=None) -> tuple[float, float
         entry = info.get(name) or {}
         key = f"benchmarks.kernels.{kernel}.{name}.bytes"
         out.append(quantity(entry.get("bytes", "0 B"), "size", file, key) if isinstance(entry, dict) else 0.0)
-    return out[0], out[1], out[2]
+    read, write, both = out
+    # a kernel moves some bytes, and a stream read and written is one of each kind
+    if read + write <= 0 or both > min(read, write):
+        raise machine_reader(file).error(
+            f"benchmarks.kernels.{kernel}",
+            f"read streams ({read:g} B) and write streams ({write:g} B) must move bytes, and the "
+            f"read+write streams ({both:g} B) be at most the smaller of the two")
+    return read, write, both
 
 
 def write_allocate_factor(read: float, write: float, both: float) -> float:

@@ -79,7 +79,7 @@ def peak_clients(alpha: float, beta: float) -> float:
 @dataclass(frozen=True)
 class Estimate:
     value: float
-    stderr: float | None  # None when the data leave no residual degrees of freedom
+    stderr: float | None  # None: no residual degrees of freedom, or past the float range
     low: float | None
     high: float | None
     fixed: bool = False
@@ -349,7 +349,7 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
     scaled = {k: (v / top if k == "gamma" else v) for k, v in fixed.items()}
     f = _fit_scaled(n, x / top, scaled, rel, level, series)
     up = lambda e: None if e is None else Estimate(  # noqa: E731
-        e.value * top, *(None if v is None else v * top for v in (e.stderr, e.low, e.high)), e.fixed)
+        e.value * top, *(_scaled_back(v, top) for v in (e.stderr, e.low, e.high)), e.fixed)
     sq = lambda v: None if v is None else v * top * top  # noqa: E731 (inf past 1e154: JSON null)
     t = f.test
     return USLFit(series, n, x, up(f.gamma), f.alpha, f.beta, sq(f.rss), f.dof,
@@ -357,6 +357,16 @@ def fit(clients, throughput, *, series: str = "data", fixed: dict[str, float] | 
                   BetaTest(t.method, t.statistic, t.p_value, sq(t.rss_amdahl), sq(t.rss_usl), t.noise, t.significant),
                   level, f.notes, None if f.alpha_held is None else (f.alpha_held[0] * top, *f.alpha_held[1:]),
                   f.falls)
+
+
+def _scaled_back(v: float | None, top: float) -> float | None:
+    """A spread or a bound of gamma fitted on x / top, in the data's unit; None where that
+    overflows the floating-point range (throughputs near 1e300 with a wide interval): the
+    bound is then unknown, not infinite."""
+    if v is None:
+        return None
+    out = v * top
+    return out if math.isfinite(out) else None
 
 
 def _check_fixed(fixed: dict, top: float) -> None:

@@ -94,3 +94,22 @@ def test_a_lone_port_name_is_kept_as_a_string():
     machine = kerncraft.load_machine(text, file="m.yml")
     ports = kerncraft.to_signature(machine, file="m.yml").host["kerncraft"]["non_overlapping_model_ports"]
     assert ports["OSACA"] == "5.0" and tuple(ports["LLVM-MCA"]) == ("A64FXIPEAGA", "A64FXIPEAGB")
+
+
+@pytest.mark.parametrize("copy_streams", [
+    # a copy that moves no bytes: the write-allocate factor divided by zero
+    ("read streams: {bytes: 0.00 B, streams: 0}", "write streams: {bytes: 0.00 B, streams: 0}"),
+    # more bytes read and written in place than read at all: a negative factor
+    ("read+write streams: {bytes: 16.00 B, streams: 2}", "write streams: {bytes: 8.00 B, streams: 1}")])
+def test_a_copy_that_moves_no_bytes_or_more_in_place_than_read_is_refused(copy_streams):
+    text = SLIPS.read_text()
+    head, tail = text.split("    load:", 1)
+    if "read+write" in copy_streams[0]:
+        head = head.replace("read+write streams: {bytes: 0.00 B, streams: 0}", copy_streams[0])
+    else:
+        head = head.replace("read streams: {bytes: 8.00 B, streams: 1}", copy_streams[0])
+        head = head.replace("write streams: {bytes: 8.00 B, streams: 1}", copy_streams[1])
+    with pytest.raises(InputError) as e:
+        kerncraft.to_profile_document(_machine(head + "    load:" + tail), file="m.yml")
+    assert e.value.file == "m.yml" and e.value.key == "benchmarks.kernels.copy"
+    assert "must move bytes" in e.value.message
