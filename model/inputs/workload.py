@@ -99,6 +99,9 @@ File format (TOML, ``schema = 1``; unknown keys are errors)::
     mispredicted = 20000                 # optional: of those, mispredicted (Bcm; <= branches)
     taken = 500000                       # optional: taken branches (<= branches; a loop's back
                                          # branch once per iteration); 0/absent: not priced
+    taken_backward = 400000              # optional: of those, jumps back (<= taken): each closes
+                                         # an iteration, priced by core taken; the rest of the
+                                         # taken ones then by taken_jumps (the front end's rate)
     divisions = 100000                   # optional: integer divisions among them (div, idiv;
                                          # <= total): priced by the core divide loop
     quotient_bits = 48                   # optional: their mean quotient width (1-64): the

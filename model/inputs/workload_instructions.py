@@ -14,7 +14,7 @@ from pinchpoint.errors import WorkloadError
 #: Keys of a phase's instruction table (each a part of another: see Instructions).
 INSTRUCTION_KEYS = ("total", "branches", "mispredicted", "taken", "divisions", "fp_divisions",
                     "fp_square_roots", "shuffles", "lane_shuffles", "fp_shuffles", "fused_branches",
-                    "indirect", "indirect_mispredicted")
+                    "indirect", "indirect_mispredicted", "taken_backward")
 #: Keys of a phase's instruction table that are not counts: they do not scale with it.
 INSTRUCTION_VALUES = ("branch_period", "taken_period", "quotient_bits")
 #: Levels a mispredicted branch can wait on beyond L1 (Instructions.mispredicted_waits).
@@ -42,7 +42,9 @@ class Instructions:
     what Valgrind's callgrind reports as Ir, or ``perf stat -e instructions``); ``branches`` the
     conditional branches among them (callgrind's Bc) and ``mispredicted`` those predicted wrong
     (Bcm); ``taken`` the taken branches (a loop's back branch, once per iteration; callgrind's
-    jump counts; 0: not priced); ``divisions`` the integer divisions among them (x86-64
+    jump counts; 0: not priced) and ``taken_backward`` those whose target lies before them, the
+    branches that close a loop's iteration (<= taken; 0: not split, all priced as back
+    branches); ``divisions`` the integer divisions among them (x86-64
     ``div``/``idiv``, AArch64 ``udiv``/``sdiv``; 0: not priced); ``fp_divisions`` and
     ``fp_square_roots`` the floating-point divide and square-root instructions among them, one
     per instruction whatever its width (x86-64 ``divsd``, ``vdivpd``, ``sqrtsd`` ..., x87
@@ -100,6 +102,7 @@ class Instructions:
     indirect: float = 0.0
     indirect_mispredicted: float = 0.0
     taken_period: float | None = None
+    taken_backward: float = 0.0
     quotient_bits: float | None = None
     waits_working_set: float | None = None
 
@@ -113,7 +116,8 @@ class Instructions:
                            ("taken", "branches"), ("divisions", "total"),
                            ("fp_divisions", "total"), ("fp_square_roots", "total"),
                            ("shuffles", "total"), ("fused_branches", "branches"),
-                           ("indirect", "total"), ("indirect_mispredicted", "indirect")):
+                           ("indirect", "total"), ("indirect_mispredicted", "indirect"),
+                           ("taken_backward", "taken")):
             if getattr(self, small) > getattr(self, big):
                 raise WorkloadError(f"{getattr(self, small):g} is more than the {getattr(self, big):g} "
                                     f"{big} it is a part of", key=f"instructions.{small}")

@@ -133,6 +133,43 @@ def test_taken_branches_bound_short_loops(counts, threads, seconds):
     assert "taken_jumps" not in detail  # the faster jump chain never prices
 
 
+@pytest.mark.parametrize("jumps_rate, seconds", [
+    # 1e9 iterations of 3 branches (1.5 s at 2 G/s), 1.9 taken (1.9 s as back branches): the
+    # back branches alone hold it 1 s, all taken ones 0.475 s at 4 G/s: the branches bind
+    (TAKEN_JUMPS, 1.5),
+    # a front end slower at jumps (1.5 G/s): 1.9e9 taken take 1.27 s, the branches still bind
+    (1.5e9, 1.5),
+    # slower still (0.5 G/s): the taken ones bind at 3.8 s
+    (0.5e9, 3.8)])
+def test_back_branches_at_the_taken_loop_and_all_taken_at_taken_jumps(jumps_rate, seconds):
+    w = workload("total = 10e9\nbranches = 3e9\ntaken = 1.9e9\ntaken_backward = 1e9\n")
+    p = convolve(signature(taken_jumps=jumps_rate), w)
+    assert p.seconds("core") == pytest.approx(seconds, rel=1e-12)
+    assert p.seconds("core") == pytest.approx(
+        max(10e9 / ISSUE, 3e9 / BRANCH, 1e9 / TAKEN, 1.9e9 / jumps_rate), rel=1e-12)
+    detail = p.resources[RESOURCES.index("core")].detail
+    assert "1e+09 taken back branches at 1 G/s (core taken)" in detail
+    assert "1.9e+09 taken branches at" in detail and "(core taken_jumps)" in detail
+    # not split: every taken branch a back branch, 1.9 s
+    whole = convolve(signature(), workload("total = 10e9\nbranches = 3e9\ntaken = 1.9e9\n"))
+    assert whole.seconds("core") == pytest.approx(1.9, rel=1e-12)
+
+
+def test_back_branches_without_the_jump_loop_are_priced_as_before_and_said():
+    w = workload("total = 10e9\nbranches = 3e9\ntaken = 1.9e9\ntaken_backward = 1e9\n")
+    p = convolve(signature(without=("taken_jumps",)), w)
+    assert p.seconds("core") == pytest.approx(1.9, rel=1e-12)
+    assert "priced as a back branch (core taken_jumps not measured)" in \
+        p.resources[RESOURCES.index("core")].detail
+
+
+def test_more_back_branches_than_taken_ones_are_refused():
+    with pytest.raises(WorkloadError) as exc:
+        workload("total = 10e9\nbranches = 3e9\ntaken = 1e9\ntaken_backward = 2e9\n")
+    assert exc.value.key.endswith("instructions.taken_backward")
+    assert "more than the 1e+09 taken" in exc.value.message
+
+
 def test_a_missing_taken_loop_is_refused_naming_the_key_and_the_loop():
     sig = signature(without=("taken", "taken_jumps"))
     w = workload("total = 4e9\nbranches = 1e9\ntaken = 1e9\n")

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from pinchpoint.prediction.trace.callgrind import merge_threads, parse_callgrind
 from pinchpoint.prediction.trace.disasm import decode, parse_objdump
 from pinchpoint.prediction.trace.exits import loop_exits
-from pinchpoint.prediction.trace.loops import is_jump
+from pinchpoint.prediction.trace.loops import is_jump, jumps_back
 from pinchpoint.prediction.trace.phase import CodeFacts, PhaseFacts, taken_jumps
 from pinchpoint.prediction.trace.runner import callgrind_argv
 from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts
@@ -91,11 +91,27 @@ def test_taken_is_conditional_taken_plus_unconditional_at_real_jumps():
     assert taken_jumps(p, CodeFacts({})) == 5 + 1 + 999 + 1
 
 
+def test_back_branches_are_the_jumps_to_their_own_address_or_before():
+    p = parse_callgrind(TEXT)
+    code = CodeFacts(DISASM)
+    # the jne at 0x2009 closes the loop (999); the jb and the jmp jump forward
+    assert taken_jumps(p, code, backward=True) == 999
+    assert jumps_back(0x2009, DISASM["/bin/prog"][0x2009])
+    assert jumps_back(0x40100e, decode("jmp    401005 <f+0x5>"))
+    assert jumps_back(0x401000, decode("jmp    401000 <f>"))  # a jump to itself
+    assert not jumps_back(0x2007, DISASM["/bin/prog"][0x2007])
+    assert not jumps_back(0x2000, decode("jmp    rax"))  # indirect: target unknown
+    assert not jumps_back(0x2000, decode("call   1000 <g>"))
+    # code the disassembly lacks counts as a back branch (priced as before the split)
+    assert taken_jumps(p, CodeFacts({}), backward=True) == taken_jumps(p, CodeFacts({}))
+
+
 def test_the_phase_states_its_taken_branches():
     tw = build_traced_workload([(L2, parse_callgrind(TEXT))], DISASM, (L1, L2), name="prog",
                                command=["./prog"], target="test", top_functions=1)
     by = {p["name"]: p["instructions"] for p in tw.document["phases"]}
     assert by["kernel"]["taken"] == 1001 and by["kernel"]["branches"] == 2000
+    assert by["kernel"]["taken_backward"] == 999
     # the loop's two exits (0x2007 leaves, 0x2009 closes) carry all of kernel's mispredictions
     assert by["kernel"]["mispredicted"] == 0
     assert by["other"]["taken"] == 0  # main's branch ran once, not taken; the call is no jump

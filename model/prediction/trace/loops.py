@@ -96,6 +96,13 @@ def is_conditional_jump(mnemonic: str) -> bool:
     return bool(_JUMP.match(mnemonic))
 
 
+def jumps_back(addr: int, ins: Instruction) -> bool:
+    """Whether ``ins`` at ``addr`` is a direct jump to itself or an address before it (the
+    branch that closes a loop's iteration); an indirect one's target is not known: no."""
+    m = _TARGET.match(ins.operands) if is_jump(ins.mnemonic) else None
+    return bool(m) and int(m.group(1), 16) <= addr
+
+
 def is_jump(mnemonic: str) -> bool:
     """A conditional or unconditional jump (not a call or return; not a string instruction)."""
     return is_conditional_jump(mnemonic) or mnemonic == "jmp"

@@ -29,7 +29,8 @@ from pinchpoint.prediction.trace.carried import CHAIN_WINDOW, carried_chains
 from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_integer_division,
                                                 is_packed_single, shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
-from pinchpoint.prediction.trace.loops import LoopFacts, Loops, is_conditional_jump, is_jump
+from pinchpoint.prediction.trace.loops import (LoopFacts, Loops, is_conditional_jump, is_jump,
+                                           jumps_back)
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts, RunCounts
@@ -60,6 +61,7 @@ class PhaseFacts:
     mispredicted: float | None = None
     #: taken jumps, conditional and unconditional (a run with --collect-jumps=yes; None without)
     taken: float | None = None
+    taken_backward: float | None = None  # those that jump back: one per loop iteration
     indirect: tuple = (0.0, 0.0)  # indirect jumps and calls, those mispredicted (Bi, Bim)
     #: conditional branches after which the outcomes repeat (:mod:`.branch_period`); None: never
     branch_period: float | None = None
@@ -288,12 +290,15 @@ def _branches(pf: PhaseFacts, runs, code: CodeFacts, select, probe_runs=()) -> N
         indirect_jumps(prof, select))
     if prof.jumps:  # a run with --collect-jumps=yes
         pf.taken = taken_jumps(prof, code, select)
+        pf.taken_backward = taken_jumps(prof, code, select, backward=True)
 
 
-def taken_jumps(prof, code: CodeFacts, select=None) -> float:
+def taken_jumps(prof, code: CodeFacts, select=None, backward: bool = False) -> float:
     """Taken jumps of the instructions ``select((obj, fn, addr))`` accepts (all): conditional
-    jumps taken and unconditional jumps (direct or indirect), each a taken branch the front end follows (core.c's ``taken`` loop prices
-    them).  Calls and returns are left out: compiled hot loops inline their callees, Callgrind
+    jumps taken and unconditional jumps (direct or indirect), each a taken branch the front
+    end follows (core.c's ``taken_jumps`` loop prices them); with ``backward`` only those
+    whose target lies before them (core.c's ``taken`` loop prices them: a loop's back
+    branch), and code the disassembly lacks.  Calls and returns are left out: compiled hot loops inline their callees, Callgrind
     records no returns, and the core loop that prices taken branches makes no call.  String
     instructions are left out too: Valgrind runs them as loops, the core as one instruction.
     So is a "jump" Callgrind records at an instruction the disassembly shows is no jump (a
@@ -303,8 +308,9 @@ def taken_jumps(prof, code: CodeFacts, select=None) -> float:
     for (obj, fn, addr), (cond, uncond) in prof.jumps.items():
         if select is not None and not select((obj, fn, addr)):
             continue
-        m = code.instruction(obj, addr).mnemonic
-        if m == _DEFAULT.mnemonic or is_jump(m):
+        ins = code.instruction(obj, addr)
+        if ins.mnemonic == _DEFAULT.mnemonic or (
+                jumps_back(addr, ins) if backward else is_jump(ins.mnemonic)):
             taken += cond + uncond
     return taken
 

@@ -30,7 +30,8 @@ level of the *target's* memory hierarchy serves, the flops by kind, and what the
   loop exit mispredicts in that model; a history-based predictor learns those) are left out,
   those of exits on loaded or carried data kept (:mod:`pinchpoint.prediction.trace.exits`).  With
   Callgrind's jump collection, the taken jumps (``taken``: conditional jumps taken and
-  unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`),
+  unconditional jumps; calls and returns not: :func:`pinchpoint.prediction.trace.phase.phase_facts`)
+  and of them those that jump back (``taken_backward``: a loop's back branches),
   at most the conditional branches (a phase with more unconditional jumps than conditional
   branches is stated at its conditional branches, the bound the workload reader checks); the
   kept mispredictions whose branch waits for a load served below L1 (``mispredicted_waits``,
@@ -119,10 +120,13 @@ class TracedPhase:
     shuffles: dict | None = None
     #: conditional branches fused with the instruction before them (one operation each)
     fused_branches: float = 0.0
+    #: of the taken jumps, those that jump back (None: jumps not collected)
+    taken_backward: float | None = None
 
     def to_dict(self) -> dict:
         return {"name": self.name, "instructions": self.instructions, "branches": self.branches,
                 "mispredicted": self.mispredicted, "taken": self.taken,
+                "taken_backward": self.taken_backward,
                 "divisions": self.divisions, "fused_branches": self.fused_branches,
                 **dict(self.divider or {}),
                 **dict(self.shuffles or {}), "flops": dict(self.flops),
@@ -263,6 +267,8 @@ def _branch_counts(pf: PhaseFacts, out: dict, caches=None) -> None:
     out["mispredicted"] = min(round(pf.mispredicted or 0.0), out["branches"])
     if pf.taken is not None:
         out["taken"] = min(round(pf.taken), out["branches"])
+        if pf.taken_backward is not None:
+            out["taken_backward"] = min(round(pf.taken_backward), out["taken"])
     if round(pf.fused) > 0:
         out["fused_branches"] = min(round(pf.fused), out["branches"])
     jumps, missed = (round(n) for n in pf.indirect)
@@ -385,7 +391,7 @@ def build_traced_workload(runs, disasm, caches: tuple[CacheGeometry, ...], *, na
         phases.append(TracedPhase(pname, pc, level_traffic(pc, caches), split, pf.flops,
                                   pf.instructions, pf.assumed, pf.branches, pf.mispredicted,
                                   pf.taken, pf.divisions, dict(pf.divider), dict(pf.shuffles),
-                                  pf.fused))
+                                  pf.fused, pf.taken_backward))
         docs.append(_phase_doc(pname, pf, runs, caches, probe))
     all_notes = list(notes)
     total_acc = sum(p.counts.loads + p.counts.stores for p in phases)
