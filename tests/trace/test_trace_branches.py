@@ -224,10 +224,13 @@ def test_cli_states_branches_and_leaves_them_out_when_asked(tmp_path, programs, 
     assert 2 * n <= kernel["branches"] <= 2 * n + 10 and kernel["mispredicted"] <= 0.001 * n
     # taken: the back branch, n - 1 times per call of the two, and a few jumps around the loop
     assert 2 * n - 2 <= kernel["taken"] <= 2 * n + 10
+    # of them jumping back: the back branch alone (the jumps around the loop go forward)
+    assert 2 * n - 2 <= kernel["taken_backward"] <= min(2 * n, kernel["taken"])
     # the back branch follows its compare (cmp; jne): fused, once per iteration
     assert 2 * n - 2 <= kernel["fused_branches"] <= kernel["branches"]
     assert table == {"total": round(kernel["instructions"]), "branches": round(kernel["branches"]),
                      "mispredicted": round(kernel["mispredicted"]), "taken": round(kernel["taken"]),
+                     "taken_backward": round(kernel["taken_backward"]),
                      "fused_branches": round(kernel["fused_branches"])}
     kernel, table = got[True]
     assert kernel["branches"] is None and table == {"total": round(kernel["instructions"])}
