@@ -30,7 +30,7 @@ from pinchpoint.prediction.trace.disasm import (Instruction, divider_kind, is_in
                                                 is_packed_single, shuffle_kind)
 from pinchpoint.prediction.trace.exits import LoopExits
 from pinchpoint.prediction.trace.loops import (LoopFacts, Loops, is_conditional_jump, is_jump,
-                                           jumps_back)
+                                               jumps_back)
 from pinchpoint.prediction.trace.openmp import parallel_regions
 from pinchpoint.prediction.trace.operands import effects
 from pinchpoint.prediction.trace.traffic import CacheGeometry, PhaseCounts, RunCounts
@@ -298,12 +298,12 @@ def taken_jumps(prof, code: CodeFacts, select=None, backward: bool = False) -> f
     jumps taken and unconditional jumps (direct or indirect), each a taken branch the front
     end follows (core.c's ``taken_jumps`` loop prices them); with ``backward`` only those
     whose target lies before them (core.c's ``taken`` loop prices them: a loop's back
-    branch), and code the disassembly lacks.  Calls and returns are left out: compiled hot loops inline their callees, Callgrind
-    records no returns, and the core loop that prices taken branches makes no call.  String
-    instructions are left out too: Valgrind runs them as loops, the core as one instruction.
-    So is a "jump" Callgrind records at an instruction the disassembly shows is no jump (a
-    fall-through where Valgrind split a block); code the disassembly lacks counts as Callgrind
-    says."""
+    branch), and code the disassembly lacks.  Calls and returns are left out: compiled hot
+    loops inline their callees, Callgrind records no returns, and the core loops that price
+    taken branches make no call.  String instructions are left out too: Valgrind runs them
+    as loops, the core as one instruction.  So is a "jump" Callgrind records at an
+    instruction the disassembly shows is no jump (a fall-through where Valgrind split a
+    block); code the disassembly lacks counts as Callgrind says."""
     taken = 0.0
     for (obj, fn, addr), (cond, uncond) in prof.jumps.items():
         if select is not None and not select((obj, fn, addr)):
