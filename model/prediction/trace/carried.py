@@ -50,7 +50,7 @@ def carried_chains(code, by_loop: dict, runs_at: dict, missed_at: dict) -> dict:
     counted: dict[str, float] = {}  # the chains of short counted loops, apart
     exits_on_data = missed = entries = 0.0
     # nominal cycles of chains in short counted loops, loops exiting on data, other loops
-    cycles = {"counted": 0.0, True: 0.0, False: 0.0}
+    cycles = {"counted": 0.0, "on_data": 0.0, "other": 0.0}
     for facts, ir, _, obj in by_loop.values():
         iterations = min(runs_at.get((obj, facts.end), 0.0),
                          runs_at.get((obj, facts.start), math.inf))
@@ -67,16 +67,16 @@ def carried_chains(code, by_loop: dict, runs_at: dict, missed_at: dict) -> dict:
         if short:
             exits_on_data += exits
             missed += missed_at.get((obj, facts.end), 0.0)
-        _add(total, facts.carried, iterations, cycles, short)
+        _add(total, facts.carried, iterations, cycles, "on_data" if short else "other")
     if entries > 0 and cycles["counted"] >= ON_EXITS * sum(cycles.values()):
         return {**counted, "entries": entries}
-    if exits_on_data > 0 and cycles[True] >= ON_EXITS * (cycles[True] + cycles[False]):
+    if exits_on_data > 0 and cycles["on_data"] >= ON_EXITS * (cycles["on_data"] + cycles["other"]):
         total["exits"] = exits_on_data
         total["exits_mispredicted"] = min(missed, exits_on_data)
     return total
 
 
-def _add(into: dict, carried: dict, iterations: float, cycles: dict, group) -> None:
+def _add(into: dict, carried: dict, iterations: float, cycles: dict, group: str) -> None:
     """Add a loop's chained operations per iteration times ``iterations`` to ``into``, and
     their nominal cycles to ``cycles[group]``."""
     for kind, n in carried.items():
